@@ -1,0 +1,63 @@
+# Helpers that every module uses, so that warnings, sanitizers and test labels stay uniform.
+
+function(onepass_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+  if(ONEPASS_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+if(ONEPASS_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+if(ONEPASS_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# onepass_add_library(NAME SOURCES ... DEPS ...): library onepass_NAME rooted at src/.
+function(onepass_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(onepass_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(onepass_${name} PUBLIC "${PROJECT_SOURCE_DIR}/src")
+  target_link_libraries(onepass_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  onepass_target_defaults(onepass_${name})
+endfunction()
+
+# onepass_add_test(NAME SOURCES ... DEPS ... LABELS unit|integration|e2e): one GoogleTest binary.
+function(onepass_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+    ONEPASS_TEST_DATA_DIR="${ONEPASS_TEST_DATA_DIR}"
+    ONEPASS_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  onepass_target_defaults(${name})
+  add_test(NAME ${name} COMMAND ${name})
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+endfunction()
+
+# onepass_add_fuzzer(NAME SOURCES ... DEPS ... CORPUS dir): libFuzzer target, run briefly by ctest.
+function(onepass_add_fuzzer name)
+  cmake_parse_arguments(ARG "" "CORPUS" "SOURCES;DEPS" ${ARGN})
+  if(NOT ONEPASS_FUZZ)
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_compile_definitions(${name} PRIVATE ONEPASS_TEST_DATA_DIR="${ONEPASS_TEST_DATA_DIR}")
+  set(corpus_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}_corpus")
+  file(MAKE_DIRECTORY "${corpus_dir}")
+  set(seed_args "")
+  if(ARG_CORPUS)
+    set(seed_args "${ARG_CORPUS}")
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${name} -max_total_time=${ONEPASS_FUZZ_SECONDS} -rss_limit_mb=2048 -timeout=10
+            "${corpus_dir}" ${seed_args})
+  set_tests_properties(${name} PROPERTIES LABELS fuzz)
+endfunction()

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs everything onepass needs to build, test and benchmark, from Debian 12's packages only.
+# Safe to run again: apt-get skips what is already installed.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake ninja-build pkg-config git ca-certificates curl \
+  clang libclang-rt-14-dev clang-format \
+  libdnnl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
+  libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev \
+  python3 python3-numpy wrk >/dev/null
+# Node.js runs the ONNX Runtime and tokenizers oracles; some images already ship their own build.
+if ! command -v npm >/dev/null 2>&1; then
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+echo "onepass dependencies installed"

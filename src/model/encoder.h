@@ -1,0 +1,77 @@
+// The engine's interface: a loaded encoder checkpoint that runs one padding-free forward pass
+// over a ragged batch. Sequences are packed token-major ([total_tokens, hidden]) for every
+// dense layer; attention runs per sequence. One Encoder is shared by all requests: forward()
+// is const and safe to call from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace onepass::model {
+
+enum class Precision { kFp32, kBf16, kInt8 };
+
+// What the checkpoint's head produces.
+enum class HeadKind {
+  kSequenceClassification,  // logits [num_labels]; num_labels 1 is a reranker / scorer
+  kBaseModel,               // last hidden state per token (+ BertPooler output when present)
+};
+
+struct ModelInfo {
+  std::string architecture;  // config.json "architectures"[0], e.g. "DebertaV2ForSequenceClassification"
+  std::string model_type;    // "bert", "xlm-roberta", "roberta", "deberta-v2"
+  HeadKind head = HeadKind::kBaseModel;
+  int hidden_size = 0;
+  int num_labels = 0;                 // 0 for base models
+  std::vector<std::string> id2label;  // index = class id; from config.json id2label
+  bool multi_label = false;           // problem_type == "multi_label_classification"
+  int max_tokens = 0;                 // longest sequence the position table allows
+  int vocab_size = 0;
+  int type_vocab_size = 0;  // 0: token_type_ids are ignored
+  bool has_pooler = false;  // BertPooler weights present (base models)
+  std::int64_t parameter_count = 0;
+};
+
+struct SequenceInput {
+  std::span<const std::int32_t> input_ids;
+  std::span<const std::int32_t> token_type_ids;  // empty means all zeros
+};
+
+struct ForwardOutput {
+  // kSequenceClassification: [num_sequences, num_labels], row-major.
+  std::vector<float> logits;
+  // kBaseModel: last hidden state, token-major [total_tokens, hidden] in batch order;
+  // sequence i owns rows [token_offsets[i], token_offsets[i + 1]).
+  std::vector<float> hidden_states;
+  std::vector<std::size_t> token_offsets;
+  // kBaseModel with a pooler: [num_sequences, hidden] (tanh(dense(cls))).
+  std::vector<float> pooler_output;
+};
+
+struct LoadOptions {
+  int threads = 0;  // 0: all cores
+  Precision precision = Precision::kFp32;
+};
+
+class Encoder {
+ public:
+  virtual ~Encoder() = default;
+  virtual const ModelInfo& info() const = 0;
+  // Throws onepass::Error(kInvalidInput) for an id outside the vocabulary, an empty sequence or
+  // more tokens than info().max_tokens; nothing is computed then.
+  virtual void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const = 0;
+};
+
+// Reads config.json and model.safetensors (or a sharded model.safetensors.index.json) from a
+// Hugging Face model folder. Throws onepass::Error: kNotFound (missing files), kInvalidModel
+// (broken safetensors, shape mismatch, NaN/Inf weights), kUnsupported (architecture, listing
+// the supported ones; pytorch_model.bin).
+std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
+                                      const LoadOptions& options = {});
+
+}  // namespace onepass::model

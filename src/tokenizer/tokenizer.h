@@ -1,0 +1,64 @@
+// The tokenizer interface every front end uses: text (and an optional pair) in, model ids out.
+// Three sources implement it: Hugging Face tokenizer.json (ids of the `tokenizers` library, the
+// fast tokenizer), a SentencePiece model and a WordPiece vocab.txt (ids of transformers' slow
+// tokenizers). Implementations are immutable after load and encode() is thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace onepass::tokenizer {
+
+enum class TruncationStrategy { kLongestFirst, kOnlyFirst, kOnlySecond };
+enum class TruncationDirection { kRight, kLeft };
+
+struct TruncationOptions {
+  // Maximum number of ids including the special tokens; 0 means no truncation.
+  std::size_t max_length = 0;
+  TruncationStrategy strategy = TruncationStrategy::kLongestFirst;
+  TruncationDirection direction = TruncationDirection::kRight;
+};
+
+struct Encoding {
+  std::vector<std::int32_t> ids;
+  std::vector<std::int32_t> type_ids;
+  std::vector<std::string> tokens;
+  // [start, end) in Unicode code points of the text the token came from (the pair's second text
+  // counts from 0); tokens added by the post-processor get {0, 0}.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
+  std::vector<std::uint8_t> special_tokens_mask;  // 1 for tokens added by the post-processor
+  std::size_t size() const { return ids.size(); }
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  // Throws onepass::Error(kInvalidInput) for invalid UTF-8 and for a truncation request that
+  // cannot be met (e.g. only_second when the second text is too short).
+  virtual Encoding encode(std::string_view text, std::optional<std::string_view> pair,
+                          const TruncationOptions& truncation = {},
+                          bool add_special_tokens = true) const = 0;
+
+  // Number of ids the post-processor adds around one text or a pair.
+  virtual std::size_t num_special_tokens(bool pair) const = 0;
+  virtual std::size_t vocab_size() const = 0;
+  virtual std::optional<std::int32_t> token_to_id(std::string_view token) const = 0;
+  // Short name of the source: "tokenizer.json", "sentencepiece" or "wordpiece".
+  virtual std::string_view source_kind() const = 0;
+};
+
+// Loads a model folder's tokenizer: tokenizer.json when present, else the SentencePiece model
+// (spm.model, sentencepiece.bpe.model) with tokenizer_config.json / special_tokens_map.json,
+// else vocab.txt. `file` picks one source explicitly. Throws onepass::Error (kNotFound when the
+// folder has no tokenizer, kUnsupported naming a component onepass lacks).
+std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,
+                                          const std::optional<std::filesystem::path>& file = {});
+
+}  // namespace onepass::tokenizer
