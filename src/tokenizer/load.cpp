@@ -1,0 +1,42 @@
+#include <string>
+
+#include "base/error.h"
+#include "tokenizer/sources.h"
+
+namespace onepass::tokenizer {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<Tokenizer> load_file(const fs::path& model_dir, const fs::path& file) {
+  const std::string name = file.filename().string();
+  if (!fs::is_regular_file(file)) {
+    throw Error(ErrorKind::kNotFound, "tokenizer file " + name + " does not exist");
+  }
+  if (file.extension() == ".json") return load_tokenizer_json(file);
+  if (file.extension() == ".model") return load_sentencepiece_tokenizer(model_dir, file);
+  if (file.extension() == ".txt") return load_wordpiece_tokenizer(model_dir, file);
+  throw Error(ErrorKind::kUnsupported,
+              "unsupported tokenizer file " + name +
+                  " (expected tokenizer.json, a SentencePiece .model or vocab.txt)");
+}
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& model_dir,
+                                          const std::optional<fs::path>& file) {
+  if (file) {
+    const fs::path path = file->is_absolute() || fs::exists(*file) ? *file : model_dir / *file;
+    return load_file(model_dir, path);
+  }
+  for (const char* candidate :
+       {"tokenizer.json", "spm.model", "sentencepiece.bpe.model", "tokenizer.model", "vocab.txt"}) {
+    const fs::path path = model_dir / candidate;
+    if (fs::is_regular_file(path)) return load_file(model_dir, path);
+  }
+  throw Error(ErrorKind::kNotFound,
+              "no tokenizer in the model folder (looked for tokenizer.json, spm.model, "
+              "sentencepiece.bpe.model, tokenizer.model, vocab.txt)");
+}
+
+}  // namespace onepass::tokenizer
