@@ -1,0 +1,134 @@
+// The one interface between the HTTP dialects (src/api) and the engine side (src/runtime).
+// A dialect parses its JSON into an InferenceRequest, submits it, and maps the InferenceResult
+// (or the onepass::Error it carries) back to its own JSON. Nothing below this interface sees
+// JSON or HTTP; nothing above it sees tokenizers' or encoders' internals.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/encoder.h"
+#include "tokenizer/tokenizer.h"
+
+namespace onepass::runtime {
+
+// What a model folder serves, from its config.json (API.md "Choosing the model").
+enum class ModelTask {
+  kClassifier,  // *ForSequenceClassification with 2+ labels
+  kReranker,    // *ForSequenceClassification with 1 label
+  kEmbedder,    // base model
+};
+
+enum class Pooling { kCls, kMean };
+
+enum class ModelState { kUnloaded, kLoading, kReady, kFailed };
+
+struct ModelDescription {
+  std::string name;  // as given at --model NAME=DIR (or the folder's name)
+  ModelTask task = ModelTask::kClassifier;
+  ModelState state = ModelState::kUnloaded;
+  std::string load_error;  // when kFailed; names the problem, never a full path
+  model::ModelInfo info;   // valid once the config was read
+  Pooling pooling = Pooling::kMean;
+  int max_input_length = 0;  // tokens, special tokens included
+  // Zero-shot needs an entailment label; -1 when the model has none.
+  int entailment_index = -1;
+  int contradiction_index = -1;
+};
+
+// One input of a client batch: text (optionally a pair) or pre-tokenized ids (KServe tensors,
+// OpenAI token arrays).
+struct InferenceItem {
+  std::string text;
+  std::optional<std::string> text_pair;
+  bool pretokenized = false;
+  std::vector<std::int32_t> input_ids;       // when pretokenized
+  std::vector<std::int32_t> token_type_ids;  // when pretokenized; empty = zeros
+};
+
+enum class OutputKind {
+  kLogits,  // classifier / reranker: [num_labels]
+  kPooled,  // embedder: [hidden], pooled with `pooling`
+  kTokens,  // embedder: [num_tokens, hidden], token-major
+};
+
+struct InferenceRequest {
+  std::string model;  // empty selects the only model when one is loaded
+  std::vector<InferenceItem> items;
+  OutputKind output = OutputKind::kLogits;
+  std::optional<Pooling> pooling;  // kPooled; default: the model's
+  bool truncate = false;           // false: an over-long input is a kInvalidInput error
+  tokenizer::TruncationDirection truncation_direction = tokenizer::TruncationDirection::kRight;
+  tokenizer::TruncationStrategy truncation_strategy = tokenizer::TruncationStrategy::kLongestFirst;
+  std::size_t max_length = 0;  // 0: the model's max_input_length
+};
+
+struct ItemOutput {
+  std::vector<float> values;  // see OutputKind
+  int num_tokens = 0;         // tokens of this input after truncation, special tokens included
+};
+
+struct InferenceTimings {
+  std::chrono::nanoseconds tokenization{0};
+  std::chrono::nanoseconds queue{0};
+  std::chrono::nanoseconds inference{0};
+  std::chrono::nanoseconds total{0};
+};
+
+struct InferenceResult {
+  std::vector<ItemOutput> items;  // one per request item, in order
+  InferenceTimings timings;
+  std::size_t total_tokens = 0;
+  std::exception_ptr error;  // an onepass::Error; `items` is empty then
+};
+
+using Completion = std::function<void(InferenceResult)>;
+
+class InferenceService {
+ public:
+  virtual ~InferenceService() = default;
+
+  virtual std::vector<ModelDescription> models() const = 0;
+  // By name, or the only model when `name` is empty and exactly one is registered.
+  virtual std::optional<ModelDescription> find_model(std::string_view name) const = 0;
+
+  // Admission is decided here, on the caller's (I/O) thread, before any tokenization: throws
+  // onepass::Error kOverloaded (in-flight limit or queue full; a client batch is admitted whole
+  // or not at all), kNotFound (no such model), kUnavailable (draining, model failed). Otherwise
+  // returns at once and `done` runs exactly once, later, on a runtime thread; it must not block.
+  // Per-request failures (too many tokens, id outside the vocabulary, NaN output) arrive as
+  // InferenceResult::error and never disturb other requests of the same batch.
+  virtual void submit(InferenceRequest request, Completion done) = 0;
+
+  // TEI /tokenize: synchronous, on the caller's thread. Throws like submit().
+  virtual tokenizer::Encoding tokenize(std::string_view model, std::string_view text,
+                                       std::optional<std::string_view> pair,
+                                       bool add_special_tokens) const = 0;
+
+  // SageMaker multi-model API (only when enabled). load_model throws kInvalidArgument when the
+  // name is taken (409), kInvalidModel when it cannot load; unload_model kNotFound (404).
+  virtual void load_model(const std::string& name, const std::filesystem::path& dir) = 0;
+  virtual void unload_model(const std::string& name) = 0;
+
+  // Readiness: every eagerly loaded model is ready and the service is not draining.
+  virtual bool ready() const = 0;
+  // SIGTERM: readiness turns false at once; queued and running work still completes.
+  virtual void begin_drain() = 0;
+  // Blocks until nothing is queued or running (or the timeout passes); true when idle.
+  virtual bool wait_idle(std::chrono::milliseconds timeout) = 0;
+
+  // Prometheus text exposition of every onepass_ metric (API.md "Metrics").
+  virtual std::string render_metrics() const = 0;
+  // The HTTP layer reports each finished request here (route label, model, status code).
+  virtual void record_http_request(std::string_view route, std::string_view model, int status,
+                                   std::chrono::nanoseconds duration) = 0;
+};
+
+}  // namespace onepass::runtime
