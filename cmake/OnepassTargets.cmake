@@ -61,3 +61,18 @@ function(onepass_add_fuzzer name)
             "${corpus_dir}" ${seed_args})
   set_tests_properties(${name} PROPERTIES LABELS fuzz)
 endfunction()
+
+# onepass_add_fuzzers_in(DIR DEPS ...): one libFuzzer target per DIR/*_fuzz.cpp, seeded from
+# DIR/corpus/<name>/ when that folder exists.
+function(onepass_add_fuzzers_in dir)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB fuzz_sources CONFIGURE_DEPENDS "${dir}/*_fuzz.cpp")
+  foreach(source IN LISTS fuzz_sources)
+    get_filename_component(name "${source}" NAME_WE)
+    set(corpus "")
+    if(IS_DIRECTORY "${dir}/corpus/${name}")
+      set(corpus CORPUS "${dir}/corpus/${name}")
+    endif()
+    onepass_add_fuzzer(${name} SOURCES "${source}" DEPS ${ARG_DEPS} ${corpus})
+  endforeach()
+endfunction()
