@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One command for the issue-6 comparison: regenerates the full-size perf weights when missing,
+# installs the ONNX Runtime peer (npm onnxruntime-node) in bench/.peer, builds onepass (release)
+# and runs both on the same inputs, writing bench/out/perf-<model>.json.
+#
+#   bench/perf/run.sh [MODEL ...]     (default: all four perf models)
+# Environment: THREADS (default "1,2"), RUNS (default 10), ONLY (workload filter, e.g. 1x59,mixed32)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+shared=${ONEPASS_SHARED:-$root/../shared}
+out=$root/bench/out
+perf=$out/perf
+peer=$root/bench/.peer
+models=("$@")
+if [ ${#models[@]} -eq 0 ]; then
+  models=(mdeberta-v3-base-shaped bert-base-shaped minilm-l12-h384-multilingual-shaped xlmr-base-shaped)
+fi
+mkdir -p "$perf" "$peer"
+
+for m in "${models[@]}"; do
+  if [ ! -f "$perf/$m/model.safetensors" ]; then
+    echo "regenerating $m weights" >&2
+    /usr/bin/python3 "$shared/perf-models/gen_weights.py" --model "$shared/perf-models/$m" --out "$perf/$m" >&2
+  fi
+done
+
+if [ ! -d "$peer/node_modules/onnxruntime-node" ]; then
+  echo "installing onnxruntime-node into $peer" >&2
+  # --ignore-scripts: the package's install script only fetches optional GPU providers.
+  (cd "$peer" && npm install --no-audit --no-fund --ignore-scripts onnxruntime-node@1.30.0 >&2)
+fi
+
+cmake --preset release -S "$root" >/dev/null
+cmake --build --preset release -j"$(nproc)" --target onepass >&2
+
+for m in "${models[@]}"; do
+  node "$root/bench/perf/compare.mjs" --model "$perf/$m" --onepass "$root/build/release/apps/onepass/onepass" \
+    --ort-from "$peer" --threads "${THREADS:-1,2}" --runs "${RUNS:-10}" --only "${ONLY:-}" \
+    --out "$out/perf-$m.json"
+done
