@@ -1,0 +1,192 @@
+// Fast DeBERTa-v2 relative positions and disentangled attention against hand-computed bucket
+// values and the naive Hugging Face transcription in reference/attention_reference.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <random>
+#include <vector>
+
+#include "model/architectures/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2_relative.h"
+#include "reference/attention_reference.h"
+
+namespace onepass::model::deberta_v2 {
+namespace {
+
+namespace ref = onepass::testing::deberta_ref;
+
+void naive_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+              int ldc) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0;
+      for (int t = 0; t < k; ++t) s += a[i * lda + t] * b[j * ldb + t];
+      c[i * ldc + j] = s;
+    }
+}
+
+void naive_nn(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+              int ldc) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0;
+      for (int t = 0; t < k; ++t) s += a[i * lda + t] * b[t * ldb + j];
+      c[i * ldc + j] = s;
+    }
+}
+
+void naive_softmax(int m, int n, float* x, int ldx) {
+  for (int i = 0; i < m; ++i) {
+    float* row = x + i * ldx;
+    const float mx = *std::max_element(row, row + n);
+    float sum = 0;
+    for (int j = 0; j < n; ++j) sum += row[j] = std::exp(row[j] - mx);
+    for (int j = 0; j < n; ++j) row[j] /= sum;
+  }
+}
+
+constexpr Gemm kNaiveGemm{naive_nt, naive_nn, naive_softmax};
+
+TEST(DebertaV2Relative, LogBucketsMatchHandComputedValues) {
+  // ceil(log(|r| / mid) / log((max - 1) / mid) * (mid - 1)) + mid, worked out by hand.
+  EXPECT_EQ(log_bucket_position(0, 256, 512), 0);
+  EXPECT_EQ(log_bucket_position(-127, 256, 512), -127);
+  EXPECT_EQ(log_bucket_position(128, 256, 512), 128);
+  EXPECT_EQ(log_bucket_position(129, 256, 512), 129);
+  EXPECT_EQ(log_bucket_position(200, 256, 512), 169);
+  EXPECT_EQ(log_bucket_position(-200, 256, 512), -169);
+  EXPECT_EQ(log_bucket_position(511, 256, 512), 255);  // log ratio exactly 1
+  EXPECT_EQ(log_bucket_position(-511, 256, 512), -255);
+  EXPECT_EQ(log_bucket_position(600, 256, 512), 270);  // beyond max: clamped later
+  EXPECT_EQ(log_bucket_position(17, 32, 512), 17);
+  EXPECT_EQ(log_bucket_position(40, 32, 512), 20);
+  EXPECT_EQ(log_bucket_position(100, 32, 512), 24);
+  EXPECT_EQ(log_bucket_position(-300, 32, 512), -29);
+  EXPECT_EQ(log_bucket_position(511, 32, 512), 31);
+  EXPECT_EQ(log_bucket_position(10, 8, 20), 6);
+  EXPECT_EQ(log_bucket_position(25, 8, 20), 8);
+  EXPECT_EQ(relative_position(-300, -1, 512), -300);  // no bucketing
+}
+
+TEST(DebertaV2Relative, IndexMatchesDenseRelativePositions) {
+  for (const auto& [buckets, max_rel] : {std::pair{32, 512}, {256, 512}, {-1, 512}, {-1, 24},
+                                         {8, 20}, {16, 40}}) {
+    const int len = 70;
+    const RelativeIndex index(buckets, max_rel, len);
+    const int span = buckets > 0 ? buckets : max_rel;
+    ASSERT_EQ(index.att_span(), span);
+    const auto rel = ref::build_relative_position(len, buckets, max_rel);
+    for (int i = 0; i < len; ++i) {
+      for (int j = 0; j < len; ++j) {
+        const long r = rel[i * len + j];
+        EXPECT_EQ(index.c2p(i - j), std::clamp<long>(r + span, 0, 2 * span - 1));
+        // p2c_pos[j][i] uses build_relative_position's (j, i) entry.
+        EXPECT_EQ(index.p2c(j - i), std::clamp<long>(-rel[j * len + i] + span, 0, 2 * span - 1));
+      }
+    }
+  }
+}
+
+struct Case {
+  int buckets;
+  int max_rel;
+  bool c2p;
+  bool p2c;
+  int seq_len;
+  int head_size;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "buckets " << c.buckets << " max_rel " << c.max_rel << (c.c2p ? " c2p" : "")
+      << (c.p2c ? " p2c" : "") << " L " << c.seq_len << " d " << c.head_size;
+}
+
+std::vector<float> random_vector(std::mt19937& rng, std::size_t n) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// Copies a dense [rows, cols] matrix into a strided buffer (columns offset..offset+cols of
+// rows of width ld), so the fast path sees the strides it gets inside a packed batch.
+std::vector<float> strided(const std::vector<float>& dense, int rows, int cols, int ld,
+                           int offset) {
+  std::vector<float> out(static_cast<std::size_t>(rows) * ld, NAN);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out[r * ld + offset + c] = dense[r * cols + c];
+  return out;
+}
+
+class DisentangledAttention : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
+  const Case c = GetParam();
+  std::mt19937 rng(1234 + c.seq_len * 7 + c.buckets);
+  const int n = c.seq_len;
+  const int d = c.head_size;
+  const int span = c.buckets > 0 ? c.buckets : c.max_rel;
+  const auto q = random_vector(rng, n * d);
+  const auto k = random_vector(rng, n * d);
+  const auto v = random_vector(rng, n * d);
+  const auto pk = random_vector(rng, 2 * span * d);
+  const auto pq = random_vector(rng, 2 * span * d);
+  const ref::AttentionSetup setup{c.buckets, c.max_rel, c.c2p, c.p2c};
+  const auto expected = ref::attention_head(setup, n, d, q, k, v, pk, pq);
+
+  // Head 1 of a 3-head packed layout, as inside the model.
+  const int ld = 3 * d;
+  const auto qs = strided(q, n, d, ld, d);
+  const auto ks = strided(k, n, d, ld, d);
+  const auto vs = strided(v, n, d, ld, d);
+  const auto pks = strided(pk, 2 * span, d, ld, d);
+  const auto pqs = strided(pq, 2 * span, d, ld, d);
+  std::vector<float> out(static_cast<std::size_t>(n) * ld, NAN);
+  const RelativeIndex index(c.buckets, c.max_rel, 130);
+  std::vector<float> scratch(attention_scratch_floats(n, index), NAN);
+  HeadView h;
+  h.seq_len = n;
+  h.head_size = d;
+  h.q = qs.data() + d;
+  h.ldq = ld;
+  h.k = ks.data() + d;
+  h.ldk = ld;
+  h.v = vs.data() + d;
+  h.ldv = ld;
+  if (c.c2p) {
+    h.pos_key = pks.data() + d;
+    h.ld_pos_key = ld;
+  }
+  if (c.p2c) {
+    h.pos_query = pqs.data() + d;
+    h.ld_pos_query = ld;
+  }
+  h.out = out.data() + d;
+  h.ldo = ld;
+  const float scale = attention_scale(d, int(c.c2p) + int(c.p2c));
+  disentangled_attention_head(h, index, scale, kNaiveGemm, scratch.data());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < d; ++j)
+      ASSERT_NEAR(out[i * ld + d + j], expected[i * d + j], 2e-5) << "token " << i << " dim " << j;
+  // Columns of other heads are untouched.
+  EXPECT_TRUE(std::isnan(out[0]));
+  EXPECT_TRUE(std::isnan(out[2 * d]));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configs, DisentangledAttention,
+    ::testing::Values(Case{32, 512, true, true, 70, 16},    // the fixture's layout
+                      Case{256, 512, true, true, 130, 8},   // mDeBERTa's buckets
+                      Case{8, 20, true, true, 130, 8},      // buckets saturate and clamp
+                      Case{16, 40, true, false, 90, 16},    // c2p only
+                      Case{16, 40, false, true, 90, 16},    // p2c only
+                      Case{16, 40, false, false, 33, 16},   // relative positions unused
+                      Case{-1, 512, true, true, 64, 16},    // no log buckets
+                      Case{-1, 24, true, true, 100, 8},     // no buckets, distances clamp
+                      Case{-1, 128, true, true, 1, 16},     // one token
+                      Case{4, 10, true, true, 2, 4}));      // two tokens, tiny span
+
+}  // namespace
+}  // namespace onepass::model::deberta_v2
