@@ -1,0 +1,22 @@
+// A model in memory: the shared encoder and tokenizer, and what it serves. Immutable once
+// built and shared by every request (std::shared_ptr<const LoadedModel>): an idle unload or an
+// MME unload only drops the registry's reference, so batches already running keep theirs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "model/encoder.h"
+#include "runtime/service.h"
+#include "tokenizer/tokenizer.h"
+
+namespace onepass::runtime {
+
+struct LoadedModel {
+  std::uint64_t instance_id = 0;  // unique per load: the batcher's queue id
+  ModelDescription description;   // state kReady, info from the encoder
+  std::unique_ptr<model::Encoder> encoder;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+};
+
+}  // namespace onepass::runtime

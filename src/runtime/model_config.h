@@ -1,0 +1,30 @@
+// What a model folder serves, read from its config.json (and 1_Pooling/config.json) before the
+// weights are loaded, so that a lazily loaded model can still be described and routed
+// (API.md "Choosing the model").
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "runtime/service.h"
+
+namespace onepass::runtime {
+
+// Reads `dir`/config.json into a ModelDescription (state kUnloaded): the architecture, labels,
+// task, entailment/contradiction indices, pooling (override, else 1_Pooling/config.json, else
+// mean) and max_input_length = min(model's position limit, `max_input_length` when nonzero).
+// Throws onepass::Error (kNotFound without config.json, kInvalidModel for a broken one,
+// kUnsupported for an architecture that is neither a base model nor a sequence classifier);
+// messages never carry the folder's full path.
+ModelDescription describe_model_folder(const std::string& name, const std::filesystem::path& dir,
+                                       std::size_t max_input_length,
+                                       std::optional<Pooling> pooling_override);
+
+// The task a loaded checkpoint serves, from its ModelInfo.
+ModelTask task_of(const model::ModelInfo& info);
+
+// Index of the first label whose name starts with `prefix` (case-insensitive); -1 if none.
+int find_label(const model::ModelInfo& info, std::string_view prefix);
+
+}  // namespace onepass::runtime

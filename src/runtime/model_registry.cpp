@@ -1,0 +1,368 @@
+#include "runtime/model_registry.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "runtime/model_config.h"
+
+namespace onepass::runtime {
+
+using Clock = std::chrono::steady_clock;
+
+struct ModelRegistry::Slot {
+  ModelSpec spec;
+  bool eager = false;
+  bool initial_done = true;  // eager slots: false until their first load ended
+  ModelDescription description;
+  std::shared_ptr<const LoadedModel> loaded;
+  std::vector<OnLoaded> waiters;
+  bool load_queued = false;
+  std::size_t in_use = 0;  // requests admitted and not released
+  Clock::time_point last_used = Clock::now();
+  double load_seconds = 0;
+  bool reserved = false;  // an MME load_now() is loading it on its caller's thread
+};
+
+namespace {
+
+std::exception_ptr unavailable(const std::string& message) {
+  return std::make_exception_ptr(Error(ErrorKind::kUnavailable, message));
+}
+
+std::string failure_message(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+}  // namespace
+
+ModelRegistry::ModelRegistry(RegistryOptions options) : options_(std::move(options)) {
+  ONEPASS_CHECK(options_.loaders.encoder && options_.loaders.tokenizer, "loaders are set");
+  loader_ = std::thread([this] { loader_loop(); });
+}
+
+ModelRegistry::~ModelRegistry() {
+  std::vector<OnLoaded> orphans;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (auto& [name, slot] : slots_) {
+      for (auto& w : slot->waiters) orphans.push_back(std::move(w));
+      slot->waiters.clear();
+    }
+  }
+  loader_cv_.notify_all();
+  loaded_cv_.notify_all();
+  if (loader_.joinable()) loader_.join();
+  for (auto& w : orphans) w(nullptr, unavailable("the server is shutting down"));
+}
+
+void ModelRegistry::add(const ModelSpec& spec, bool eager) {
+  if (!is_valid_model_name(spec.name)) {
+    throw Error(ErrorKind::kInvalidArgument, "invalid model name '" + spec.name + "'");
+  }
+  auto slot = std::make_shared<Slot>();
+  slot->spec = spec;
+  try {
+    slot->description =
+        describe_model_folder(spec.name, spec.dir, options_.max_input_length, options_.pooling);
+  } catch (const Error& e) {
+    slot->description.name = spec.name;
+    slot->description.state = ModelState::kFailed;
+    slot->description.load_error = e.what();
+  }
+  std::lock_guard lock(mutex_);
+  if (slots_.count(spec.name)) {
+    throw Error(ErrorKind::kInvalidArgument, "model name '" + spec.name + "' is given twice");
+  }
+  slots_.emplace(spec.name, slot);
+  if (eager && slot->description.state != ModelState::kFailed) {
+    slot->eager = true;
+    slot->initial_done = false;
+    queue_load(slot);
+  }
+}
+
+void ModelRegistry::load_now(const ModelSpec& spec) {
+  if (!is_valid_model_name(spec.name)) {
+    throw Error(ErrorKind::kInvalidArgument, "invalid model name '" + spec.name + "'");
+  }
+  auto slot = std::make_shared<Slot>();
+  slot->spec = spec;
+  slot->description.name = spec.name;
+  slot->description.state = ModelState::kLoading;
+  slot->reserved = true;
+  {
+    std::lock_guard lock(mutex_);
+    if (slots_.count(spec.name)) {
+      throw Error(ErrorKind::kInvalidArgument, "model '" + spec.name + "' is already loaded");
+    }
+    slots_.emplace(spec.name, slot);  // reserves the name while loading
+  }
+  std::shared_ptr<const LoadedModel> model;
+  const auto start = Clock::now();
+  try {
+    model = load(spec, describe_model_folder(spec.name, spec.dir, options_.max_input_length,
+                                             options_.pooling));
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    auto it = slots_.find(spec.name);
+    if (it != slots_.end() && it->second == slot) slots_.erase(it);
+    throw Error(ErrorKind::kInvalidModel,
+                "model '" + spec.name + "' cannot be loaded: " + std::string(e.what()));
+  }
+  std::lock_guard lock(mutex_);
+  slot->loaded = model;
+  slot->description = model->description;
+  slot->load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  slot->last_used = Clock::now();
+  slot->reserved = false;
+}
+
+void ModelRegistry::remove(std::string_view name) {
+  SlotRef slot;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = slots_.find(name);
+    if (it == slots_.end() || it->second->reserved) {
+      // A model still loading through load_now is not "loaded" yet.
+      throw Error(ErrorKind::kNotFound, "model '" + std::string(name) + "' is not loaded");
+    }
+    slot = it->second;
+    slots_.erase(it);
+    slot->loaded.reset();  // admitted requests hold their own reference
+    slot->description.state = ModelState::kUnloaded;
+  }
+  loaded_cv_.notify_all();
+}
+
+std::vector<ModelDescription> ModelRegistry::describe() const {
+  std::lock_guard lock(mutex_);
+  std::vector<ModelDescription> out;
+  out.reserve(slots_.size());
+  for (const auto& [name, slot] : slots_) out.push_back(slot->description);
+  return out;
+}
+
+std::optional<ModelDescription> ModelRegistry::find(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  if (name.empty()) {
+    if (slots_.size() != 1) return std::nullopt;
+    return slots_.begin()->second->description;
+  }
+  auto it = slots_.find(name);
+  if (it == slots_.end()) return std::nullopt;
+  return it->second->description;
+}
+
+ModelRegistry::SlotRef ModelRegistry::lookup(std::string_view name) const {
+  if (name.empty()) {
+    if (slots_.size() == 1) return slots_.begin()->second;
+    throw Error(ErrorKind::kNotFound, slots_.empty()
+                                          ? "no model is loaded"
+                                          : "several models are loaded; name one");
+  }
+  auto it = slots_.find(name);
+  if (it == slots_.end()) {
+    // Never echo an arbitrary request string at length.
+    const std::string shown = is_valid_model_name(name) ? std::string(name) : "(invalid name)";
+    throw Error(ErrorKind::kNotFound, "model '" + shown + "' is not loaded");
+  }
+  return it->second;
+}
+
+ModelRegistry::Admitted ModelRegistry::admit(std::string_view name, std::size_t max_in_use) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) throw Error(ErrorKind::kUnavailable, "the server is shutting down");
+  SlotRef slot = lookup(name);
+  if (slot->description.state == ModelState::kFailed) {
+    throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name +
+                                             "' failed to load: " + slot->description.load_error);
+  }
+  if (slot->reserved) {
+    throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name + "' is still loading");
+  }
+  if (max_in_use != 0 && slot->in_use >= max_in_use) {
+    throw Error(ErrorKind::kOverloaded,
+                "model '" + slot->spec.name + "' has too many requests queued");
+  }
+  ++slot->in_use;
+  slot->last_used = Clock::now();
+  return Admitted{slot, slot->spec.name, slot->description.task, slot->loaded};
+}
+
+std::shared_ptr<const LoadedModel> ModelRegistry::wait_loaded(const SlotRef& slot,
+                                                              OnLoaded on_loaded) {
+  std::exception_ptr error;
+  {
+    std::lock_guard lock(mutex_);
+    if (slot->loaded) return slot->loaded;
+    if (stopping_) {
+      error = unavailable("the server is shutting down");
+    } else if (slot->description.state == ModelState::kFailed) {
+      error = unavailable("model '" + slot->spec.name +
+                          "' failed to load: " + slot->description.load_error);
+    } else {
+      slot->waiters.push_back(std::move(on_loaded));
+      queue_load(slot);  // no-op while a load is queued or running
+      return nullptr;
+    }
+  }
+  on_loaded(nullptr, error);
+  return nullptr;
+}
+
+void ModelRegistry::release(const SlotRef& slot) {
+  std::lock_guard lock(mutex_);
+  ONEPASS_CHECK(slot->in_use > 0, "release matches admit");
+  --slot->in_use;
+  slot->last_used = Clock::now();
+}
+
+std::shared_ptr<const LoadedModel> ModelRegistry::loaded_now(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  SlotRef slot = lookup(name);
+  if (slot->loaded) {
+    slot->last_used = Clock::now();
+    return slot->loaded;
+  }
+  if (slot->description.state == ModelState::kFailed) {
+    throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name +
+                                             "' failed to load: " + slot->description.load_error);
+  }
+  if (!slot->reserved && !stopping_) queue_load(slot);
+  throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name + "' is loading");
+}
+
+void ModelRegistry::queue_load(const SlotRef& slot) {
+  if (slot->load_queued) return;
+  slot->load_queued = true;
+  slot->description.state = ModelState::kLoading;
+  load_queue_.push_back(slot);
+  loader_cv_.notify_all();
+}
+
+std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
+                                                      ModelDescription description) {
+  auto model = std::make_shared<LoadedModel>();
+  model->encoder = options_.loaders.encoder(spec.dir, options_.load);
+  model->tokenizer = options_.loaders.tokenizer(spec.dir);
+  ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
+  // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
+  description.info = model->encoder->info();
+  description.task = task_of(description.info);
+  description.entailment_index = find_label(description.info, "entail");
+  description.contradiction_index = find_label(description.info, "contra");
+  std::size_t limit = static_cast<std::size_t>(description.info.max_tokens);
+  if (options_.max_input_length != 0) limit = std::min(limit, options_.max_input_length);
+  description.max_input_length = static_cast<int>(limit);
+  description.state = ModelState::kReady;
+  description.load_error.clear();
+  model->description = std::move(description);
+  {
+    std::lock_guard lock(mutex_);
+    model->instance_id = next_instance_++;
+  }
+  return model;
+}
+
+void ModelRegistry::loader_loop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (load_queue_.empty()) {
+      if (options_.idle_unload.count() > 0) {
+        // Sweep at a quarter of the idle period: a model is freed at most 25% late.
+        loader_cv_.wait_for(lock, std::max(options_.idle_unload / 4,
+                                           std::chrono::milliseconds(5)));
+        sweep_idle(Clock::now());
+      } else {
+        loader_cv_.wait(lock);
+      }
+      continue;
+    }
+    SlotRef slot = load_queue_.front();
+    load_queue_.pop_front();
+    const ModelSpec spec = slot->spec;
+    const ModelDescription description = slot->description;
+    lock.unlock();
+
+    std::shared_ptr<const LoadedModel> model;
+    std::exception_ptr error;
+    const auto start = Clock::now();
+    try {
+      model = load(spec, description);
+    } catch (...) {
+      error = std::current_exception();
+    }
+
+    lock.lock();
+    slot->load_queued = false;
+    slot->initial_done = true;
+    if (model) {
+      slot->loaded = model;
+      slot->description = model->description;
+      slot->load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      slot->last_used = Clock::now();
+    } else {
+      slot->description.state = ModelState::kFailed;
+      slot->description.load_error = failure_message(error);
+      error = unavailable("model '" + slot->spec.name +
+                          "' failed to load: " + slot->description.load_error);
+    }
+    std::vector<OnLoaded> waiters = std::move(slot->waiters);
+    slot->waiters.clear();
+    lock.unlock();
+    loaded_cv_.notify_all();
+    for (auto& w : waiters) w(model, error);
+    lock.lock();
+  }
+}
+
+void ModelRegistry::sweep_idle(Clock::time_point now) {
+  for (auto& [name, slot] : slots_) {
+    if (slot->loaded && slot->in_use == 0 && !slot->load_queued &&
+        now - slot->last_used >= options_.idle_unload) {
+      slot->loaded.reset();
+      slot->description.state = ModelState::kUnloaded;
+    }
+  }
+}
+
+bool ModelRegistry::ready() const {
+  std::lock_guard lock(mutex_);
+  bool any_usable = slots_.empty();
+  for (const auto& [name, slot] : slots_) {
+    if (slot->eager && !slot->initial_done) return false;
+    if (slot->description.state != ModelState::kFailed) any_usable = true;
+  }
+  return any_usable;
+}
+
+bool ModelRegistry::wait_initial_loads(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return loaded_cv_.wait_for(lock, timeout, [&] {
+    if (stopping_) return true;
+    return std::all_of(slots_.begin(), slots_.end(),
+                       [](const auto& entry) { return entry.second->initial_done; });
+  });
+}
+
+std::vector<ModelGauges> ModelRegistry::gauges() const {
+  std::lock_guard lock(mutex_);
+  std::vector<ModelGauges> out;
+  for (const auto& [name, slot] : slots_) {
+    ModelGauges g;
+    g.model = name;
+    g.loaded = slot->loaded != nullptr;
+    g.load_seconds = slot->load_seconds;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace onepass::runtime

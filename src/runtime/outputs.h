@@ -1,0 +1,18 @@
+// Cuts one sequence's result out of a batch's ForwardOutput: logits for classifiers and
+// rerankers, a pooled vector (CLS or mean over the sequence's real tokens; no padding exists in
+// a ragged batch) or the token-level hidden states for embedders.
+#pragma once
+
+#include <cstddef>
+
+#include "model/encoder.h"
+#include "runtime/service.h"
+
+namespace onepass::runtime {
+
+// Fills `out.values` for sequence `index` of `forward`. Returns false when a value is NaN or
+// infinite (the request then fails with kBackend; other sequences are unaffected).
+bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooling,
+                    const model::ForwardOutput& forward, std::size_t index, ItemOutput& out);
+
+}  // namespace onepass::runtime

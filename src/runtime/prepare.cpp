@@ -1,0 +1,105 @@
+#include "runtime/prepare.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/error.h"
+
+namespace onepass::runtime {
+namespace {
+
+[[noreturn]] void too_long(std::size_t tokens, std::size_t limit) {
+  throw Error(ErrorKind::kInvalidInput,
+              "input has " + std::to_string(tokens) + " tokens, more than the model's limit of " +
+                  std::to_string(limit) + " tokens; shorten it or enable truncation");
+}
+
+PreparedItem prepare_ids(const LoadedModel& model, const InferenceRequest& request,
+                         const InferenceItem& item, std::size_t limit, bool truncate) {
+  const model::ModelInfo& info = model.description.info;
+  if (item.input_ids.empty()) throw Error(ErrorKind::kInvalidInput, "input_ids is empty");
+  if (!item.token_type_ids.empty() && item.token_type_ids.size() != item.input_ids.size()) {
+    throw Error(ErrorKind::kInvalidInput,
+                "token_type_ids has " + std::to_string(item.token_type_ids.size()) +
+                    " entries but input_ids has " + std::to_string(item.input_ids.size()));
+  }
+  for (std::int32_t id : item.input_ids) {
+    if (id < 0 || id >= info.vocab_size) {
+      throw Error(ErrorKind::kInvalidInput, "token id " + std::to_string(id) +
+                                                " is outside the vocabulary of " +
+                                                std::to_string(info.vocab_size) + " ids");
+    }
+  }
+  // Models without a token-type embedding (type_vocab_size 0, or 1 for XLM-R) ignore the ids,
+  // so only a value they could not ignore is an error.
+  const int types = std::max(info.type_vocab_size, 1);
+  for (std::int32_t type : item.token_type_ids) {
+    if (type < 0 || (info.type_vocab_size > 0 && type >= types)) {
+      throw Error(ErrorKind::kInvalidInput, "token type id " + std::to_string(type) +
+                                                " is outside the model's " +
+                                                std::to_string(types) + " token types");
+    }
+  }
+  PreparedItem out;
+  out.input_ids = item.input_ids;
+  if (info.type_vocab_size > 1) out.token_type_ids = item.token_type_ids;
+  if (out.input_ids.size() > limit) {
+    if (!truncate) too_long(out.input_ids.size(), limit);
+    // Pre-tokenized input is cut as given; the caller owns its special tokens.
+    const bool left = request.truncation_direction == tokenizer::TruncationDirection::kLeft;
+    auto cut = [&](std::vector<std::int32_t>& v) {
+      if (v.empty()) return;
+      if (left) {
+        v.erase(v.begin(), v.end() - static_cast<std::ptrdiff_t>(limit));
+      } else {
+        v.resize(limit);
+      }
+    };
+    cut(out.input_ids);
+    cut(out.token_type_ids);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::size_t effective_max_length(const LoadedModel& model, const InferenceRequest& request) {
+  std::size_t limit = static_cast<std::size_t>(model.description.max_input_length);
+  if (request.max_length != 0) limit = std::min(limit, request.max_length);
+  return limit;
+}
+
+PreparedItem prepare_item(const LoadedModel& model, const InferenceRequest& request,
+                          const InferenceItem& item, bool auto_truncate) {
+  const std::size_t limit = effective_max_length(model, request);
+  const bool truncate = request.truncate || auto_truncate;
+  if (item.pretokenized) return prepare_ids(model, request, item, limit, truncate);
+
+  ONEPASS_CHECK(model.tokenizer != nullptr, "a loaded model has a tokenizer");
+  tokenizer::TruncationOptions truncation;
+  if (truncate) {
+    truncation.max_length = limit;
+    truncation.strategy = request.truncation_strategy;
+    truncation.direction = request.truncation_direction;
+  }
+  std::optional<std::string_view> pair;
+  if (item.text_pair) pair = *item.text_pair;
+  tokenizer::Encoding encoding = model.tokenizer->encode(item.text, pair, truncation, true);
+  if (encoding.ids.size() > limit) too_long(encoding.ids.size(), limit);
+  if (encoding.ids.empty()) throw Error(ErrorKind::kInvalidInput, "the input has no tokens");
+  const int vocab = model.description.info.vocab_size;
+  for (std::int32_t id : encoding.ids) {
+    // A tokenizer whose vocabulary outgrows the model's embedding table is a broken folder;
+    // refuse the input rather than read past the table.
+    if (id < 0 || id >= vocab) {
+      throw Error(ErrorKind::kInvalidInput, "the tokenizer produced id " + std::to_string(id) +
+                                                " outside the model's vocabulary");
+    }
+  }
+  PreparedItem out;
+  out.input_ids = std::move(encoding.ids);
+  if (model.description.info.type_vocab_size > 1) out.token_type_ids = std::move(encoding.type_ids);
+  return out;
+}
+
+}  // namespace onepass::runtime

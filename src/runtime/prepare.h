@@ -1,0 +1,30 @@
+// Turns one request item into the ids the encoder runs: tokenization with the request's
+// truncation, or validation of pre-tokenized ids. Runs on the runtime's tokenizer threads,
+// never on an HTTP I/O thread, and before batching, so that a bad input fails its own request
+// and never the batch it would have joined.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/loaded_model.h"
+#include "runtime/service.h"
+
+namespace onepass::runtime {
+
+struct PreparedItem {
+  std::vector<std::int32_t> input_ids;
+  std::vector<std::int32_t> token_type_ids;  // empty: all zeros
+};
+
+// The token limit that applies to `request` on `model`: the request's max_length when given and
+// smaller, else the model's max_input_length.
+std::size_t effective_max_length(const LoadedModel& model, const InferenceRequest& request);
+
+// Throws onepass::Error(kInvalidInput) for an input longer than the limit when truncation is
+// off (the message names both counts), ids outside the vocabulary, token type ids outside the
+// model's type vocabulary or of the wrong length, an empty id list, and invalid UTF-8.
+PreparedItem prepare_item(const LoadedModel& model, const InferenceRequest& request,
+                          const InferenceItem& item, bool auto_truncate);
+
+}  // namespace onepass::runtime

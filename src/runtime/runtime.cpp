@@ -1,0 +1,269 @@
+#include "runtime/runtime.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+#include "base/error.h"
+#include "runtime/job.h"
+#include "runtime/metrics.h"
+#include "runtime/model_registry.h"
+#include "runtime/scheduler.h"
+
+namespace onepass::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool output_fits(ModelTask task, OutputKind output) {
+  return task == ModelTask::kEmbedder ? output != OutputKind::kLogits
+                                      : output == OutputKind::kLogits;
+}
+
+void check_options(const RuntimeOptions& o) {
+  auto require = [](bool ok, const char* what) {
+    if (!ok) throw Error(ErrorKind::kInvalidArgument, what);
+  };
+  require(o.max_batch_tokens > 0, "--max-batch-tokens must be positive");
+  require(o.max_batch_requests > 0, "--max-batch-requests must be positive");
+  require(o.max_concurrent_requests > 0, "--max-concurrent-requests must be positive");
+  require(o.threads >= 0, "--threads must not be negative");
+  require(o.compute_threads >= 1 && o.tokenizer_threads >= 1,
+          "the runtime needs at least one compute and one tokenizer thread");
+  require(o.max_wait.count() >= 0 && o.idle_unload.count() >= 0,
+          "durations must not be negative");
+}
+
+}  // namespace
+
+bool is_valid_model_name(std::string_view name) {
+  if (name.empty() || name.size() > 128 || name == "." || name == "..") return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+ModelSpec parse_model_spec(std::string_view spec) {
+  ModelSpec out;
+  const auto eq = spec.find('=');
+  if (eq == std::string_view::npos) {
+    out.dir = std::filesystem::path(spec);
+    // "models/nli/" names the model "nli".
+    auto dir = out.dir.lexically_normal();
+    out.name = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()).string();
+  } else {
+    out.name = std::string(spec.substr(0, eq));
+    out.dir = std::filesystem::path(spec.substr(eq + 1));
+  }
+  if (out.dir.empty()) throw Error(ErrorKind::kInvalidArgument, "--model needs a folder");
+  if (!is_valid_model_name(out.name)) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "invalid model name '" + out.name +
+                    "' (use 1-128 letters, digits, '.', '_' or '-'; NAME=DIR sets it)");
+  }
+  return out;
+}
+
+struct Runtime::Impl {
+  RuntimeOptions options;
+  Metrics metrics;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<ModelRegistry> registry;
+
+  std::atomic<std::size_t> in_flight{0};
+  std::atomic<bool> draining{false};
+  std::mutex idle_mutex;
+  std::condition_variable idle_cv;
+
+  void complete(const JobRef& job) {
+    InferenceResult& result = job->result;
+    result.timings.total = Clock::now() - job->admitted;
+    registry->release(job->slot);
+    metrics.record_request(job->model_name, job->request.items.size(), result.total_tokens,
+                           result.timings, result.error == nullptr);
+    Completion done = std::move(job->done);
+    done(std::move(result));
+    // After `done`, so that wait_idle() returns only once every answer was handed over.
+    if (in_flight.fetch_sub(1) == 1) {
+      std::lock_guard lock(idle_mutex);
+      idle_cv.notify_all();
+    }
+  }
+
+  void admit_in_flight() {
+    std::size_t current = in_flight.load();
+    do {
+      if (current >= options.max_concurrent_requests) {
+        throw Error(ErrorKind::kOverloaded,
+                    "too many requests in flight (limit " +
+                        std::to_string(options.max_concurrent_requests) + ")");
+      }
+    } while (!in_flight.compare_exchange_weak(current, current + 1));
+  }
+
+  void leave_in_flight() {
+    if (in_flight.fetch_sub(1) == 1) {
+      std::lock_guard lock(idle_mutex);
+      idle_cv.notify_all();
+    }
+  }
+};
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
+  check_options(options);
+  ModelLoaders defaults = default_model_loaders();
+  if (!options.loaders.encoder) options.loaders.encoder = defaults.encoder;
+  if (!options.loaders.tokenizer) options.loaders.tokenizer = defaults.tokenizer;
+  impl_->options = std::move(options);
+  const RuntimeOptions& o = impl_->options;
+
+  SchedulerOptions scheduler_options;
+  scheduler_options.limits.max_batch_tokens = o.max_batch_tokens;
+  scheduler_options.limits.max_batch_items = o.max_batch_requests;
+  scheduler_options.limits.max_wait = o.max_wait;
+  scheduler_options.compute_threads = o.compute_threads;
+  scheduler_options.tokenizer_threads = o.tokenizer_threads;
+  scheduler_options.auto_truncate = o.auto_truncate;
+  Impl* impl = impl_.get();
+  impl_->scheduler = std::make_unique<Scheduler>(scheduler_options, impl_->metrics,
+                                                 [impl](const JobRef& job) { impl->complete(job); });
+
+  RegistryOptions registry_options;
+  registry_options.loaders = o.loaders;
+  registry_options.load.threads = o.threads;
+  registry_options.load.precision = o.precision;
+  registry_options.max_input_length = o.max_input_length;
+  registry_options.pooling = o.pooling;
+  registry_options.idle_unload = o.idle_unload;
+  impl_->registry = std::make_unique<ModelRegistry>(registry_options);
+  try {
+    for (const ModelSpec& spec : o.models) impl_->registry->add(spec, !o.lazy);
+  } catch (...) {
+    impl_->scheduler->stop();
+    impl_->registry.reset();
+    throw;
+  }
+}
+
+Runtime::~Runtime() {
+  // Scheduler first: queued jobs fail while the registry can still release their models. The
+  // registry then fails the requests still waiting for a load through the stopped scheduler.
+  impl_->scheduler->stop();
+  impl_->registry.reset();
+}
+
+const RuntimeOptions& Runtime::options() const { return impl_->options; }
+
+bool Runtime::wait_ready(std::chrono::milliseconds timeout) {
+  impl_->registry->wait_initial_loads(timeout);
+  return ready();
+}
+
+std::vector<ModelDescription> Runtime::models() const { return impl_->registry->describe(); }
+
+std::optional<ModelDescription> Runtime::find_model(std::string_view name) const {
+  return impl_->registry->find(name);
+}
+
+void Runtime::submit(InferenceRequest request, Completion done) {
+  Impl& impl = *impl_;
+  if (impl.draining.load()) {
+    throw Error(ErrorKind::kUnavailable, "the server is shutting down");
+  }
+  if (request.items.empty()) throw Error(ErrorKind::kInvalidArgument, "no inputs");
+  ONEPASS_CHECK(done != nullptr, "submit needs a completion");
+
+  // Checked before admission so that a request for the wrong task costs no slot.
+  const auto described = impl.registry->find(request.model);
+  if (described && !output_fits(described->task, request.output)) {
+    throw Error(ErrorKind::kInvalidArgument,
+                described->task == ModelTask::kEmbedder
+                    ? "model '" + described->name + "' is an embedding model; it has no logits"
+                    : "model '" + described->name + "' is a classifier; it has no embeddings");
+  }
+
+  auto job = std::make_shared<Job>();
+  job->admitted = Clock::now();
+  job->done = std::move(done);
+  job->request = std::move(request);
+
+  impl.admit_in_flight();
+  ModelRegistry::Admitted admitted;
+  try {
+    const std::size_t per_model = impl.options.max_queued_requests_per_model != 0
+                                      ? impl.options.max_queued_requests_per_model
+                                      : impl.options.max_concurrent_requests;
+    admitted = impl.registry->admit(job->request.model, per_model);
+  } catch (...) {
+    impl.leave_in_flight();
+    throw;  // the completion was never handed over; the caller answers from the exception
+  }
+  // Admitted: from here on the job completes exactly once through `done`.
+  job->model_name = admitted.name;
+  job->slot = admitted.slot;
+  if (job->request.output == OutputKind::kPooled) {
+    job->pooling = job->request.pooling.value_or(described ? described->pooling : Pooling::kMean);
+  }
+  if (!admitted.model) {
+    Scheduler* scheduler = impl.scheduler.get();
+    admitted.model = impl.registry->wait_loaded(
+        admitted.slot,
+        [scheduler, job](std::shared_ptr<const LoadedModel> model, std::exception_ptr error) {
+          if (!model) {
+            scheduler->fail(job, error);
+            return;
+          }
+          job->model = std::move(model);
+          scheduler->enqueue(job);
+        });
+  }
+  if (admitted.model) {
+    job->model = std::move(admitted.model);
+    impl.scheduler->enqueue(job);
+  }
+}
+
+tokenizer::Encoding Runtime::tokenize(std::string_view model, std::string_view text,
+                                      std::optional<std::string_view> pair,
+                                      bool add_special_tokens) const {
+  if (impl_->draining.load()) throw Error(ErrorKind::kUnavailable, "the server is shutting down");
+  auto loaded = impl_->registry->loaded_now(model);
+  return loaded->tokenizer->encode(text, pair, {}, add_special_tokens);
+}
+
+void Runtime::load_model(const std::string& name, const std::filesystem::path& dir) {
+  impl_->registry->load_now(ModelSpec{name, dir});
+}
+
+void Runtime::unload_model(const std::string& name) { impl_->registry->remove(name); }
+
+bool Runtime::ready() const { return !impl_->draining.load() && impl_->registry->ready(); }
+
+void Runtime::begin_drain() { impl_->draining.store(true); }
+
+bool Runtime::wait_idle(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(impl_->idle_mutex);
+  return impl_->idle_cv.wait_for(lock, timeout, [&] { return impl_->in_flight.load() == 0; });
+}
+
+std::string Runtime::render_metrics() const {
+  RuntimeGauges gauges;
+  gauges.in_flight_requests = impl_->in_flight.load();
+  gauges.models = impl_->registry->gauges();
+  const auto depths = impl_->scheduler->queue_depths();
+  for (ModelGauges& m : gauges.models) {
+    auto it = depths.find(m.model);
+    if (it != depths.end()) m.queue_depth = it->second;
+  }
+  return impl_->metrics.render(gauges);
+}
+
+void Runtime::record_http_request(std::string_view route, std::string_view model, int status,
+                                  std::chrono::nanoseconds duration) {
+  impl_->metrics.record_http_request(route, model, status, duration);
+}
+
+}  // namespace onepass::runtime

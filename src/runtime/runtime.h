@@ -1,0 +1,119 @@
+// The concrete InferenceService: model registry and lifecycle, admission, tokenization on
+// runtime threads, the dynamic batcher and the compute threads, metrics. `onepass serve` builds
+// one Runtime from its flags (RuntimeOptions) and hands it to the HTTP dialects as an
+// InferenceService.
+//
+// Threads: submit(), tokenize(), models(), find_model(), ready(), render_metrics() and
+// record_http_request() are safe from any thread (the HTTP I/O threads). Completions run on a
+// runtime thread. The destructor stops every thread; requests still queued then fail with
+// kUnavailable.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/encoder.h"
+#include "runtime/service.h"
+#include "tokenizer/tokenizer.h"
+
+namespace onepass::runtime {
+
+// One `--model [NAME=]DIR`.
+struct ModelSpec {
+  std::string name;
+  std::filesystem::path dir;
+};
+
+// Parses "NAME=DIR" or "DIR" (the name is then the folder's name). Throws kInvalidArgument when
+// the name is not a valid model name.
+ModelSpec parse_model_spec(std::string_view spec);
+
+// A model name: 1 to 128 characters of [A-Za-z0-9._-], not "." or "..". Requests' model names
+// are only ever compared against registered names, never used as paths.
+bool is_valid_model_name(std::string_view name);
+
+// How a model folder becomes an Encoder and a Tokenizer. Tests inject fakes; empty members use
+// model::load_encoder and tokenizer::load_tokenizer.
+struct ModelLoaders {
+  std::function<std::unique_ptr<model::Encoder>(const std::filesystem::path&,
+                                                const model::LoadOptions&)>
+      encoder;
+  std::function<std::unique_ptr<tokenizer::Tokenizer>(const std::filesystem::path&)> tokenizer;
+};
+ModelLoaders default_model_loaders();
+
+struct RuntimeOptions {
+  std::vector<ModelSpec> models;
+  int threads = 0;  // engine threads per forward pass; 0: all cores
+  model::Precision precision = model::Precision::kFp32;
+
+  // Dynamic batcher: a batch holds at most this many tokens (an input longer than the budget
+  // runs alone) and this many inputs (each item of a client batch counts).
+  std::size_t max_batch_tokens = 16384;
+  std::size_t max_batch_requests = 256;
+  // 0: a batch is taken from whatever is queued as soon as a compute thread is free.
+  std::chrono::microseconds max_wait{0};
+
+  // Admission: requests (not items) in flight across all models, and requests queued or
+  // running per model (0: same as max_concurrent_requests). Beyond either: kOverloaded.
+  std::size_t max_concurrent_requests = 512;
+  std::size_t max_queued_requests_per_model = 0;
+
+  // Tokens per input, special tokens included: min(model's limit, this); 0: the model's limit.
+  std::size_t max_input_length = 0;
+  bool auto_truncate = false;  // truncate over-long inputs even when the request did not ask
+
+  bool lazy = false;                     // load a model on its first request
+  std::chrono::milliseconds idle_unload{0};  // 0: never unload an idle model
+  std::optional<Pooling> pooling;        // embedders: overrides 1_Pooling/config.json
+
+  int compute_threads = 1;     // threads running forward passes (each uses `threads` cores)
+  int tokenizer_threads = 1;   // threads tokenizing and validating inputs
+
+  ModelLoaders loaders;
+};
+
+class Runtime final : public InferenceService {
+ public:
+  // Registers every model (config.json read at once; a broken folder becomes a kFailed model,
+  // the others still serve), starts the runtime threads and, unless `lazy`, starts loading all
+  // models in the background: ready() turns true when they are loaded. Throws kInvalidArgument
+  // for an invalid or duplicate model name or an option out of range.
+  explicit Runtime(RuntimeOptions options);
+  ~Runtime() override;
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const RuntimeOptions& options() const;
+  // Blocks until every eagerly loaded model finished loading (ready or failed) or the timeout
+  // passes; returns ready().
+  bool wait_ready(std::chrono::milliseconds timeout);
+
+  std::vector<ModelDescription> models() const override;
+  std::optional<ModelDescription> find_model(std::string_view name) const override;
+  void submit(InferenceRequest request, Completion done) override;
+  tokenizer::Encoding tokenize(std::string_view model, std::string_view text,
+                               std::optional<std::string_view> pair,
+                               bool add_special_tokens) const override;
+  void load_model(const std::string& name, const std::filesystem::path& dir) override;
+  void unload_model(const std::string& name) override;
+  bool ready() const override;
+  void begin_drain() override;
+  bool wait_idle(std::chrono::milliseconds timeout) override;
+  std::string render_metrics() const override;
+  void record_http_request(std::string_view route, std::string_view model, int status,
+                           std::chrono::nanoseconds duration) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace onepass::runtime

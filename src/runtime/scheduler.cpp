@@ -1,0 +1,278 @@
+#include "runtime/scheduler.h"
+
+#include <set>
+
+#include "base/error.h"
+#include "runtime/outputs.h"
+
+namespace onepass::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::exception_ptr shutting_down() {
+  return std::make_exception_ptr(Error(ErrorKind::kUnavailable, "the server is shutting down"));
+}
+
+std::exception_ptr non_finite_output() {
+  return std::make_exception_ptr(
+      Error(ErrorKind::kBackend, "the model produced a NaN or infinite value for this input"));
+}
+
+}  // namespace
+
+Scheduler::Scheduler(SchedulerOptions options, Metrics& metrics, OnComplete on_complete)
+    : options_(options),
+      metrics_(metrics),
+      on_complete_(std::move(on_complete)),
+      batcher_(options.limits) {
+  ONEPASS_CHECK(options_.compute_threads >= 1 && options_.tokenizer_threads >= 1,
+                "at least one thread of each kind");
+  for (int i = 0; i < options_.tokenizer_threads; ++i) {
+    threads_.emplace_back([this] { tokenizer_loop(); });
+  }
+  for (int i = 0; i < options_.compute_threads; ++i) {
+    threads_.emplace_back([this] { compute_loop(); });
+  }
+}
+
+Scheduler::~Scheduler() { stop(); }
+
+void Scheduler::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && threads_.empty()) return;
+    stopping_ = true;
+  }
+  tokenize_cv_.notify_all();
+  compute_cv_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+
+  // No thread runs now: fail what is left, each job once.
+  std::vector<JobRef> left;
+  {
+    std::lock_guard lock(mutex_);
+    std::set<Job*> seen;
+    for (auto& job : tokenize_queue_) {
+      if (seen.insert(job.get()).second) left.push_back(job);
+    }
+    tokenize_queue_.clear();
+    for (auto& item : batcher_.remove_if([](const ItemRef&) { return true; })) {
+      if (seen.insert(item.job.get()).second) left.push_back(item.job);
+    }
+    depth_.clear();
+    for (auto& job : left) mark_failed(job, shutting_down());
+  }
+  for (auto& job : left) finish(job);
+}
+
+void Scheduler::enqueue(const JobRef& job) {
+  ONEPASS_CHECK(job->model != nullptr, "an enqueued job has its model");
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      depth_[job->model_name] += job->request.items.size();
+      tokenize_queue_.push_back(job);
+      tokenize_cv_.notify_one();
+      return;
+    }
+    mark_failed(job, shutting_down());
+  }
+  finish(job);
+}
+
+void Scheduler::fail(const JobRef& job, std::exception_ptr error) {
+  {
+    std::lock_guard lock(mutex_);
+    mark_failed(job, std::move(error));
+  }
+  finish(job);
+}
+
+void Scheduler::mark_failed(const JobRef& job, std::exception_ptr error) {
+  if (job->failed.load(std::memory_order_relaxed)) return;  // the first error wins
+  job->error = std::move(error);
+  job->failed.store(true, std::memory_order_relaxed);
+}
+
+std::map<std::string, std::size_t> Scheduler::queue_depths() const {
+  std::lock_guard lock(mutex_);
+  return depth_;
+}
+
+void Scheduler::tokenizer_loop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    tokenize_cv_.wait(lock, [&] { return stopping_ || !tokenize_queue_.empty(); });
+    if (stopping_) return;
+    JobRef job = std::move(tokenize_queue_.front());
+    tokenize_queue_.pop_front();
+    lock.unlock();
+
+    const auto start = Clock::now();
+    std::exception_ptr error;
+    try {
+      job->prepared.reserve(job->request.items.size());
+      for (const InferenceItem& item : job->request.items) {
+        job->prepared.push_back(
+            prepare_item(*job->model, job->request, item, options_.auto_truncate));
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+    const auto end = Clock::now();
+    job->result.timings.tokenization = end - start;
+
+    lock.lock();
+    const std::size_t n = job->request.items.size();
+    if (error || stopping_) {
+      auto& depth = depth_[job->model_name];
+      depth -= std::min(depth, n);
+      mark_failed(job, error ? error : shutting_down());
+      lock.unlock();
+      finish(job);
+      lock.lock();
+      continue;
+    }
+    job->queued = end;
+    job->remaining = n;
+    job->result.items.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      batcher_.push(job->model->instance_id, ItemRef{job, i}, job->prepared[i].input_ids.size(),
+                    end);
+    }
+    compute_cv_.notify_one();
+  }
+}
+
+void Scheduler::compute_loop() {
+  model::ForwardOutput scratch;
+  std::vector<ItemRef> live;
+  std::vector<ItemResult> results;
+  std::vector<JobRef> finished;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (stopping_) return;
+    Clock::time_point wake;
+    auto batch = batcher_.next(Clock::now(), &wake);
+    if (!batch) {
+      if (wake == Clock::time_point::max()) {
+        compute_cv_.wait(lock);
+      } else {
+        compute_cv_.wait_until(lock, wake);
+      }
+      continue;
+    }
+    // Another compute thread may find more work while this one runs.
+    if (!batcher_.empty()) compute_cv_.notify_one();
+
+    live.clear();
+    finished.clear();
+    const auto start = Clock::now();
+    for (ItemRef& item : batch->items) {
+      Job& job = *item.job;
+      auto& depth = depth_[job.model_name];
+      depth -= std::min<std::size_t>(depth, 1);
+      if (job.failed.load(std::memory_order_relaxed)) {
+        // Its request already failed: skip the work, count the item as done.
+        if (--job.remaining == 0) finished.push_back(item.job);
+        continue;
+      }
+      if (!job.first_batch_started) {
+        job.first_batch_started = true;
+        job.compute_start = start;
+      }
+      live.push_back(std::move(item));
+    }
+    lock.unlock();
+
+    for (auto& job : finished) finish(job);
+    finished.clear();
+    if (!live.empty()) run_batch(live, scratch, results);
+    const auto end = Clock::now();
+
+    lock.lock();
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      Job& job = *live[i].job;
+      if (!results[i].ok) mark_failed(live[i].job, results[i].error);
+      job.compute_end = end;
+      if (--job.remaining == 0) finished.push_back(live[i].job);
+    }
+    if (!finished.empty()) {
+      lock.unlock();
+      for (auto& job : finished) finish(job);
+      lock.lock();
+    }
+  }
+}
+
+void Scheduler::run_batch(const std::vector<ItemRef>& items, model::ForwardOutput& scratch,
+                          std::vector<ItemResult>& results) {
+  results.assign(items.size(), ItemResult{});
+  const LoadedModel& model = *items.front().job->model;
+  std::vector<model::SequenceInput> inputs;
+  inputs.reserve(items.size());
+  std::size_t tokens = 0;
+  for (const ItemRef& item : items) {
+    const PreparedItem& p = item.job->prepared[item.index];
+    inputs.push_back(model::SequenceInput{p.input_ids, p.token_type_ids});
+    tokens += p.input_ids.size();
+  }
+  try {
+    model.encoder->forward(inputs, scratch);
+  } catch (...) {
+    // Validation should have caught a bad input; if the engine still refuses the batch, find
+    // the culprit by running each item alone so that the others are served.
+    if (items.size() == 1) {
+      results[0] = ItemResult{false, std::current_exception()};
+      return;
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) run_alone(items[i], scratch, results[i]);
+    return;
+  }
+  metrics_.record_batch(items.front().job->model_name, items.size(), tokens);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Job& job = *items[i].job;
+    ItemOutput& out = job.result.items[items[i].index];
+    out.num_tokens = static_cast<int>(inputs[i].input_ids.size());
+    try {
+      if (!extract_output(model.description.info, job.request.output, job.pooling, scratch, i,
+                          out)) {
+        results[i] = ItemResult{false, non_finite_output()};
+      }
+    } catch (...) {
+      results[i] = ItemResult{false, std::current_exception()};
+    }
+  }
+}
+
+void Scheduler::run_alone(const ItemRef& item, model::ForwardOutput& scratch,
+                          ItemResult& result) {
+  std::vector<ItemRef> one{item};
+  std::vector<ItemResult> results;
+  run_batch(one, scratch, results);
+  result = results[0];
+}
+
+void Scheduler::finish(const JobRef& job) {
+  InferenceResult& result = job->result;
+  if (job->failed.load(std::memory_order_relaxed)) {
+    result.items.clear();
+    result.error = job->error;
+    result.total_tokens = 0;
+  } else {
+    result.total_tokens = 0;
+    for (const ItemOutput& item : result.items) {
+      result.total_tokens += static_cast<std::size_t>(item.num_tokens);
+    }
+    result.timings.inference = job->compute_end - job->compute_start;
+  }
+  if (job->first_batch_started) {
+    const auto waited = job->compute_start - job->admitted - result.timings.tokenization;
+    result.timings.queue = std::max(waited, Clock::duration::zero());
+  }
+  on_complete_(job);
+}
+
+}  // namespace onepass::runtime

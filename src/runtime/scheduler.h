@@ -1,0 +1,90 @@
+// The runtime's threads: tokenizer threads prepare admitted requests (tokenize, validate), the
+// batcher merges their items across requests into per-model queues, and compute threads run
+// the forward passes with fair turns across models, scatter each sequence's output back to its
+// request and complete every request exactly once.
+//
+// A bad item never fails its batch: items are validated before batching, a batch whose forward
+// pass still throws is rerun one item at a time, and outputs are checked per item (NaN/Inf fail
+// only that request, with kBackend).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/batcher.h"
+#include "runtime/job.h"
+#include "runtime/metrics.h"
+
+namespace onepass::runtime {
+
+struct SchedulerOptions {
+  BatchLimits limits;
+  int compute_threads = 1;
+  int tokenizer_threads = 1;
+  bool auto_truncate = false;
+};
+
+class Scheduler {
+ public:
+  // Runs once per job, on a runtime thread with no scheduler lock held. The job's result holds
+  // either the outputs or the error.
+  using OnComplete = std::function<void(const JobRef&)>;
+
+  Scheduler(SchedulerOptions options, Metrics& metrics, OnComplete on_complete);
+  ~Scheduler();  // stop()
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // A job whose model is loaded (job->model set) enters tokenization.
+  void enqueue(const JobRef& job);
+  // Completes a job that never reached the scheduler's queues (e.g. its model failed to load).
+  void fail(const JobRef& job, std::exception_ptr error);
+  // Stops the threads after their current step; every job still queued fails with
+  // kUnavailable. Later enqueue() calls fail their job at once.
+  void stop();
+
+  // Inputs per model waiting for tokenization or for a batch.
+  std::map<std::string, std::size_t> queue_depths() const;
+
+ private:
+  struct ItemRef {
+    JobRef job;
+    std::size_t index = 0;
+  };
+  struct ItemResult {
+    bool ok = true;
+    std::exception_ptr error;
+  };
+
+  void tokenizer_loop();
+  void compute_loop();
+  // Runs one batch (no lock held); fills `results` per item.
+  void run_batch(const std::vector<ItemRef>& items, model::ForwardOutput& scratch,
+                 std::vector<ItemResult>& results);
+  void run_alone(const ItemRef& item, model::ForwardOutput& scratch, ItemResult& result);
+  void finish(const JobRef& job);  // no lock held
+  void mark_failed(const JobRef& job, std::exception_ptr error);  // under mutex_
+
+  SchedulerOptions options_;
+  Metrics& metrics_;
+  OnComplete on_complete_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable tokenize_cv_;
+  std::condition_variable compute_cv_;
+  std::deque<JobRef> tokenize_queue_;
+  Batcher<ItemRef> batcher_;
+  std::map<std::string, std::size_t> depth_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace onepass::runtime
