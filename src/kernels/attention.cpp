@@ -1,0 +1,47 @@
+#include "kernels/attention.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <omp.h>
+
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+
+namespace onepass::kernels {
+
+void self_attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
+                    const std::size_t* offsets, std::size_t num_seqs, float scale, float* ctx,
+                    tensor::ScratchArena& arena) {
+  const std::int64_t heads = shape.num_heads;
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t hidden = heads * d;
+  const std::int64_t ld = shape.ld_qkv;
+  std::int64_t longest = 0;
+  for (std::size_t s = 0; s < num_seqs; ++s) {
+    longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(offsets[s + 1] - offsets[s]));
+  }
+  const int threads = std::max(1, omp_get_max_threads());
+  // One [longest, longest] score matrix per thread; the row stride is the sequence's own length.
+  float* scores_all = arena.alloc(static_cast<std::size_t>(threads) * longest * longest);
+  const auto pairs = static_cast<std::int64_t>(num_seqs) * heads;
+
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (std::int64_t p = 0; p < pairs; ++p) {
+    const std::int64_t s = p / heads;
+    const std::int64_t h = p % heads;
+    const auto begin = static_cast<std::int64_t>(offsets[s]);
+    const std::int64_t len = static_cast<std::int64_t>(offsets[s + 1]) - begin;
+    if (len == 0) continue;
+    float* scores = scores_all + static_cast<std::int64_t>(omp_get_thread_num()) * longest * longest;
+    const float* qh = q + begin * ld + h * d;
+    const float* kh = k + begin * ld + h * d;
+    const float* vh = v + begin * ld + h * d;
+    gemm(false, true, len, len, d, scale, qh, ld, kh, ld, 0.0f, scores, len);
+    // Rows are short and many pairs run at once: stay on this thread.
+    for (std::int64_t r = 0; r < len; ++r) softmax_rows(scores + r * len, 1, len);
+    gemm(false, false, len, d, len, 1.0f, scores, len, vh, ld, 0.0f, ctx + begin * hidden + h * d, hidden);
+  }
+}
+
+}  // namespace onepass::kernels

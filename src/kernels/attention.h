@@ -1,0 +1,27 @@
+// Scaled dot-product self-attention over a ragged batch, one sequence at a time: no padding, no
+// mask. Q, K and V are column blocks of one token-major matrix (the fused QKV projection).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tensor/arena.h"
+
+namespace onepass::kernels {
+
+struct AttentionShape {
+  std::int64_t num_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t ld_qkv = 0;  // row stride of q/k/v (3 * hidden for a fused QKV matrix)
+};
+
+// q, k, v: [total_tokens, ...] with row stride shape.ld_qkv, head h in columns
+// [h * head_dim, (h + 1) * head_dim). offsets[0..num_seqs]: sequence s owns tokens
+// [offsets[s], offsets[s + 1]). ctx: [total_tokens, num_heads * head_dim], written fully.
+// softmax(q·kᵀ · scale)·v per (sequence, head), parallel over those pairs; scratch comes from
+// `arena` (threads x longest² floats).
+void self_attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
+                    const std::size_t* offsets, std::size_t num_seqs, float scale, float* ctx,
+                    tensor::ScratchArena& arena);
+
+}  // namespace onepass::kernels

@@ -1,0 +1,28 @@
+// Row-wise and element-wise kernels on token-major activations. Rows are independent (no state
+// shared across rows), so results for one sequence never depend on the rest of the batch. Each
+// parallelises over rows with OpenMP; each has a naive twin in reference/ that tests compare to.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/activation.h"
+
+namespace onepass::kernels {
+
+// x[rows, cols] normalised in place per row: (x - mean) / sqrt(var + eps) * gamma + beta, with
+// the biased variance (torch.nn.LayerNorm).
+void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma, const float* beta,
+                float eps);
+
+// x[n] = act(x[n]) in place.
+void activate(float* x, std::int64_t n, Activation act);
+
+// Each row of x[rows, cols] replaced by its softmax (max-subtracted, float accumulation).
+void softmax_rows(float* x, std::int64_t rows, std::int64_t cols);
+
+// out[i, :] (+)= table[ids[i], :] for i < n; table is [num_rows, dim]. ids must be checked to be
+// in range by the caller (the model validates user ids before any compute).
+void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,
+                      float* out, bool accumulate);
+
+}  // namespace onepass::kernels

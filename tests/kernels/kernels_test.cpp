@@ -1,0 +1,163 @@
+// Every fast kernel against its naive twin in kernels/reference on random data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/attention.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+#include "kernels/reference/reference.h"
+
+namespace onepass::kernels {
+namespace {
+
+std::vector<float> random_vector(std::size_t n, unsigned seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+void expect_close(const std::vector<float>& a, const std::vector<float>& b, float tol) {
+  ASSERT_EQ(a.size(), b.size());
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  EXPECT_LE(worst, tol);
+}
+
+class LinearTest : public ::testing::TestWithParam<Activation> {};
+
+TEST_P(LinearTest, MatchesReferenceForRaggedRowCountsOnOnePrimitive) {
+  const Activation act = GetParam();
+  const std::int64_t in = 48, out = 40;
+  const auto w = random_vector(out * in, 1, 0.3f), b = random_vector(out, 2);
+  const Linear linear(w.data(), b.data(), out, in, act);
+  for (const std::int64_t rows : {1, 7, 33, 130}) {
+    const auto x = random_vector(rows * in, 3 + rows);
+    std::vector<float> y(rows * out), expected(rows * out);
+    linear.forward(x.data(), rows, y.data());
+    reference::linear(x.data(), rows, in, w.data(), b.data(), out, act, false, expected.data());
+    expect_close(y, expected, 2e-5f);
+
+    auto residual = random_vector(rows * out, 99);
+    auto expected_acc = residual;
+    linear.forward(x.data(), rows, residual.data(), /*accumulate=*/true);
+    reference::linear(x.data(), rows, in, w.data(), b.data(), out, act, true, expected_acc.data());
+    expect_close(residual, expected_acc, 2e-5f);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Activations, LinearTest,
+                         ::testing::Values(Activation::kIdentity, Activation::kGeluErf, Activation::kGeluTanh,
+                                           Activation::kRelu, Activation::kTanh, Activation::kSilu,
+                                           Activation::kQuickGelu));
+
+TEST(Linear, StridedInputAndNoBias) {
+  const std::int64_t in = 16, out = 8, rows = 5, ldx = 40;
+  const auto w = random_vector(out * in, 4);
+  const auto x = random_vector(rows * ldx, 5);
+  const Linear linear(w.data(), nullptr, out, in, Activation::kIdentity, ldx);
+  std::vector<float> y(rows * out), expected(rows * out);
+  linear.forward(x.data(), rows, y.data());
+  std::vector<float> packed(rows * in);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < in; ++c) packed[r * in + c] = x[r * ldx + c];
+  }
+  reference::linear(packed.data(), rows, in, w.data(), nullptr, out, Activation::kIdentity, false, expected.data());
+  expect_close(y, expected, 1e-5f);
+}
+
+TEST(Gemm, AllTransposeCombinations) {
+  const std::int64_t m = 9, n = 7, k = 11;
+  for (const bool ta : {false, true}) {
+    for (const bool tb : {false, true}) {
+      const auto a = random_vector(m * k, 6), b = random_vector(k * n, 7);
+      std::vector<float> c(m * n, 1.0f);
+      gemm(ta, tb, m, n, k, 0.5f, a.data(), ta ? m : k, b.data(), tb ? k : n, 2.0f, c.data(), n);
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          double acc = 0.0;
+          for (std::int64_t p = 0; p < k; ++p) {
+            acc += static_cast<double>(ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+          }
+          EXPECT_NEAR(c[i * n + j], 0.5 * acc + 2.0, 1e-5);
+        }
+      }
+    }
+  }
+}
+
+TEST(Elementwise, LayerNormMatchesReference) {
+  const std::int64_t rows = 37, cols = 64;
+  auto x = random_vector(rows * cols, 8, 3.0f);
+  auto expected = x;
+  const auto gamma = random_vector(cols, 9), beta = random_vector(cols, 10);
+  layer_norm(x.data(), rows, cols, gamma.data(), beta.data(), 1e-12f);
+  reference::layer_norm(expected.data(), rows, cols, gamma.data(), beta.data(), 1e-12f);
+  expect_close(x, expected, 1e-5f);
+}
+
+TEST(Elementwise, ActivationsMatchReference) {
+  for (const auto act : {Activation::kGeluErf, Activation::kGeluTanh, Activation::kRelu, Activation::kTanh,
+                         Activation::kSilu, Activation::kQuickGelu}) {
+    auto x = random_vector(20000, 11, 6.0f);  // above the threading threshold
+    std::vector<float> expected(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) expected[i] = reference::activation(x[i], act);
+    activate(x.data(), static_cast<std::int64_t>(x.size()), act);
+    expect_close(x, expected, 2e-6f);
+  }
+  // Exact-erf GELU, hand-computed: gelu(1) = 0.5 * (1 + erf(1/sqrt 2)) = 0.8413447.
+  float one = 1.0f;
+  activate(&one, 1, Activation::kGeluErf);
+  EXPECT_NEAR(one, 0.8413447f, 1e-6f);
+}
+
+TEST(Elementwise, SoftmaxRowsMatchesReference) {
+  auto x = random_vector(13 * 50, 12, 20.0f);
+  auto expected = x;
+  softmax_rows(x.data(), 13, 50);
+  reference::softmax_rows(expected.data(), 13, 50);
+  expect_close(x, expected, 1e-6f);
+}
+
+TEST(Elementwise, EmbeddingGather) {
+  const auto table = random_vector(10 * 6, 13);
+  const std::vector<std::int32_t> ids{3, 0, 9, 3};
+  std::vector<float> out(4 * 6, 0.0f), expected(4 * 6, 0.0f);
+  embedding_gather(table.data(), 6, ids.data(), 4, out.data(), false);
+  embedding_gather(table.data(), 6, ids.data(), 4, out.data(), true);
+  reference::embedding_gather(table.data(), 6, ids.data(), 4, expected.data(), false);
+  reference::embedding_gather(table.data(), 6, ids.data(), 4, expected.data(), true);
+  expect_close(out, expected, 0.0f);
+  EXPECT_EQ(out[6 + 2], 2.0f * table[2]);
+}
+
+TEST(Attention, RaggedBatchMatchesReference) {
+  const std::int64_t heads = 4, d = 16, hidden = heads * d, ld = 3 * hidden;
+  const std::vector<std::size_t> offsets{0, 1, 9, 40, 41, 70};
+  const auto tokens = static_cast<std::int64_t>(offsets.back());
+  const auto qkv = random_vector(tokens * ld, 14, 2.0f);
+  std::vector<float> ctx(tokens * hidden), expected(tokens * hidden);
+  tensor::ScratchArena arena;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, AttentionShape{heads, d, ld},
+                 offsets.data(), offsets.size() - 1, scale, ctx.data(), arena);
+  reference::self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d, offsets.data(),
+                            offsets.size() - 1, scale, expected.data());
+  expect_close(ctx, expected, 1e-5f);
+}
+
+TEST(Activation, HfNames) {
+  EXPECT_EQ(activation_from_hf("gelu"), Activation::kGeluErf);
+  EXPECT_EQ(activation_from_hf("gelu_new"), Activation::kGeluTanh);
+  EXPECT_EQ(activation_from_hf("gelu_pytorch_tanh"), Activation::kGeluTanh);
+  EXPECT_EQ(activation_from_hf("relu"), Activation::kRelu);
+  EXPECT_THROW(activation_from_hf("mish"), Error);
+}
+
+}  // namespace
+}  // namespace onepass::kernels
