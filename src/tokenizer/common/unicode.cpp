@@ -182,6 +182,14 @@ bool is_white_space(char32_t cp) {
   return c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP;
 }
 
+bool is_python_space(char32_t cp) {
+  // CPython's _PyUnicode_IsWhitespace: bidirectional class WS, B or S, or category Zs.
+  if (cp <= 0x20) return (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20);
+  if (cp == 0x85 || cp == 0xA0 || cp == 0x1680 || cp == 0x2028 || cp == 0x2029) return true;
+  if (cp >= 0x2000 && cp <= 0x200A) return true;
+  return cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
 bool is_bert_whitespace(char32_t cp) {
   if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') return true;
   return category(cp) == UTF8PROC_CATEGORY_ZS;

@@ -32,6 +32,9 @@ std::string encode_utf8(std::u32string_view text);
 
 // Unicode White_Space property (Rust's char::is_whitespace): Zs, Zl, Zp, U+0009..U+000D, U+0085.
 bool is_white_space(char32_t cp);
+// Python's str.isspace() for one code point (what str.split(), strip(), lstrip() and rstrip()
+// treat as whitespace): the White_Space property plus the separators U+001C..U+001F.
+bool is_python_space(char32_t cp);
 // BERT's _is_whitespace (transformers, Python): space, \t, \n, \r or category Zs.
 bool is_bert_whitespace(char32_t cp);
 // BERT's _is_control: any category C* (Cc, Cf, Cn, Co, Cs) except \t, \n and \r.
