@@ -1,0 +1,66 @@
+#include "fixture_cases.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+namespace onepass::tokenizer::testing {
+
+namespace fs = std::filesystem;
+
+fs::path fixtures_dir() { return fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures"; }
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(fixtures_dir() / "models")) {
+    // Only the folders whose slow source this build implements so far.
+    if (entry.is_directory() && !std::filesystem::exists(entry.path() / "vocab.txt")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<FixtureCase> read_cases(const std::string& model, const std::string& file) {
+  std::ifstream in(fixtures_dir() / "models" / model / file);
+  if (!in) throw std::runtime_error("missing " + model + "/" + file);
+  const auto doc = nlohmann::json::parse(in);
+  std::vector<FixtureCase> cases;
+  for (const auto& c : doc.at("cases")) {
+    FixtureCase out;
+    out.id = c.at("id").get<std::string>();
+    if (c.contains("pair")) {
+      out.text = c["pair"].at(0).get<std::string>();
+      out.pair = c["pair"].at(1).get<std::string>();
+    } else {
+      out.text = c.at("text").get<std::string>();
+    }
+    if (c.contains("max_length")) {
+      out.truncation.max_length = c["max_length"].get<std::size_t>();
+      const auto strategy = c.at("truncation").get<std::string>();
+      out.truncation.strategy = strategy == "only_first"    ? TruncationStrategy::kOnlyFirst
+                                : strategy == "only_second" ? TruncationStrategy::kOnlySecond
+                                                            : TruncationStrategy::kLongestFirst;
+    }
+    out.input_ids = c.at("input_ids").get<std::vector<std::int32_t>>();
+    if (c.contains("token_type_ids")) {
+      out.token_type_ids = c["token_type_ids"].get<std::vector<std::int32_t>>();
+    }
+    if (c.contains("tokens")) out.tokens = c["tokens"].get<std::vector<std::string>>();
+    cases.push_back(std::move(out));
+  }
+  return cases;
+}
+
+fs::path slow_source(const std::string& model) {
+  const fs::path dir = fixtures_dir() / "models" / model;
+  for (const char* name : {"spm.model", "sentencepiece.bpe.model", "vocab.txt"}) {
+    if (fs::is_regular_file(dir / name)) return dir / name;
+  }
+  throw std::runtime_error(model + " has no slow tokenizer file");
+}
+
+}  // namespace onepass::tokenizer::testing

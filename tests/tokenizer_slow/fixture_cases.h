@@ -1,0 +1,31 @@
+// Reads the fixtures' golden.json and tokenizer_cases.json cases into plain structs.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tokenizer/tokenizer.h"
+
+namespace onepass::tokenizer::testing {
+
+struct FixtureCase {
+  std::string id;
+  std::string text;
+  std::optional<std::string> pair;
+  TruncationOptions truncation;
+  std::vector<std::int32_t> input_ids;
+  std::optional<std::vector<std::int32_t>> token_type_ids;
+  std::optional<std::vector<std::string>> tokens;
+};
+
+std::filesystem::path fixtures_dir();
+std::vector<std::string> model_names();
+// `file` is "golden.json" or "tokenizer_cases.json" of tests/data/fixtures/models/<model>.
+std::vector<FixtureCase> read_cases(const std::string& model, const std::string& file);
+// The slow tokenizer's own file in the folder (its .model or vocab.txt).
+std::filesystem::path slow_source(const std::string& model);
+
+}  // namespace onepass::tokenizer::testing
