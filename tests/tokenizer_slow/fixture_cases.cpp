@@ -15,10 +15,7 @@ fs::path fixtures_dir() { return fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures"; }
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(fixtures_dir() / "models")) {
-    // Only the folders whose slow source this build implements so far.
-    if (entry.is_directory() && !std::filesystem::exists(entry.path() / "vocab.txt")) {
-      names.push_back(entry.path().filename().string());
-    }
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;
