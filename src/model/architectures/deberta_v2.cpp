@@ -1,0 +1,204 @@
+// Forward half of the DeBERTa-v2 encoder (transformers v4.47.1 DebertaV2Model and
+// DebertaV2ForSequenceClassification), padding-free:
+//   embeddings: word (+ position if position_biased_input) (+ token type if type_vocab_size > 0),
+//               embed_proj when embedding_size != hidden_size, LayerNorm
+//   per layer:  fused QKV -> disentangled attention per (sequence, head) -> dense + residual ->
+//               LayerNorm -> intermediate (act) -> dense + residual -> LayerNorm;
+//               after layer 0 the optional ConvLayer
+//   head:       ContextPooler (first token, dense, pooler_hidden_act) -> classifier.
+// HF's attention mask (and the "* mask" after the embeddings and the conv) is all ones for the
+// real tokens this engine packs, so it disappears; dropout is the identity at inference.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include <omp.h>
+
+#include "base/error.h"
+#include "kernels/elementwise.h"
+#include "model/architectures/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2_model.h"
+
+namespace onepass::model::deberta_v2 {
+namespace {
+
+void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+             int ldc) {
+  kernels::gemm(false, true, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+}
+void gemm_nn(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+             int ldc) {
+  kernels::gemm(false, false, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+}
+// Called inside the (sequence, head) parallel loop: one row at a time stays on this thread.
+void softmax(int m, int n, float* x, int ldx) {
+  for (int r = 0; r < m; ++r) kernels::softmax_rows(x + static_cast<std::size_t>(r) * ldx, 1, n);
+}
+constexpr Gemm kGemm{gemm_nt, gemm_nn, softmax};
+
+}  // namespace
+
+void Model::validate(std::span<const SequenceInput> batch) const {
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    const auto& seq = batch[s];
+    const std::string where = "sequence " + std::to_string(s);
+    if (seq.input_ids.empty()) throw Error(ErrorKind::kInvalidInput, where + " is empty");
+    if (seq.input_ids.size() > static_cast<std::size_t>(info_.max_tokens))
+      throw Error(ErrorKind::kInvalidInput,
+                  where + " has " + std::to_string(seq.input_ids.size()) +
+                      " tokens, more than max_position_embeddings " +
+                      std::to_string(info_.max_tokens));
+    for (const auto id : seq.input_ids)
+      if (id < 0 || id >= info_.vocab_size)
+        throw Error(ErrorKind::kInvalidInput,
+                    where + ": token id " + std::to_string(id) + " is outside the vocabulary (size " +
+                        std::to_string(info_.vocab_size) + ")");
+    if (seq.token_type_ids.empty() || token_type_embeddings_ == nullptr) continue;
+    if (seq.token_type_ids.size() != seq.input_ids.size())
+      throw Error(ErrorKind::kInvalidInput, where + ": token_type_ids and input_ids differ in length");
+    for (const auto t : seq.token_type_ids)
+      if (t < 0 || t >= info_.type_vocab_size)
+        throw Error(ErrorKind::kInvalidInput,
+                    where + ": token type " + std::to_string(t) + " is outside type_vocab_size " +
+                        std::to_string(info_.type_vocab_size));
+  }
+}
+
+void Model::embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
+                  float* scratch) const {
+  const auto e = static_cast<std::size_t>(embedding_size_);
+  float* rows = embedding_size_ == hidden_ ? x : scratch;  // [tokens, embedding_size]
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    const auto& seq = batch[s];
+    const auto n = static_cast<std::int64_t>(seq.input_ids.size());
+    float* dst = rows + offsets[s] * e;
+    kernels::embedding_gather(word_embeddings_, embedding_size_, seq.input_ids.data(), n, dst, false);
+    if (position_embeddings_ != nullptr) {
+      // position_ids = arange(L): rows 0..L-1 of the table, in order.
+      const std::size_t count = static_cast<std::size_t>(n) * e;
+      for (std::size_t t = 0; t < count; ++t) dst[t] += position_embeddings_[t];
+    }
+    if (token_type_embeddings_ != nullptr) {
+      if (!seq.token_type_ids.empty()) {
+        kernels::embedding_gather(token_type_embeddings_, embedding_size_, seq.token_type_ids.data(),
+                                  n, dst, true);
+      } else {
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::size_t c = 0; c < e; ++c) dst[i * e + c] += token_type_embeddings_[c];
+      }
+    }
+  }
+  const auto tokens = static_cast<std::int64_t>(offsets[batch.size()]);
+  if (embedding_size_ != hidden_) embed_proj_.forward(rows, tokens, x);
+  kernels::layer_norm(x, tokens, hidden_, embedding_norm_.gamma, embedding_norm_.beta, eps_);
+}
+
+void Model::attention(const Layer& layer, const float* qkv, float* ctx, const std::size_t* offsets,
+                      std::size_t num_seqs, float* scratch, std::size_t scratch_per_thread) const {
+  const int ld = 3 * hidden_;
+  const auto pairs = static_cast<std::int64_t>(num_seqs) * heads_;
+  const float* pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
+  const float* pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t p = 0; p < pairs; ++p) {
+    const auto s = static_cast<std::size_t>(p / heads_);
+    const int h = static_cast<int>(p % heads_);
+    const std::size_t begin = offsets[s];
+    const std::size_t column = static_cast<std::size_t>(h) * head_size_;
+    HeadView view;
+    view.seq_len = static_cast<int>(offsets[s + 1] - begin);
+    view.head_size = head_size_;
+    view.q = qkv + begin * ld + column;
+    view.k = view.q + hidden_;
+    view.v = view.q + 2 * hidden_;
+    view.ldq = view.ldk = view.ldv = ld;
+    if (pos_key != nullptr) {
+      view.pos_key = pos_key + column;
+      view.ld_pos_key = hidden_;
+    }
+    if (pos_query != nullptr) {
+      view.pos_query = pos_query + column;
+      view.ld_pos_query = hidden_;
+    }
+    view.out = ctx + begin * hidden_ + column;
+    view.ldo = hidden_;
+    float* own = scratch + static_cast<std::size_t>(omp_get_thread_num()) * scratch_per_thread;
+    disentangled_attention_head(view, *index_, scale_, kGemm, own);
+  }
+}
+
+void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
+  validate(batch);
+  out.logits.clear();
+  out.hidden_states.clear();
+  out.token_offsets.clear();
+  out.pooler_output.clear();
+  if (batch.empty()) return;
+  if (threads_ > 0) omp_set_num_threads(threads_);
+
+  auto lease = arenas_.acquire();
+  tensor::ScratchArena& arena = *lease;
+  arena.reset();
+  const std::size_t num_seqs = batch.size();
+  auto* offsets = arena.alloc_as<std::size_t>(num_seqs + 1);
+  offsets[0] = 0;
+  std::size_t longest = 0;
+  for (std::size_t s = 0; s < num_seqs; ++s) {
+    offsets[s + 1] = offsets[s] + batch[s].input_ids.size();
+    longest = std::max(longest, batch[s].input_ids.size());
+  }
+  const std::size_t tokens = offsets[num_seqs];
+  const auto rows = static_cast<std::int64_t>(tokens);
+  const auto h = static_cast<std::size_t>(hidden_);
+
+  float* x = arena.alloc(tokens * h);
+  float* embed_scratch =
+      embedding_size_ != hidden_ ? arena.alloc(tokens * static_cast<std::size_t>(embedding_size_)) : nullptr;
+  embed(batch, offsets, x, embed_scratch);
+  float* embedding_output = nullptr;  // the ConvLayer reads the encoder's input after layer 0
+  if (conv_.enabled()) {
+    embedding_output = arena.alloc(tokens * h);
+    std::memcpy(embedding_output, x, tokens * h * sizeof(float));
+  }
+
+  float* qkv = arena.alloc(tokens * 3 * h);
+  float* ctx = arena.alloc(tokens * h);
+  float* attended = arena.alloc(tokens * h);
+  float* inter = arena.alloc(tokens * static_cast<std::size_t>(intermediate_size_));
+  const std::size_t per_thread = attention_scratch_floats(static_cast<int>(longest), *index_);
+  const auto threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  float* attention_scratch = arena.alloc(threads * per_thread);
+  float* conv_scratch = conv_.enabled() ? arena.alloc(conv_.scratch_floats(tokens)) : nullptr;
+
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& layer = layers_[l];
+    layer.qkv.forward(x, rows, qkv);
+    attention(layer, qkv, ctx, offsets, num_seqs, attention_scratch, per_thread);
+    // DebertaV2SelfOutput: LayerNorm(dense(context) + input), the residual add fused.
+    std::memcpy(attended, x, tokens * h * sizeof(float));
+    layer.attention_output.forward(ctx, rows, attended, /*accumulate=*/true);
+    kernels::layer_norm(attended, rows, hidden_, layer.attention_norm.gamma, layer.attention_norm.beta, eps_);
+    // DebertaV2Intermediate + DebertaV2Output.
+    layer.intermediate.forward(attended, rows, inter);
+    std::memcpy(x, attended, tokens * h * sizeof(float));
+    layer.output.forward(inter, rows, x, /*accumulate=*/true);
+    kernels::layer_norm(x, rows, hidden_, layer.output_norm.gamma, layer.output_norm.beta, eps_);
+    if (l == 0 && conv_.enabled()) conv_.apply(embedding_output, x, offsets, num_seqs, conv_scratch);
+  }
+
+  if (info_.head == HeadKind::kBaseModel) {
+    out.hidden_states.assign(x, x + tokens * h);
+    out.token_offsets.assign(offsets, offsets + num_seqs + 1);
+    return;
+  }
+  // ContextPooler: hidden state of each sequence's first token -> dense -> activation.
+  float* first = arena.alloc(num_seqs * h);
+  for (std::size_t s = 0; s < num_seqs; ++s)
+    std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
+  float* pooled = arena.alloc(num_seqs * h);
+  pooler_.forward(first, static_cast<std::int64_t>(num_seqs), pooled);
+  out.logits.resize(num_seqs * static_cast<std::size_t>(info_.num_labels));
+  classifier_.forward(pooled, static_cast<std::int64_t>(num_seqs), out.logits.data());
+}
+
+}  // namespace onepass::model::deberta_v2

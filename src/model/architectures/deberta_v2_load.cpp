@@ -1,0 +1,218 @@
+// Loading half of the DeBERTa-v2 encoder: config checks, weight lookup by Hugging Face name
+// (shapes from config.json), the fused QKV matrix, and the relative-embedding projections that
+// depend on weights only and so are computed once here.
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/activation.h"
+#include "kernels/elementwise.h"
+#include "model/architectures/deberta_v2.h"
+#include "model/architectures/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2_model.h"
+
+namespace onepass::model {
+namespace deberta_v2 {
+namespace {
+
+constexpr std::string_view kBase = "DebertaV2Model";
+constexpr std::string_view kClassifier = "DebertaV2ForSequenceClassification";
+
+[[noreturn]] void unsupported(const std::string& what) {
+  throw Error(ErrorKind::kUnsupported, "DeBERTa-v2: " + what);
+}
+
+bool has_token(const std::vector<std::string>& list, std::string_view token) {
+  return std::find(list.begin(), list.end(), token) != list.end();
+}
+
+// norm_rel_ebd is a "|"-separated list (HF lower-cases and strips each item).
+bool norm_rel_ebd_has_layer_norm(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('|', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item == "layer_norm") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const LoadOptions& options)
+    : store_(std::move(store)) {
+  const std::string arch = c.architectures.empty() ? std::string(kBase) : c.architectures.front();
+  const bool classifier = arch == kClassifier;
+  prefix_ = classifier ? "deberta." : "";
+  hidden_ = c.hidden_size;
+  embedding_size_ = c.embedding_size > 0 ? c.embedding_size : c.hidden_size;
+  heads_ = c.num_attention_heads;
+  head_size_ = c.hidden_size / c.num_attention_heads;
+  intermediate_size_ = c.intermediate_size;
+  threads_ = options.threads;
+  eps_ = static_cast<float>(c.layer_norm_eps);
+  // HF counts c2p / p2c for the scale even when relative_attention is off.
+  const bool lists_c2p = has_token(c.pos_att_type, "c2p");
+  const bool lists_p2c = has_token(c.pos_att_type, "p2c");
+  scale_ = attention_scale(head_size_, int(lists_c2p) + int(lists_p2c));
+  c2p_ = c.relative_attention && lists_c2p;
+  p2c_ = c.relative_attention && lists_p2c;
+
+  info_.architecture = arch;
+  info_.model_type = c.model_type;
+  info_.head = classifier ? HeadKind::kSequenceClassification : HeadKind::kBaseModel;
+  info_.hidden_size = hidden_;
+  info_.num_labels = classifier ? c.num_labels : 0;
+  if (classifier) info_.id2label = c.id2label;
+  info_.multi_label = c.multi_label();
+  info_.max_tokens = c.max_position_embeddings;
+  info_.vocab_size = c.vocab_size;
+  info_.type_vocab_size = c.type_vocab_size;
+  info_.has_pooler = false;  // DebertaV2Model has no pooler; the ContextPooler belongs to the head
+  info_.parameter_count = store_.parameter_count();
+
+  // Relative positions: max_relative_positions < 1 means max_position_embeddings.
+  const int max_rel = c.max_relative_positions < 1 ? c.max_position_embeddings : c.max_relative_positions;
+  if (c.relative_attention && c.position_buckets == 1) unsupported("position_buckets 1 is not supported");
+  if (c.relative_attention && c.position_buckets > 1 && max_rel - 1 <= c.position_buckets / 2)
+    unsupported("position_buckets needs max_relative_positions above position_buckets / 2 + 1");
+  index_ = std::make_unique<RelativeIndex>(c.relative_attention ? c.position_buckets : -1, max_rel,
+                                           c.max_position_embeddings);
+
+  load_embeddings(c);
+  std::vector<float> rel;
+  if (c.relative_attention) {
+    const int rows = 2 * index_->att_span();
+    const auto table = store_.get(prefix_ + "encoder.rel_embeddings.weight", {rows, hidden_});
+    rel.assign(table.data, table.data + static_cast<std::size_t>(rows) * hidden_);
+    if (norm_rel_ebd_has_layer_norm(c.norm_rel_ebd)) {
+      const auto g = store_.get(prefix_ + "encoder.LayerNorm.weight", {hidden_});
+      const auto b = store_.get(prefix_ + "encoder.LayerNorm.bias", {hidden_});
+      kernels::layer_norm(rel.data(), rows, hidden_, g.data, b.data, eps_);
+    }
+  }
+  layers_.reserve(static_cast<std::size_t>(c.num_hidden_layers));
+  for (int l = 0; l < c.num_hidden_layers; ++l) load_layer(c, l, rel.empty() ? nullptr : rel.data());
+
+  if (c.conv_kernel_size > 0) {
+    if (c.conv_kernel_size % 2 == 0)
+      unsupported("an even conv_kernel_size changes the sequence length (transformers fails too)");
+    if (c.conv_groups < 1 || hidden_ % c.conv_groups != 0)
+      throw Error(ErrorKind::kInvalidModel, "DeBERTa-v2: conv_groups must divide hidden_size");
+    const std::string p = prefix_ + "encoder.conv.";
+    const auto w = store_.get(p + "conv.weight", {hidden_, hidden_ / c.conv_groups, c.conv_kernel_size});
+    const auto b = store_.get(p + "conv.bias", {hidden_});
+    const auto g = store_.get(p + "LayerNorm.weight", {hidden_});
+    const auto beta = store_.get(p + "LayerNorm.bias", {hidden_});
+    conv_ = ConvLayer(w.data, b.data, hidden_, c.conv_kernel_size, c.conv_groups,
+                                  kernels::activation_from_hf(c.conv_act), g.data, beta.data, eps_);
+  }
+  if (classifier) load_head(c);
+}
+
+void Model::load_head(const weights::ModelConfig& c) {
+  // ContextPooler is Linear(pooler_hidden_size, pooler_hidden_size) applied to a hidden-size
+  // vector, and the classifier reads hidden_size: HF only runs with the two equal.
+  if (c.pooler_hidden_size != hidden_)
+    throw Error(ErrorKind::kInvalidModel, "DeBERTa-v2: pooler_hidden_size must equal hidden_size");
+  const auto pw = store_.get("pooler.dense.weight", {hidden_, hidden_});
+  const auto pb = store_.get("pooler.dense.bias", {hidden_});
+  pooler_ = kernels::Linear(pw.data, pb.data, hidden_, hidden_, kernels::activation_from_hf(c.pooler_hidden_act));
+  const auto cw = store_.get("classifier.weight", {c.num_labels, hidden_});
+  const auto cb = store_.get("classifier.bias", {c.num_labels});
+  classifier_ = kernels::Linear(cw.data, cb.data, c.num_labels, hidden_);
+}
+
+void Model::load_embeddings(const weights::ModelConfig& c) {
+  const std::string p = prefix_ + "embeddings.";
+  word_embeddings_ = store_.get(p + "word_embeddings.weight", {c.vocab_size, embedding_size_}).data;
+  if (c.position_biased_input)
+    position_embeddings_ =
+        store_.get(p + "position_embeddings.weight", {c.max_position_embeddings, embedding_size_}).data;
+  if (c.type_vocab_size > 0)
+    token_type_embeddings_ =
+        store_.get(p + "token_type_embeddings.weight", {c.type_vocab_size, embedding_size_}).data;
+  if (embedding_size_ != hidden_) {
+    const auto w = store_.get(p + "embed_proj.weight", {hidden_, embedding_size_});
+    embed_proj_ = kernels::Linear(w.data, nullptr, hidden_, embedding_size_);
+  }
+  embedding_norm_ = {store_.get(p + "LayerNorm.weight", {hidden_}).data,
+                     store_.get(p + "LayerNorm.bias", {hidden_}).data};
+}
+
+void Model::load_layer(const weights::ModelConfig& c, int index, const float* rel) {
+  const std::string p = prefix_ + "encoder.layer." + std::to_string(index) + ".";
+  const std::string a = p + "attention.self.";
+  const auto h = static_cast<std::size_t>(hidden_);
+  Layer layer;
+  const auto q_w = store_.get(a + "query_proj.weight", {hidden_, hidden_});
+  const auto q_b = store_.get(a + "query_proj.bias", {hidden_});
+  const auto k_w = store_.get(a + "key_proj.weight", {hidden_, hidden_});
+  const auto k_b = store_.get(a + "key_proj.bias", {hidden_});
+  const auto v_w = store_.get(a + "value_proj.weight", {hidden_, hidden_});
+  const auto v_b = store_.get(a + "value_proj.bias", {hidden_});
+  for (const auto* w : {&q_w, &k_w, &v_w}) layer.qkv_weight.insert(layer.qkv_weight.end(), w->data, w->data + h * h);
+  for (const auto* b : {&q_b, &k_b, &v_b}) layer.qkv_bias.insert(layer.qkv_bias.end(), b->data, b->data + h);
+  layer.qkv = kernels::Linear(layer.qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_);
+
+  if (rel != nullptr && (c2p_ || p2c_)) {
+    // pos_key = key projection of the relative embeddings (pos_key_proj unless share_att_key),
+    // pos_query likewise with the query projection.
+    const int rows = 2 * index_->att_span();
+    const auto project = [&](const float* w, const float* b, std::vector<float>& out) {
+      out.resize(static_cast<std::size_t>(rows) * h);
+      kernels::Linear(w, b, hidden_, hidden_).forward(rel, rows, out.data());
+    };
+    if (c2p_) {
+      if (c.share_att_key) {
+        project(k_w.data, k_b.data, layer.pos_key);
+      } else {
+        project(store_.get(a + "pos_key_proj.weight", {hidden_, hidden_}).data,
+                store_.get(a + "pos_key_proj.bias", {hidden_}).data, layer.pos_key);
+      }
+    }
+    if (p2c_) {
+      if (c.share_att_key) {
+        project(q_w.data, q_b.data, layer.pos_query);
+      } else {
+        project(store_.get(a + "pos_query_proj.weight", {hidden_, hidden_}).data,
+                store_.get(a + "pos_query_proj.bias", {hidden_}).data, layer.pos_query);
+      }
+    }
+  }
+  const std::string o = p + "attention.output.";
+  layer.attention_output = kernels::Linear(store_.get(o + "dense.weight", {hidden_, hidden_}).data,
+                                  store_.get(o + "dense.bias", {hidden_}).data, hidden_, hidden_);
+  layer.attention_norm = {store_.get(o + "LayerNorm.weight", {hidden_}).data,
+                          store_.get(o + "LayerNorm.bias", {hidden_}).data};
+  layer.intermediate =
+      kernels::Linear(store_.get(p + "intermediate.dense.weight", {intermediate_size_, hidden_}).data,
+             store_.get(p + "intermediate.dense.bias", {intermediate_size_}).data, intermediate_size_,
+             hidden_, kernels::activation_from_hf(c.hidden_act));
+  layer.output = kernels::Linear(store_.get(p + "output.dense.weight", {hidden_, intermediate_size_}).data,
+                        store_.get(p + "output.dense.bias", {hidden_}).data, hidden_, intermediate_size_);
+  layer.output_norm = {store_.get(p + "output.LayerNorm.weight", {hidden_}).data,
+                       store_.get(p + "output.LayerNorm.bias", {hidden_}).data};
+  layers_.push_back(std::move(layer));
+}
+
+}  // namespace deberta_v2
+
+bool is_deberta_v2_architecture(std::string_view architecture) {
+  return architecture == deberta_v2::kBase || architecture == deberta_v2::kClassifier;
+}
+
+std::unique_ptr<Encoder> load_deberta_v2(const weights::ModelConfig& config,
+                                         weights::WeightStore store, const LoadOptions& options) {
+  return std::make_unique<deberta_v2::Model>(config, std::move(store), options);
+}
+
+}  // namespace onepass::model

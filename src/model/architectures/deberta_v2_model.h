@@ -1,0 +1,81 @@
+// The DeBERTa-v2 encoder object behind load_deberta_v2 (private to src/model/architectures):
+// deberta_v2_load.cpp builds it from config and weights, deberta_v2.cpp runs the forward pass.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/matmul.h"
+#include "model/architectures/deberta_v2_conv.h"
+#include "model/architectures/deberta_v2_relative.h"
+#include "model/encoder.h"
+#include "tensor/arena.h"
+#include "weights/config.h"
+#include "weights/weight_store.h"
+
+namespace onepass::model::deberta_v2 {
+
+struct LayerNormParams {
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+};
+
+struct Layer {
+  std::vector<float> qkv_weight;  // query, key, value rows stacked: [3 hidden, hidden]
+  std::vector<float> qkv_bias;    // [3 hidden]
+  kernels::Linear qkv;
+  std::vector<float> pos_key;    // [2 att_span, hidden]; empty without c2p
+  std::vector<float> pos_query;  // [2 att_span, hidden]; empty without p2c
+  kernels::Linear attention_output;
+  LayerNormParams attention_norm;
+  kernels::Linear intermediate;  // hidden_act fused
+  kernels::Linear output;
+  LayerNormParams output_norm;
+};
+
+class Model final : public Encoder {
+ public:
+  Model(const weights::ModelConfig& config, weights::WeightStore store, const LoadOptions& options);
+  const ModelInfo& info() const override { return info_; }
+  void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
+
+ private:
+  void load_embeddings(const weights::ModelConfig& c);
+  void load_layer(const weights::ModelConfig& c, int index, const float* rel_embeddings);
+  void load_head(const weights::ModelConfig& c);
+  void validate(std::span<const SequenceInput> batch) const;
+  void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
+             float* scratch) const;
+  void attention(const Layer& layer, const float* qkv, float* ctx, const std::size_t* offsets,
+                 std::size_t num_seqs, float* scratch, std::size_t scratch_per_thread) const;
+
+  weights::WeightStore store_;
+  ModelInfo info_;
+  std::string prefix_;  // "deberta." for the classifier
+  int hidden_ = 0;
+  int embedding_size_ = 0;
+  int heads_ = 0;
+  int head_size_ = 0;
+  int intermediate_size_ = 0;
+  int threads_ = 0;
+  float eps_ = 0.0f;
+  float scale_ = 1.0f;  // HF's divisor sqrt(head_size * (1 + #c2p/p2c listed))
+  bool c2p_ = false;    // relative_attention and "c2p" in pos_att_type
+  bool p2c_ = false;
+
+  const float* word_embeddings_ = nullptr;
+  const float* position_embeddings_ = nullptr;    // null unless position_biased_input
+  const float* token_type_embeddings_ = nullptr;  // null when type_vocab_size == 0
+  kernels::Linear embed_proj_;                    // only when embedding_size != hidden_size
+  LayerNormParams embedding_norm_;
+  std::unique_ptr<RelativeIndex> index_;
+  std::vector<Layer> layers_;
+  ConvLayer conv_;
+  kernels::Linear pooler_;  // ContextPooler: dense + pooler_hidden_act
+  kernels::Linear classifier_;
+  mutable tensor::ArenaPool arenas_;
+};
+
+}  // namespace onepass::model::deberta_v2
