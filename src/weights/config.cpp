@@ -139,6 +139,7 @@ void validate(const ModelConfig& c) {
          std::to_string(c.num_attention_heads));
   }
   if (!(c.layer_norm_eps >= 0.0)) fail("field layer_norm_eps must not be negative");
+  if (c.embedding_size < 0) fail("field embedding_size must not be negative");
   if (c.conv_kernel_size < 0) fail("field conv_kernel_size must not be negative");
   if (c.conv_groups <= 0) fail("field conv_groups must be positive");
 }
@@ -186,6 +187,7 @@ ModelConfig parse_model_config(std::string_view json_text) {
   read_bool(j, "share_att_key", c.share_att_key);
   read_string(j, "norm_rel_ebd", c.norm_rel_ebd);
   read_bool(j, "position_biased_input", c.position_biased_input);
+  read_int(j, "embedding_size", c.embedding_size);
   read_int(j, "conv_kernel_size", c.conv_kernel_size);
   read_string(j, "conv_act", c.conv_act);
   read_int(j, "conv_groups", c.conv_groups);

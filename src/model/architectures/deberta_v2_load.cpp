@@ -24,22 +24,27 @@ constexpr std::string_view kClassifier = "DebertaV2ForSequenceClassification";
   throw Error(ErrorKind::kUnsupported, "DeBERTa-v2: " + what);
 }
 
-bool has_token(const std::vector<std::string>& list, std::string_view token) {
-  return std::find(list.begin(), list.end(), token) != list.end();
+// HF lower-cases and strips the items of pos_att_type ("c2p|p2c" strings) and norm_rel_ebd.
+std::string normalized(std::string item) {
+  std::transform(item.begin(), item.end(), item.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  item.erase(0, item.find_first_not_of(" \t\n"));
+  item.erase(item.find_last_not_of(" \t\n") + 1);
+  return item;
 }
 
-// norm_rel_ebd is a "|"-separated list (HF lower-cases and strips each item).
-bool norm_rel_ebd_has_layer_norm(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+bool has_token(const std::vector<std::string>& list, std::string_view token) {
+  return std::any_of(list.begin(), list.end(),
+                     [token](const std::string& item) { return normalized(item) == token; });
+}
+
+// norm_rel_ebd is a "|"-separated list.
+bool norm_rel_ebd_has_layer_norm(const std::string& text) {
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t end = text.find('|', start);
     if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (item == "layer_norm") return true;
+    if (normalized(text.substr(start, end - start)) == "layer_norm") return true;
     start = end + 1;
   }
   return false;
