@@ -49,7 +49,8 @@ std::vector<float> attention_head(const AttentionSetup& setup, int seq_len, int 
   const int att_span = setup.position_buckets > 0 ? setup.position_buckets
                                                   : setup.max_relative_positions;
   const int rows = 2 * att_span;
-  const int scale_factor = 1 + (setup.c2p ? 1 : 0) + (setup.p2c ? 1 : 0);
+  const int scale_factor =
+      1 + (setup.listed_terms >= 0 ? setup.listed_terms : int(setup.c2p) + int(setup.p2c));
   const float scale = std::sqrt(static_cast<float>(d) * static_cast<float>(scale_factor));
   const auto rel =
       build_relative_position(n, setup.position_buckets, setup.max_relative_positions);

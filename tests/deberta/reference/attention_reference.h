@@ -14,6 +14,9 @@ struct AttentionSetup {
   int max_relative_positions = 512;  // resolved (>= 1)
   bool c2p = true;
   bool p2c = true;
+  // Entries "c2p"/"p2c" of pos_att_type: HF's scale_factor counts them even when
+  // relative_attention is off (then c2p and p2c above are false). -1: c2p + p2c.
+  int listed_terms = -1;
 };
 
 // HF build_relative_position(L, L) with bucketing, as a dense [L, L] matrix (row-major).

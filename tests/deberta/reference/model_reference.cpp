@@ -183,7 +183,7 @@ std::vector<float> forward(const ModelSetup& s, const TensorSource& t,
         }
       }
     }
-    const AttentionSetup setup{s.position_buckets, max_rel, c2p, p2c};
+    const AttentionSetup setup{s.position_buckets, max_rel, c2p, p2c, int(s.c2p) + int(s.p2c)};
     Matrix context(static_cast<std::size_t>(len) * hid);
     const auto head_of = [d, hid](const Matrix& m, int r, int h) {
       const int count = static_cast<int>(m.size()) / hid;
