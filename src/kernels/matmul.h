@@ -2,12 +2,20 @@
 // oneDNN headers).
 //
 // Linear is one nn.Linear: y[rows, out] = act(x[rows, in] · Wᵀ + b) (+ y when accumulating, the
-// residual add fused into the product). W is PyTorch's [out, in] row-major weight, used in
-// place (e.g. straight from the safetensors mapping); it must outlive the Linear. The oneDNN
-// matmul primitive has a runtime row count and is created at construction and shared by every
-// Linear with the same (in, out, act, accumulate) — the "shape class" — so forward() never
-// creates a primitive. forward() is const and thread-safe; it runs on the calling thread's
-// OpenMP team (omp_set_num_threads decides its size).
+// residual add fused into the product). W is PyTorch's [out, in] row-major weight; it must
+// outlive the Linear (it is kept for weight() and, in fp32, read in place, e.g. straight from
+// the safetensors mapping). Input, output, bias and activation are fp32 in every precision:
+//   kFp32  W read in place;
+//   kBf16  W converted once at construction to bf16 in oneDNN's blocked layout; x converted per
+//          call; AVX512-BF16 products with fp32 accumulation;
+//   kInt8  W quantized once per output channel to s8 (blocked layout), x quantized per token to
+//          u8 on each call (VNNI u8 x s8 products, s32 accumulation), see kernels/quantize.h.
+// oneDNN's fastest matmul (brgemm) needs the row count at creation, so primitives are made for
+// exact row counts (up to 128 rows; larger batches run in chunks of multiples of 32 rows, at
+// most 512, plus a tail), shared by every Linear with the same shape class and team size, and
+// created on first use (about 0.5 ms each). forward() is const and thread-safe; it runs on the
+// calling thread's OpenMP team (omp_set_num_threads decides its size). The bf16/int8 paths
+// keep per-thread conversion buffers that grow to the largest batch seen, then stay.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +25,17 @@
 
 namespace onepass::kernels {
 
+enum class MatmulPrecision { kFp32, kBf16, kInt8 };
+const char* precision_name(MatmulPrecision precision);
+
 class Linear {
  public:
   Linear();
   // weight: [out_features, in_features]; bias: [out_features] or null. ldx: row stride of the
   // inputs this Linear will read (0: in_features, i.e. contiguous rows).
   Linear(const float* weight, const float* bias, std::int64_t out_features, std::int64_t in_features,
-         Activation act = Activation::kIdentity, std::int64_t ldx = 0);
+         Activation act = Activation::kIdentity, std::int64_t ldx = 0,
+         MatmulPrecision precision = MatmulPrecision::kFp32);
   ~Linear();
   Linear(Linear&&) noexcept;
   Linear& operator=(Linear&&) noexcept;
@@ -37,6 +49,7 @@ class Linear {
   const float* weight() const { return weight_; }
   const float* bias() const { return bias_; }
   Activation activation() const { return act_; }
+  MatmulPrecision precision() const { return precision_; }
 
  private:
   struct Impl;
@@ -45,8 +58,16 @@ class Linear {
   const float* bias_ = nullptr;
   std::int64_t out_ = 0;
   std::int64_t in_ = 0;
+  std::int64_t ldx_ = 0;
   Activation act_ = Activation::kIdentity;
+  MatmulPrecision precision_ = MatmulPrecision::kFp32;
 };
+
+namespace testing {
+// Multiplies the int8 weight scales of every Linear constructed afterwards (1 restores the
+// correct scale). Only for tests that prove the accuracy gate rejects a broken quantization.
+void set_int8_weight_scale_multiplier(float multiplier);
+}  // namespace testing
 
 // Row-major single-precision GEMM: C[M,N] = alpha · op(A) · op(B) + beta · C, op = transpose when
 // the flag is set; lda/ldb/ldc are row strides. For the small per-sequence, per-head products of

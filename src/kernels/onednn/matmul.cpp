@@ -1,19 +1,27 @@
-// oneDNN side of kernels/matmul.h. One CPU engine for the process; matmul primitives with a
-// runtime row count (DNNL_RUNTIME_DIM_VAL), so a ragged batch of any total length reuses the
-// primitive made at load. The weight is described as [in, out] with strides (1, in): that is
-// PyTorch's [out, in] row-major buffer read in place, no transposed copy.
+// oneDNN side of kernels/matmul.h. One CPU engine for the process. oneDNN 2.6 only picks its
+// brgemm matmul (the fast one, and the only one that reads pre-packed weights) when the row
+// count is known at creation: a primitive made with a runtime row count falls back to the jit
+// gemm, 1.3-2.7x slower on these shapes (src/kernels/onednn/matmul_ceiling_bench.cpp). So
+// primitives are cached per exact row count, with rows split into a bounded set of chunk sizes
+// (next_chunk) so the cache stays small. The packed bf16 / s8 weight layout does not depend on
+// the row count, so one packed copy serves every primitive of a Linear.
 #include <dnnl.h>
+#include <omp.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
-#include <unordered_map>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "base/error.h"
+#include "kernels/elementwise.h"
 #include "kernels/matmul.h"
+#include "kernels/quantize.h"
 
 namespace onepass::kernels {
 namespace {
@@ -21,6 +29,8 @@ namespace {
 using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
+
+std::atomic<float> int8_scale_multiplier{1.0f};
 
 dnnl::engine& cpu_engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -47,55 +57,135 @@ dnnl::algorithm eltwise_algorithm(Activation act, float& alpha) {
   return dnnl::algorithm::undef;
 }
 
-// Shape class: everything a primitive depends on. Rows are a runtime dimension; ldx is fixed
-// per call site (the fused QKV output is read with a wider stride).
-using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, int, bool>;
+// Row counts a primitive is made for: up to 128 rows exactly; above, chunks of a multiple of 32
+// rows (at most 512), the remainder (< 32) going to an exact one. At most 140 sizes per class.
+std::int64_t next_chunk(std::int64_t remaining) {
+  if (remaining <= 128) return remaining;
+  return std::min<std::int64_t>(512, remaining / 32 * 32);
+}
 
-struct CachedPrimitive {
-  dnnl::matmul primitive;
-  memory::desc bias_md;
-  memory::desc weight_md;
+// Everything a primitive depends on besides the weight layout, which follows from
+// (src type, in, out): PyTorch's layout read in place for fp32, the packed one otherwise.
+struct ClassSpec {
+  dt src = dt::f32;
+  dt weights = dt::f32;
+  dt dst = dt::f32;
+  std::int64_t in = 0, out = 0, ld_src = 0;
+  bool has_bias = false;
+  Activation act = Activation::kIdentity;
+  bool accumulate = false;
 };
 
-std::shared_ptr<const CachedPrimitive> get_primitive(std::int64_t in, std::int64_t out, std::int64_t ldx,
-                                                     bool has_bias, Activation act, bool accumulate) {
-  static std::mutex mutex;
-  static std::map<ShapeKey, std::shared_ptr<const CachedPrimitive>> cache;
-  const ShapeKey key{in, out, ldx, has_bias, static_cast<int>(act), accumulate};
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
+using PrimitiveKey = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, bool, int, bool, std::int64_t, int>;
 
-  const memory::dim rt = DNNL_RUNTIME_DIM_VAL;
-  const memory::desc src_md({rt, in}, dt::f32, memory::dims{ldx, 1});
-  const memory::desc weight_md({in, out}, dt::f32, memory::dims{1, in});
-  const memory::desc bias_md = has_bias ? memory::desc({1, out}, dt::f32, tag::ab) : memory::desc();
-  const memory::desc dst_md({rt, out}, dt::f32, memory::dims{out, 1});
+memory::desc src_desc(const ClassSpec& s, std::int64_t rows) { return memory::desc({rows, s.in}, s.src, memory::dims{s.ld_src, 1}); }
+memory::desc dst_desc(const ClassSpec& s, std::int64_t rows) { return memory::desc({rows, s.out}, s.dst, tag::ab); }
+memory::desc bias_desc(const ClassSpec& s) {
+  return s.has_bias ? memory::desc({1, s.out}, dt::f32, tag::ab) : memory::desc();
+}
+
+// The blocked weight layout oneDNN's brgemm wants for this (types, in, out); any row count gives
+// the same answer.
+memory::desc packed_weights_desc(const ClassSpec& s) {
+  const memory::desc any({s.in, s.out}, s.weights, tag::any);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_desc(s, 128), any, bias_desc(s), dst_desc(s, 128)),
+                                        cpu_engine());
+  return pd.weights_desc();
+}
+
+// The primitive for `rows` rows of this class on a team of omp_get_max_threads() threads
+// (brgemm fixes its thread split at creation). Shared by every Linear of the class.
+const dnnl::matmul& primitive_for(const ClassSpec& s, const memory::desc& weights_md, std::int64_t rows) {
+  static std::mutex mutex;
+  static std::map<PrimitiveKey, std::unique_ptr<dnnl::matmul>> cache;
+  const int threads = omp_get_max_threads();
+  const PrimitiveKey key{static_cast<int>(s.src), s.in, s.out, s.ld_src, s.has_bias, static_cast<int>(s.act),
+                         s.accumulate, rows, threads};
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(key); it != cache.end()) return *it->second;
 
   dnnl::post_ops ops;
   float alpha = 0.0f;
-  const auto alg = eltwise_algorithm(act, alpha);
+  const auto alg = eltwise_algorithm(s.act, alpha);
   if (alg != dnnl::algorithm::undef) ops.append_eltwise(1.0f, alg, alpha, 0.0f);
-  if (accumulate) ops.append_sum(1.0f);
+  if (s.accumulate) ops.append_sum(1.0f);
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
-
   try {
-    const dnnl::matmul::desc desc(src_md, weight_md, bias_md, dst_md);
+    const dnnl::matmul::desc desc(src_desc(s, rows), weights_md, bias_desc(s), dst_desc(s, rows));
     const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
-    auto entry = std::make_shared<CachedPrimitive>(CachedPrimitive{dnnl::matmul(pd), bias_md, weight_md});
-    cache.emplace(key, entry);
-    return entry;
+    auto& slot = cache[key];
+    slot = std::make_unique<dnnl::matmul>(pd);
+    return *slot;
   } catch (const dnnl::error& e) {
     throw Error(ErrorKind::kInternal, std::string("oneDNN matmul creation failed: ") + e.what());
   }
 }
 
+// Per-thread conversion buffers of the bf16 / int8 paths; they grow to the largest batch this
+// thread has run and are then reused (no allocation in steady state).
+template <typename T>
+T* thread_buffer(std::vector<T>& buffer, std::int64_t n) {
+  if (static_cast<std::int64_t>(buffer.size()) < n) buffer.resize(static_cast<std::size_t>(n));
+  return buffer.data();
+}
+
+struct ThreadBuffers {
+  std::vector<std::uint16_t> bf16;
+  std::vector<std::uint8_t> u8;
+  std::vector<float> row_scales;
+  std::vector<std::int32_t> zero_points;
+  std::vector<std::int32_t> acc;
+  std::vector<float> staged;
+};
+
+ThreadBuffers& thread_buffers() {
+  thread_local ThreadBuffers buffers;
+  return buffers;
+}
+
 }  // namespace
 
+const char* precision_name(MatmulPrecision precision) {
+  switch (precision) {
+    case MatmulPrecision::kFp32: return "fp32";
+    case MatmulPrecision::kBf16: return "bf16";
+    case MatmulPrecision::kInt8: return "int8";
+  }
+  return "?";
+}
+
+namespace testing {
+void set_int8_weight_scale_multiplier(float multiplier) { int8_scale_multiplier.store(multiplier); }
+}  // namespace testing
+
 struct Linear::Impl {
-  std::shared_ptr<const CachedPrimitive> plain;
-  std::shared_ptr<const CachedPrimitive> accumulate;
-  std::int64_t ldx = 0;
+  ClassSpec plain;       // y = act(x·Wᵀ + b)
+  ClassSpec accumulate;  // y += act(x·Wᵀ + b)
+  memory::desc weights_md;
+  memory packed;  // bf16 / s8 weights in weights_md's layout (empty for fp32)
+  std::vector<float> col_scales;         // int8: per output channel
+  std::vector<std::int32_t> col_sums;    // int8: Σk q[c, k]
+
+  // Runs rows in primitive-sized chunks; src / dst advance by their own row strides.
+  void run(const ClassSpec& s, const void* src, std::size_t src_row_bytes, std::int64_t rows, void* dst,
+           std::size_t dst_row_bytes, const float* bias, const void* weights) const {
+    auto& engine = cpu_engine();
+    auto& stream = thread_stream();
+    const memory w(weights_md, engine, const_cast<void*>(weights));
+    for (std::int64_t done = 0; done < rows;) {
+      const std::int64_t n = next_chunk(rows - done);
+      const dnnl::matmul& prim = primitive_for(s, weights_md, n);
+      const memory in(src_desc(s, n), engine,
+                      const_cast<char*>(static_cast<const char*>(src) + done * src_row_bytes));
+      const memory out(dst_desc(s, n), engine, static_cast<char*>(dst) + done * dst_row_bytes);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, out}};
+      if (s.has_bias) args.emplace(DNNL_ARG_BIAS, memory(bias_desc(s), engine, const_cast<float*>(bias)));
+      prim.execute(stream, args);
+      done += n;
+    }
+    stream.wait();
+  }
 };
 
 Linear::Linear() = default;
@@ -104,30 +194,111 @@ Linear::Linear(Linear&&) noexcept = default;
 Linear& Linear::operator=(Linear&&) noexcept = default;
 
 Linear::Linear(const float* weight, const float* bias, std::int64_t out_features, std::int64_t in_features,
-               Activation act, std::int64_t ldx)
+               Activation act, std::int64_t ldx, MatmulPrecision precision)
     : impl_(std::make_unique<Impl>()), weight_(weight), bias_(bias), out_(out_features), in_(in_features),
-      act_(act) {
+      act_(act), precision_(precision) {
   ONEPASS_CHECK(weight != nullptr && out_features > 0 && in_features > 0, "Linear needs a weight");
-  impl_->ldx = ldx == 0 ? in_features : ldx;
-  ONEPASS_CHECK(impl_->ldx >= in_features, "Linear input stride shorter than a row");
-  impl_->plain = get_primitive(in_, out_, impl_->ldx, bias_ != nullptr, act_, false);
-  impl_->accumulate = get_primitive(in_, out_, impl_->ldx, bias_ != nullptr, act_, true);
+  ldx = ldx == 0 ? in_features : ldx;
+  ONEPASS_CHECK(ldx >= in_features, "Linear input stride shorter than a row");
+  ldx_ = ldx;
+  ClassSpec s;
+  s.in = in_;
+  s.out = out_;
+  s.has_bias = bias_ != nullptr;
+  s.act = act_;
+  auto& engine = cpu_engine();
+  auto& stream = thread_stream();
+  try {
+    switch (precision_) {
+      case MatmulPrecision::kFp32:
+        s.ld_src = ldx;
+        impl_->weights_md = memory::desc({in_, out_}, dt::f32, memory::dims{1, in_});  // [out, in] in place
+        break;
+      case MatmulPrecision::kBf16: {
+        s.src = s.weights = dt::bf16;
+        s.ld_src = in_;  // the converted copy is contiguous
+        impl_->weights_md = packed_weights_desc(s);
+        std::vector<std::uint16_t> plain(static_cast<std::size_t>(out_ * in_));
+        convert_rows_to_bf16(weight_, out_, in_, in_, plain.data());
+        memory source({{in_, out_}, dt::bf16, tag::ba}, engine, plain.data());
+        impl_->packed = memory(impl_->weights_md, engine);
+        dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
+        stream.wait();
+        break;
+      }
+      case MatmulPrecision::kInt8: {
+        // s32 out of oneDNN; scales, zero-point correction, bias, activation and residual in
+        // dequantize_rows / activate (oneDNN 2.6 has no per-row scale on the product).
+        s.src = dt::u8;
+        s.weights = dt::s8;
+        s.dst = dt::s32;
+        s.ld_src = in_;
+        s.has_bias = false;
+        s.act = Activation::kIdentity;
+        impl_->weights_md = packed_weights_desc(s);
+        std::vector<std::int8_t> q(static_cast<std::size_t>(out_ * in_));
+        impl_->col_scales.resize(static_cast<std::size_t>(out_));
+        impl_->col_sums.resize(static_cast<std::size_t>(out_));
+        quantize_weights_s8(weight_, out_, in_, int8_scale_multiplier.load(), q.data(), impl_->col_scales.data(),
+                            impl_->col_sums.data());
+        memory source({{in_, out_}, dt::s8, tag::ba}, engine, q.data());
+        impl_->packed = memory(impl_->weights_md, engine);
+        dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
+        stream.wait();
+        break;
+      }
+    }
+  } catch (const dnnl::error& e) {
+    throw Error(ErrorKind::kInternal, std::string("oneDNN weight packing failed: ") + e.what());
+  }
+  impl_->plain = s;
+  impl_->accumulate = s;
+  if (precision_ != MatmulPrecision::kInt8) impl_->accumulate.accumulate = true;
+  // Primitives for a single row and the longest chunk up front: the cache then holds this
+  // class before the first request.
+  for (const ClassSpec* spec : {&impl_->plain, &impl_->accumulate}) {
+    primitive_for(*spec, impl_->weights_md, 1);
+    primitive_for(*spec, impl_->weights_md, 512);
+  }
 }
 
 void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulate) const {
   ONEPASS_CHECK(impl_ != nullptr, "Linear used before construction");
   if (rows == 0) return;
-  const std::int64_t ldx = impl_->ldx;
-  const CachedPrimitive* p = accumulate ? impl_->accumulate.get() : impl_->plain.get();
-  auto& engine = cpu_engine();
-  const memory src(memory::desc({rows, in_}, dt::f32, memory::dims{ldx, 1}), engine, const_cast<float*>(x));
-  const memory weights(p->weight_md, engine, const_cast<float*>(weight_));
-  const memory dst(memory::desc({rows, out_}, dt::f32, memory::dims{out_, 1}), engine, y);
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-  if (bias_ != nullptr) args.emplace(DNNL_ARG_BIAS, memory(p->bias_md, engine, const_cast<float*>(bias_)));
-  auto& stream = thread_stream();
-  p->primitive.execute(stream, args);
-  stream.wait();
+  const Impl& m = *impl_;
+  const ClassSpec& s = accumulate ? m.accumulate : m.plain;
+  const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
+  switch (precision_) {
+    case MatmulPrecision::kFp32:
+      m.run(s, x, static_cast<std::size_t>(ldx_) * sizeof(float), rows, y, dst_row_bytes, bias_, weight_);
+      return;
+    case MatmulPrecision::kBf16: {
+      std::uint16_t* xb = thread_buffer(thread_buffers().bf16, rows * in_);
+      convert_rows_to_bf16(x, rows, in_, ldx_, xb);
+      m.run(s, xb, static_cast<std::size_t>(in_) * sizeof(std::uint16_t), rows, y, dst_row_bytes, bias_,
+            m.packed.get_data_handle());
+      return;
+    }
+    case MatmulPrecision::kInt8: {
+      ThreadBuffers& b = thread_buffers();
+      std::uint8_t* xq = thread_buffer(b.u8, rows * in_);
+      float* row_scales = thread_buffer(b.row_scales, rows);
+      std::int32_t* zero_points = thread_buffer(b.zero_points, rows);
+      std::int32_t* acc = thread_buffer(b.acc, rows * out_);
+      quantize_rows_u8(x, rows, in_, ldx_, xq, row_scales, zero_points);
+      m.run(s, xq, static_cast<std::size_t>(in_), rows, acc, static_cast<std::size_t>(out_) * sizeof(std::int32_t),
+            nullptr, m.packed.get_data_handle());
+      const bool staged = accumulate && act_ != Activation::kIdentity;  // act before the residual add
+      float* target = staged ? thread_buffer(b.staged, rows * out_) : y;
+      dequantize_rows(acc, rows, out_, row_scales, zero_points, m.col_scales.data(), m.col_sums.data(), bias_, target,
+                      accumulate && !staged);
+      activate(target, rows * out_, act_);
+      if (staged) {
+        for (std::int64_t i = 0; i < rows * out_; ++i) y[i] += target[i];
+      }
+      return;
+    }
+  }
 }
 
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,

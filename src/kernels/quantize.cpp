@@ -1,0 +1,152 @@
+#include "kernels/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+// GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
+// (_mm512_undefined_*), which -Wmaybe-uninitialized reports at every inlined use.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace onepass::kernels {
+namespace {
+
+// Below this many elements the OpenMP fork costs more than the loop.
+constexpr std::int64_t kParallelMinElements = 1 << 14;
+
+std::uint16_t float_to_bf16(float f) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+void row_min_max(const float* x, std::int64_t n, float& lo, float& hi) {
+  std::int64_t i = 0;
+  lo = 0.0f;
+  hi = 0.0f;
+#if defined(__AVX512F__)
+  __m512 vlo = _mm512_setzero_ps(), vhi = _mm512_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_loadu_ps(x + i);
+    vlo = _mm512_min_ps(vlo, v);
+    vhi = _mm512_max_ps(vhi, v);
+  }
+  lo = _mm512_reduce_min_ps(vlo);
+  hi = _mm512_reduce_max_ps(vhi);
+#endif
+  for (; i < n; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+}
+
+}  // namespace
+
+float bf16_to_float(std::uint16_t bits) {
+  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
+  float f = 0.0f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+
+void convert_rows_to_bf16(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
+                          std::uint16_t* out) {
+#pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* src = x + r * ldx;
+    std::uint16_t* dst = out + r * cols;
+    std::int64_t c = 0;
+#if defined(__AVX512BF16__)
+    for (; c + 16 <= cols; c += 16) {
+      const __m256bh v = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + c));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + c), reinterpret_cast<const __m256i&>(v));
+    }
+#endif
+    for (; c < cols; ++c) dst[c] = float_to_bf16(src[c]);
+  }
+}
+
+void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx, std::uint8_t* q,
+                      float* scales, std::int32_t* zero_points) {
+#pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* src = x + r * ldx;
+    std::uint8_t* dst = q + r * cols;
+    float lo = 0.0f, hi = 0.0f;
+    row_min_max(src, cols, lo, hi);
+    float scale = (hi - lo) / 255.0f;
+    if (!(scale > 0.0f) || !std::isfinite(scale)) scale = 1.0f;  // all zeros (or a NaN row: stays NaN below)
+    const float zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
+    const float inv = 1.0f / scale;
+    scales[r] = scale;
+    zero_points[r] = static_cast<std::int32_t>(zp);
+    std::int64_t c = 0;
+#if defined(__AVX512F__)
+    const __m512 vinv = _mm512_set1_ps(inv), vzp = _mm512_set1_ps(zp);
+    const __m512 vmin = _mm512_setzero_ps(), vmax = _mm512_set1_ps(255.0f);
+    for (; c + 16 <= cols; c += 16) {
+      __m512 v = _mm512_fmadd_ps(_mm512_loadu_ps(src + c), vinv, vzp);
+      v = _mm512_min_ps(_mm512_max_ps(v, vmin), vmax);
+      const __m512i i32 = _mm512_cvtps_epi32(v);  // MXCSR default: round to nearest even
+      _mm512_mask_cvtusepi32_storeu_epi8(dst + c, 0xffff, i32);
+    }
+#endif
+    for (; c < cols; ++c) {
+      const float v = std::clamp(std::nearbyint(src[c] * inv) + zp, 0.0f, 255.0f);
+      dst[c] = static_cast<std::uint8_t>(v);
+    }
+  }
+}
+
+void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, float scale_multiplier, std::int8_t* q,
+                         float* scales, std::int32_t* col_sums) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < out; ++c) {
+    const float* row = w + c * in;
+    float amax = 0.0f;
+    for (std::int64_t k = 0; k < in; ++k) amax = std::max(amax, std::fabs(row[k]));
+    float scale = amax / 127.0f * scale_multiplier;
+    if (!(scale > 0.0f)) scale = 1.0f;
+    const float inv = 1.0f / scale;
+    std::int32_t sum = 0;
+    for (std::int64_t k = 0; k < in; ++k) {
+      const float v = std::clamp(std::nearbyint(row[k] * inv), -127.0f, 127.0f);
+      q[c * in + k] = static_cast<std::int8_t>(v);
+      sum += static_cast<std::int32_t>(v);
+    }
+    scales[c] = scale;
+    col_sums[c] = sum;
+  }
+}
+
+void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t cols, const float* row_scales,
+                     const std::int32_t* zero_points, const float* col_scales, const std::int32_t* col_sums,
+                     const float* bias, float* y, bool accumulate) {
+#pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int32_t* a = acc + r * cols;
+    float* dst = y + r * cols;
+    const float sa = row_scales[r];
+    const std::int32_t za = zero_points[r];
+    // Plain loops: GCC vectorises these (-O3); the four variants keep branches out of them.
+    if (bias != nullptr && accumulate) {
+      for (std::int64_t c = 0; c < cols; ++c)
+        dst[c] += static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]) + bias[c];
+    } else if (bias != nullptr) {
+      for (std::int64_t c = 0; c < cols; ++c)
+        dst[c] = static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]) + bias[c];
+    } else if (accumulate) {
+      for (std::int64_t c = 0; c < cols; ++c)
+        dst[c] += static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]);
+    } else {
+      for (std::int64_t c = 0; c < cols; ++c) dst[c] = static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]);
+    }
+  }
+}
+
+}  // namespace onepass::kernels
