@@ -77,7 +77,9 @@ model::ModelInfo read_info(const json& config) {
   }
   if (ends_with(info.architecture, "ForSequenceClassification")) {
     info.head = model::HeadKind::kSequenceClassification;
-  } else if (ends_with(info.architecture, "Model")) {
+  } else if (ends_with(info.architecture, "Model") && !ends_with(info.architecture, "HeadModel") &&
+             info.architecture.find("For") == std::string::npos) {
+    // A bare encoder such as BertModel; task heads (GPT2LMHeadModel, *ForMaskedLM) are not.
     info.head = model::HeadKind::kBaseModel;
   } else {
     throw Error(ErrorKind::kUnsupported, "architecture " + info.architecture +

@@ -1,0 +1,151 @@
+// The batching policy alone, driven by a fake clock.
+#include "runtime/batcher.h"
+
+#include <gtest/gtest.h>
+
+namespace onepass::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+using TimePoint = Batcher<int>::TimePoint;
+
+const TimePoint t0 = TimePoint{} + 1h;
+
+std::vector<int> items_of(const Batcher<int>::Batch& b) { return b.items; }
+
+TEST(Batcher, EmptyHasNothingAndNoWake) {
+  Batcher<int> batcher({100, 10, 0ns});
+  TimePoint wake{};
+  EXPECT_FALSE(batcher.next(t0, &wake));
+  EXPECT_EQ(wake, TimePoint::max());
+}
+
+TEST(Batcher, TakesQueuedInOrderWithinTokenBudget) {
+  Batcher<int> batcher({100, 10, 0ns});
+  batcher.push(1, 0, 40, t0);
+  batcher.push(1, 1, 50, t0);
+  batcher.push(1, 2, 20, t0);  // 40 + 50 + 20 > 100: waits for the next batch
+  batcher.push(1, 3, 5, t0);   // would fit, but order is kept
+  auto b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(items_of(*b), (std::vector<int>{0, 1}));
+  EXPECT_EQ(b->tokens, 90u);
+  b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(items_of(*b), (std::vector<int>{2, 3}));
+  EXPECT_EQ(b->tokens, 25u);
+  EXPECT_TRUE(batcher.empty());
+}
+
+TEST(Batcher, ExactBudgetFitsAndItemCountBounds) {
+  Batcher<int> batcher({100, 3, 0ns});
+  for (int i = 0; i < 5; ++i) batcher.push(1, i, 25, t0);
+  auto b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->items.size(), 3u);  // count bound (75 tokens < 100)
+  b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(items_of(*b), (std::vector<int>{3, 4}));
+
+  Batcher<int> exact({100, 10, 0ns});
+  for (int i = 0; i < 5; ++i) exact.push(1, i, 25, t0);
+  b = exact.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->items.size(), 4u);  // 4 x 25 == 100 fits exactly
+  EXPECT_EQ(b->tokens, 100u);
+}
+
+TEST(Batcher, InputLongerThanBudgetRunsAlone) {
+  Batcher<int> batcher({100, 10, 0ns});
+  batcher.push(1, 0, 10, t0);
+  batcher.push(1, 1, 300, t0);
+  batcher.push(1, 2, 10, t0);
+  auto b = batcher.next(t0);
+  EXPECT_EQ(items_of(*b), (std::vector<int>{0}));
+  b = batcher.next(t0);
+  EXPECT_EQ(items_of(*b), (std::vector<int>{1}));
+  EXPECT_EQ(b->tokens, 300u);
+  b = batcher.next(t0);
+  EXPECT_EQ(items_of(*b), (std::vector<int>{2}));
+}
+
+TEST(Batcher, MaxWaitHoldsAPartialBatchUntilDue) {
+  Batcher<int> batcher({100, 4, 5ms});
+  batcher.push(1, 0, 10, t0);
+  TimePoint wake{};
+  EXPECT_FALSE(batcher.next(t0 + 1ms, &wake));
+  EXPECT_EQ(wake, t0 + 5ms);
+  batcher.push(1, 1, 10, t0 + 2ms);
+  EXPECT_FALSE(batcher.next(t0 + 4ms, &wake));
+  EXPECT_EQ(wake, t0 + 5ms);  // the oldest input decides
+  auto b = batcher.next(t0 + 5ms);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(items_of(*b), (std::vector<int>{0, 1}));
+}
+
+TEST(Batcher, MaxWaitEndsEarlyOnAFullBatch) {
+  Batcher<int> tokens_full({30, 10, 1s});
+  for (int i = 0; i < 3; ++i) tokens_full.push(1, i, 10, t0);
+  auto b = tokens_full.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->items.size(), 3u);
+
+  Batcher<int> count_full({1000, 2, 1s});
+  count_full.push(1, 0, 10, t0);
+  EXPECT_FALSE(count_full.next(t0));
+  count_full.push(1, 1, 10, t0);
+  b = count_full.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->items.size(), 2u);
+}
+
+TEST(Batcher, RoundRobinAcrossQueuesSoAFloodCannotStarve) {
+  Batcher<int> batcher({1000, 2, 0ns});
+  for (int i = 0; i < 20; ++i) batcher.push(1, 100 + i, 10, t0);  // model 1 floods
+  batcher.push(2, 200, 10, t0);
+  batcher.push(3, 300, 10, t0);
+  std::vector<std::uint64_t> order;
+  while (auto b = batcher.next(t0)) order.push_back(b->queue);
+  // 1, 2, 3, then model 1's remaining 9 batches.
+  ASSERT_EQ(order.size(), 12u);
+  EXPECT_EQ(order[0], 1u);
+  EXPECT_EQ(order[1], 2u);
+  EXPECT_EQ(order[2], 3u);
+  for (std::size_t i = 3; i < order.size(); ++i) EXPECT_EQ(order[i], 1u);
+}
+
+TEST(Batcher, RoundRobinAlternatesBetweenTwoBusyQueues) {
+  Batcher<int> batcher({1000, 1, 0ns});
+  for (int i = 0; i < 3; ++i) {
+    batcher.push(5, i, 1, t0);
+    batcher.push(9, 10 + i, 1, t0);
+  }
+  std::vector<int> order;
+  while (auto b = batcher.next(t0)) order.push_back(b->items[0]);
+  EXPECT_EQ(order, (std::vector<int>{0, 10, 1, 11, 2, 12}));
+}
+
+TEST(Batcher, ADueQueueIsServedWhileAnotherStillWaits) {
+  Batcher<int> batcher({1000, 10, 10ms});
+  batcher.push(1, 1, 10, t0);
+  batcher.push(2, 2, 10, t0 + 8ms);
+  auto b = batcher.next(t0 + 10ms);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->queue, 1u);
+  TimePoint wake{};
+  EXPECT_FALSE(batcher.next(t0 + 10ms, &wake));
+  EXPECT_EQ(wake, t0 + 18ms);
+}
+
+TEST(Batcher, RemoveIfDropsItemsAndTheirTokens) {
+  Batcher<int> batcher({1000, 10, 0ns});
+  for (int i = 0; i < 6; ++i) batcher.push(i % 2 + 1, i, 10 + i, t0);
+  auto removed = batcher.remove_if([](int v) { return v % 3 == 0; });
+  EXPECT_EQ(removed, (std::vector<int>{0, 3}));
+  EXPECT_EQ(batcher.total_items(), 4u);
+  EXPECT_EQ(batcher.queued_tokens(1), 12u + 14u);
+  EXPECT_EQ(batcher.queued_tokens(2), 11u + 15u);
+}
+
+}  // namespace
+}  // namespace onepass::runtime
