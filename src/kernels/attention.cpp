@@ -10,9 +10,15 @@
 
 namespace onepass::kernels {
 
+std::size_t self_attention_scratch_floats(const std::size_t* offsets, std::size_t num_seqs) {
+  std::size_t longest = 0;
+  for (std::size_t s = 0; s < num_seqs; ++s) longest = std::max(longest, offsets[s + 1] - offsets[s]);
+  return static_cast<std::size_t>(std::max(1, omp_get_max_threads())) * longest * longest;
+}
+
 void self_attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
                     const std::size_t* offsets, std::size_t num_seqs, float scale, float* ctx,
-                    tensor::ScratchArena& arena) {
+                    float* scratch) {
   const std::int64_t heads = shape.num_heads;
   const std::int64_t d = shape.head_dim;
   const std::int64_t hidden = heads * d;
@@ -23,7 +29,7 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
   }
   const int threads = std::max(1, omp_get_max_threads());
   // One [longest, longest] score matrix per thread; the row stride is the sequence's own length.
-  float* scores_all = arena.alloc(static_cast<std::size_t>(threads) * longest * longest);
+  float* scores_all = scratch;
   const auto pairs = static_cast<std::int64_t>(num_seqs) * heads;
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tensor/arena.h"
 
 namespace onepass::kernels {
 
@@ -18,10 +17,14 @@ struct AttentionShape {
 // q, k, v: [total_tokens, ...] with row stride shape.ld_qkv, head h in columns
 // [h * head_dim, (h + 1) * head_dim). offsets[0..num_seqs]: sequence s owns tokens
 // [offsets[s], offsets[s + 1]). ctx: [total_tokens, num_heads * head_dim], written fully.
-// softmax(q·kᵀ · scale)·v per (sequence, head), parallel over those pairs; scratch comes from
-// `arena` (threads x longest² floats).
+// softmax(q·kᵀ · scale)·v per (sequence, head), parallel over those pairs on the calling
+// thread's OpenMP team. scratch: self_attention_scratch_floats(offsets, num_seqs) floats, taken
+// once per forward and reused by every layer.
 void self_attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
                     const std::size_t* offsets, std::size_t num_seqs, float scale, float* ctx,
-                    tensor::ScratchArena& arena);
+                    float* scratch);
+
+// One [longest, longest] score matrix per thread of the current OpenMP team.
+std::size_t self_attention_scratch_floats(const std::size_t* offsets, std::size_t num_seqs);
 
 }  // namespace onepass::kernels

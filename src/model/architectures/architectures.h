@@ -1,0 +1,18 @@
+// One loader per architecture file; load_encoder.cpp dispatches on config.json "architectures".
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "model/encoder.h"
+#include "weights/config.h"
+#include "weights/weight_store.h"
+
+namespace onepass::model {
+
+// BertModel, BertForSequenceClassification, RobertaModel, RobertaForSequenceClassification,
+// XLMRobertaModel, XLMRobertaForSequenceClassification (architectures/bert.cpp).
+std::unique_ptr<Encoder> load_bert(const weights::ModelConfig& config, weights::WeightStore store,
+                                   const LoadOptions& options);
+
+}  // namespace onepass::model

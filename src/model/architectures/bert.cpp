@@ -1,0 +1,220 @@
+// BERT and the RoBERTa family (RoBERTa, XLM-R, MiniLM checkpoints saved as BertModel), as
+// transformers v4.47.1 runs them: absolute position embeddings, post-LayerNorm layers, and the
+// sequence-classification heads of BertForSequenceClassification (pooler + linear) and
+// RobertaForSequenceClassification (dense + tanh + out_proj on the first token).
+//
+// The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/attention.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+#include "model/architectures/architectures.h"
+#include "model/batch_check.h"
+#include "model/layers/bert_layer.h"
+#include "model/layers/thread_scope.h"
+#include "tensor/arena.h"
+
+namespace onepass::model {
+namespace {
+
+using weights::ModelConfig;
+using weights::WeightStore;
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+enum class Head { kBase, kBertClassifier, kRobertaClassifier };
+
+class BertEncoder final : public Encoder {
+ public:
+  BertEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options);
+  const ModelInfo& info() const override { return info_; }
+  void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
+
+ private:
+  void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
+             tensor::ScratchArena& arena) const;
+
+  WeightStore store_;  // owns the mapping every weight pointer below points into
+  ModelInfo info_;
+  Head head_ = Head::kBase;
+  bool roberta_positions_ = false;
+  int pad_token_id_ = 0;
+  int threads_ = 0;
+  std::int64_t intermediate_size_ = 0;
+  const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
+  const float* position_embeddings_ = nullptr;  // [max_position_embeddings, hidden]
+  const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
+  LayerNormWeights embedding_norm_;
+  std::vector<BertLayer> layers_;
+  kernels::Linear pooler_;      // BertPooler: tanh(dense(first token))
+  kernels::Linear head_dense_;  // RoBERTa classification head: tanh(dense(first token))
+  kernels::Linear classifier_;  // BERT classifier / RoBERTa out_proj: [num_labels, hidden]
+  mutable tensor::ArenaPool arenas_;
+};
+
+BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options)
+    : store_(std::move(store)), threads_(options.threads), intermediate_size_(config.intermediate_size) {
+  const std::string& arch = config.architectures.front();
+  const bool roberta = starts_with(arch, "Roberta") || starts_with(arch, "XLMRoberta");
+  const bool classifier = arch.find("ForSequenceClassification") != std::string::npos;
+  if (config.position_embedding_type != "absolute") {
+    throw Error(ErrorKind::kUnsupported,
+                "position_embedding_type " + config.position_embedding_type + " is not supported (only absolute)");
+  }
+  if (options.precision != Precision::kFp32) {
+    throw Error(ErrorKind::kUnsupported, "only fp32 precision is implemented for " + arch);
+  }
+
+  // Classification checkpoints nest the encoder under "bert." / "roberta."; base models are
+  // saved without a prefix, though some carry one anyway.
+  std::string base = roberta ? "roberta." : "bert.";
+  if (!classifier && store_.contains("embeddings.word_embeddings.weight")) base.clear();
+
+  const std::int64_t h = config.hidden_size;
+  info_.architecture = arch;
+  info_.model_type = config.model_type;
+  info_.hidden_size = config.hidden_size;
+  info_.vocab_size = config.vocab_size;
+  info_.type_vocab_size = config.type_vocab_size;
+  roberta_positions_ = roberta;
+  if (roberta) {
+    // create_position_ids_from_input_ids: positions start at padding_idx + 1.
+    if (!config.pad_token_id) throw Error(ErrorKind::kInvalidModel, "config.json: " + arch + " needs pad_token_id");
+    pad_token_id_ = *config.pad_token_id;
+    info_.max_tokens = config.max_position_embeddings - pad_token_id_ - 1;
+    if (pad_token_id_ < 0 || info_.max_tokens <= 0) {
+      throw Error(ErrorKind::kInvalidModel, "config.json: pad_token_id leaves no room in max_position_embeddings");
+    }
+  } else {
+    info_.max_tokens = config.max_position_embeddings;
+  }
+
+  word_embeddings_ = store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, h}).data;
+  position_embeddings_ =
+      store_.get(base + "embeddings.position_embeddings.weight", {config.max_position_embeddings, h}).data;
+  if (config.type_vocab_size > 0) {
+    token_type_embeddings_ =
+        store_.get(base + "embeddings.token_type_embeddings.weight", {config.type_vocab_size, h}).data;
+  }
+  embedding_norm_ = load_layer_norm(store_, base + "embeddings.LayerNorm", h, config.layer_norm_eps);
+  layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
+  for (int i = 0; i < config.num_hidden_layers; ++i) {
+    layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config);
+  }
+
+  const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in, kernels::Activation act) {
+    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data, store_.get(prefix + ".bias", {out}).data,
+                           out, in, act);
+  };
+  const bool pooler_present = store_.contains(base + "pooler.dense.weight");
+  if (classifier) {
+    if (config.num_labels <= 0) throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
+    const std::int64_t labels = config.num_labels;
+    info_.head = HeadKind::kSequenceClassification;
+    info_.num_labels = config.num_labels;
+    info_.id2label = config.id2label;
+    info_.multi_label = config.multi_label();
+    if (roberta) {
+      head_ = Head::kRobertaClassifier;
+      head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kTanh);
+      classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
+    } else {
+      head_ = Head::kBertClassifier;
+      pooler_ = linear(base + "pooler.dense", h, h, kernels::Activation::kTanh);
+      classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
+    }
+  } else {
+    info_.head = HeadKind::kBaseModel;
+    info_.has_pooler = pooler_present;
+    if (pooler_present) pooler_ = linear(base + "pooler.dense", h, h, kernels::Activation::kTanh);
+  }
+  info_.parameter_count = store_.parameter_count();
+}
+
+void BertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
+                        tensor::ScratchArena& arena) const {
+  const std::size_t tokens = offsets[batch.size()];
+  auto* ids = arena.alloc_as<std::int32_t>(tokens);
+  auto* positions = arena.alloc_as<std::int32_t>(tokens);
+  auto* types = arena.alloc_as<std::int32_t>(tokens);
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    const auto& seq = batch[s];
+    const std::size_t begin = offsets[s];
+    std::int32_t real_tokens = 0;
+    for (std::size_t i = 0; i < seq.input_ids.size(); ++i) {
+      const std::int32_t id = seq.input_ids[i];
+      ids[begin + i] = id;
+      types[begin + i] = seq.token_type_ids.empty() ? 0 : seq.token_type_ids[i];
+      if (roberta_positions_) {
+        // HF counts only non-padding tokens; a pad id inside the input gets padding_idx itself.
+        positions[begin + i] = id == pad_token_id_ ? pad_token_id_ : pad_token_id_ + (++real_tokens);
+      } else {
+        positions[begin + i] = static_cast<std::int32_t>(i);
+      }
+    }
+  }
+  const std::int64_t h = info_.hidden_size;
+  const auto n = static_cast<std::int64_t>(tokens);
+  kernels::embedding_gather(word_embeddings_, h, ids, n, x, false);
+  kernels::embedding_gather(position_embeddings_, h, positions, n, x, true);
+  if (token_type_embeddings_ != nullptr) kernels::embedding_gather(token_type_embeddings_, h, types, n, x, true);
+  kernels::layer_norm(x, n, h, embedding_norm_.gamma, embedding_norm_.beta, embedding_norm_.eps);
+}
+
+void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
+  check_batch(batch, info_);
+  const std::size_t n = batch.size();
+  out.token_offsets.resize(n + 1);
+  out.token_offsets[0] = 0;
+  for (std::size_t s = 0; s < n; ++s) out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
+  out.logits.clear();
+  out.hidden_states.clear();
+  out.pooler_output.clear();
+  if (n == 0) return;
+
+  const ThreadScope thread_scope(threads_);
+  auto arena = arenas_.acquire();
+  const std::size_t* offsets = out.token_offsets.data();
+  const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
+  const std::int64_t h = info_.hidden_size;
+  LayerScratch scratch;
+  float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
+  scratch.qkv = arena->alloc(static_cast<std::size_t>(tokens * 3 * h));
+  scratch.context = arena->alloc(static_cast<std::size_t>(tokens * h));
+  scratch.intermediate = arena->alloc(static_cast<std::size_t>(tokens * intermediate_size_));
+  scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, n));
+
+  embed(batch, offsets, x, *arena);
+  for (const auto& layer : layers_) layer.forward(x, tokens, offsets, n, scratch);
+
+  if (head_ == Head::kBase) {
+    out.hidden_states.assign(x, x + tokens * h);
+    if (info_.has_pooler) {
+      float* first = arena->alloc(n * h);
+      for (std::size_t s = 0; s < n; ++s) std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
+      out.pooler_output.resize(n * h);
+      pooler_.forward(first, static_cast<std::int64_t>(n), out.pooler_output.data());
+    }
+    return;
+  }
+  // Classifiers read only each sequence's first token ([CLS] / <s>).
+  float* first = arena->alloc(n * h);
+  float* pooled = arena->alloc(n * h);
+  for (std::size_t s = 0; s < n; ++s) std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
+  const kernels::Linear& dense = head_ == Head::kBertClassifier ? pooler_ : head_dense_;
+  dense.forward(first, static_cast<std::int64_t>(n), pooled);
+  out.logits.resize(n * static_cast<std::size_t>(info_.num_labels));
+  classifier_.forward(pooled, static_cast<std::int64_t>(n), out.logits.data());
+}
+
+}  // namespace
+
+std::unique_ptr<Encoder> load_bert(const ModelConfig& config, WeightStore store, const LoadOptions& options) {
+  return std::make_unique<BertEncoder>(config, std::move(store), options);
+}
+
+}  // namespace onepass::model

@@ -1,0 +1,61 @@
+#include "model/heads/postprocess.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/error.h"
+
+namespace onepass::model::heads {
+
+void probabilities(std::span<const float> logits, bool multi_label, std::span<float> probs) {
+  ONEPASS_CHECK(probs.size() == logits.size(), "probabilities needs one slot per logit");
+  if (logits.empty()) return;
+  if (multi_label || logits.size() == 1) {
+    for (std::size_t i = 0; i < logits.size(); ++i) probs[i] = 1.0f / (1.0f + std::exp(-logits[i]));
+    return;
+  }
+  const float max = *std::max_element(logits.begin(), logits.end());
+  float sum = 0.0f;
+  for (std::size_t i = 0; i < logits.size(); ++i) sum += (probs[i] = std::exp(logits[i] - max));
+  for (auto& p : probs) p /= sum;
+}
+
+std::size_t argmax(std::span<const float> values) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < values.size(); ++i) {
+    if (values[i] > values[best]) best = i;
+  }
+  return best;
+}
+
+std::string label_for(std::span<const float> logits, const std::vector<std::string>& id2label) {
+  const std::size_t best = argmax(logits);
+  return best < id2label.size() ? id2label[best] : "LABEL_" + std::to_string(best);
+}
+
+void pool(const ForwardOutput& forward, std::size_t hidden, std::size_t index, Pooling pooling,
+          std::span<float> out) {
+  ONEPASS_CHECK(index + 1 < forward.token_offsets.size() && out.size() == hidden, "pool arguments");
+  const std::size_t begin = forward.token_offsets[index];
+  const std::size_t end = forward.token_offsets[index + 1];
+  ONEPASS_CHECK(end > begin && forward.hidden_states.size() >= end * hidden, "pool needs hidden states");
+  const float* rows = forward.hidden_states.data() + begin * hidden;
+  if (pooling == Pooling::kCls) {
+    std::copy(rows, rows + hidden, out.begin());
+    return;
+  }
+  for (std::size_t c = 0; c < hidden; ++c) {
+    double sum = 0.0;
+    for (std::size_t t = 0; t < end - begin; ++t) sum += rows[t * hidden + c];
+    out[c] = static_cast<float>(sum / static_cast<double>(end - begin));
+  }
+}
+
+void l2_normalize(std::span<float> v) {
+  double sq = 0.0;
+  for (const float x : v) sq += static_cast<double>(x) * x;
+  const double norm = std::max(std::sqrt(sq), 1e-12);
+  for (auto& x : v) x = static_cast<float>(x / norm);
+}
+
+}  // namespace onepass::model::heads

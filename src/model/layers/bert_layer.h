@@ -1,0 +1,59 @@
+// One post-LayerNorm transformer encoder layer as BERT, RoBERTa and XLM-R define it
+// (transformers' BertLayer): x = LN(x + attn(x)·Woᵀ + bo); x = LN(x + act(x·Wiᵀ + bi)·Wdᵀ + bd).
+// Q, K and V are one fused [3·hidden, hidden] product: their weights are concatenated once at
+// load (the only weight copy); every other weight is used in place from the mapping.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "kernels/matmul.h"
+#include "weights/config.h"
+#include "weights/weight_store.h"
+
+namespace onepass::model {
+
+struct LayerNormWeights {
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  float eps = 1e-12f;
+};
+
+// Reads `<prefix>.weight` / `<prefix>.bias` of shape [dim].
+LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix, std::int64_t dim,
+                                 double eps);
+
+// Activations of one forward pass, token-major over the whole ragged batch. Owned by the caller
+// (carved from its scratch arena); every layer reuses them.
+struct LayerScratch {
+  float* qkv = nullptr;        // [tokens, 3 * hidden]
+  float* context = nullptr;    // [tokens, hidden]
+  float* intermediate = nullptr;  // [tokens, intermediate_size]
+  float* attention = nullptr;  // kernels::self_attention_scratch_floats
+};
+
+class BertLayer {
+ public:
+  // prefix: "<base>encoder.layer.<i>." Throws kInvalidModel (missing / misshapen weights),
+  // kUnsupported (hidden_act).
+  BertLayer(const weights::WeightStore& store, const std::string& prefix, const weights::ModelConfig& config);
+
+  // x: [tokens, hidden], updated in place. offsets: num_seqs + 1 token offsets.
+  void forward(float* x, std::int64_t tokens, const std::size_t* offsets, std::size_t num_seqs,
+               const LayerScratch& scratch) const;
+
+ private:
+  std::int64_t hidden_;
+  std::int64_t heads_;
+  std::unique_ptr<float[]> qkv_weight_;  // [3 * hidden, hidden]: query, key, value rows
+  std::unique_ptr<float[]> qkv_bias_;
+  kernels::Linear qkv_;
+  kernels::Linear attention_output_;
+  LayerNormWeights attention_norm_;
+  kernels::Linear intermediate_;  // activation fused into the product
+  kernels::Linear output_;
+  LayerNormWeights output_norm_;
+};
+
+}  // namespace onepass::model

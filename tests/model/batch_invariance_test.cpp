@@ -1,0 +1,85 @@
+// A sequence's output must not depend on what else is in its batch: every golden case alone,
+// then inside batches of 2, 7 and 32 at a random slot with random other cases in every other
+// slot, within 1e-5 (logits, or every hidden-state row and the pooler output).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "model/encoder.h"
+#include "tests/model/golden.h"
+
+namespace onepass::model {
+namespace {
+
+using onepass::testing::fixture_model_dir;
+using onepass::testing::load_golden;
+
+const char* const kModels[] = {"bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank", "xlmr-tiny-nli"};
+
+// The rows sequence `index` owns in `out`, whatever the head.
+std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& out, std::size_t index) {
+  if (info.head == HeadKind::kSequenceClassification) {
+    const auto n = static_cast<std::size_t>(info.num_labels);
+    return {out.logits.begin() + index * n, out.logits.begin() + (index + 1) * n};
+  }
+  const auto h = static_cast<std::size_t>(info.hidden_size);
+  std::vector<float> v(out.hidden_states.begin() + out.token_offsets[index] * h,
+                       out.hidden_states.begin() + out.token_offsets[index + 1] * h);
+  if (!out.pooler_output.empty()) {
+    v.insert(v.end(), out.pooler_output.begin() + index * h, out.pooler_output.begin() + (index + 1) * h);
+  }
+  return v;
+}
+
+class BatchInvariance : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BatchInvariance, AloneEqualsInsideMixedBatches) {
+  const auto golden = load_golden(GetParam());
+  const auto encoder = load_encoder(fixture_model_dir(GetParam()));
+  const auto& info = encoder->info();
+  const std::size_t cases = golden.cases.size();
+
+  std::vector<std::vector<float>> alone(cases);
+  ForwardOutput out;
+  for (std::size_t c = 0; c < cases; ++c) {
+    const auto input = golden.cases[c].input();
+    encoder->forward(std::span(&input, 1), out);
+    alone[c] = sequence_output(info, out, 0);
+  }
+
+  std::mt19937 rng(1234);
+  std::uniform_int_distribution<std::size_t> pick(0, cases - 1);
+  float worst = 0.0f;
+  for (const std::size_t batch_size : {2u, 7u, 32u}) {
+    std::uniform_int_distribution<std::size_t> slot_pick(0, batch_size - 1);
+    for (std::size_t c = 0; c < cases; ++c) {
+      std::vector<std::size_t> members(batch_size);
+      for (auto& m : members) m = pick(rng);
+      const std::size_t slot = slot_pick(rng);
+      members[slot] = c;
+      std::vector<SequenceInput> batch;
+      for (const auto m : members) batch.push_back(golden.cases[m].input());
+      encoder->forward(batch, out);
+      // Every member is checked, not only `c`: the random fillers are cases too.
+      for (std::size_t i = 0; i < batch_size; ++i) {
+        const auto got = sequence_output(info, out, i);
+        const auto& expected = alone[members[i]];
+        ASSERT_EQ(got.size(), expected.size());
+        for (std::size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::abs(got[k] - expected[k]));
+      }
+      ASSERT_LE(worst, 1e-5f) << "batch of " << batch_size << " holding case " << golden.cases[c].id;
+    }
+  }
+  std::printf("[%s] batched vs alone: max abs diff %.3g\n", GetParam(), worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, BatchInvariance, ::testing::ValuesIn(kModels), [](const auto& info) {
+  std::string name = info.param;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});
+
+}  // namespace
+}  // namespace onepass::model

@@ -1,0 +1,71 @@
+// The fixtures' golden.json files (see tests/data/fixtures/README.md) as plain structs, for any
+// model folder: classification cases carry logits/probs/label, embedding cases the pooled
+// vectors and pooler_output.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/encoder.h"
+
+namespace onepass::testing {
+
+struct GoldenCase {
+  std::string id;
+  std::vector<std::int32_t> input_ids;
+  std::vector<std::int32_t> token_type_ids;  // empty when the golden lists none
+  std::vector<float> logits;
+  std::vector<float> probs;
+  std::string label;
+  std::map<std::string, std::vector<float>> embedding;  // cls, mean, cls_l2, mean_l2
+  std::vector<float> pooler_output;
+
+  model::SequenceInput input() const { return {input_ids, token_type_ids}; }
+};
+
+struct Golden {
+  std::string model;
+  std::string task;  // "nli", "embedding", "rerank"
+  std::vector<GoldenCase> cases;
+};
+
+inline std::filesystem::path fixture_model_dir(const std::string& name) {
+  return std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models" / name;
+}
+
+inline std::vector<float> float_list(const nlohmann::json& j) {
+  std::vector<float> out;
+  for (const auto& v : j) out.push_back(static_cast<float>(v.get<double>()));  // exact float32 bits
+  return out;
+}
+
+inline Golden load_golden(const std::string& model_name) {
+  std::ifstream in(fixture_model_dir(model_name) / "golden.json");
+  const auto j = nlohmann::json::parse(in);
+  Golden golden;
+  golden.model = j.at("model").get<std::string>();
+  golden.task = j.at("task").get<std::string>();
+  for (const auto& c : j.at("cases")) {
+    GoldenCase g;
+    g.id = c.at("id").get<std::string>();
+    g.input_ids = c.at("input_ids").get<std::vector<std::int32_t>>();
+    if (c.contains("token_type_ids")) g.token_type_ids = c.at("token_type_ids").get<std::vector<std::int32_t>>();
+    if (c.contains("logits")) g.logits = float_list(c.at("logits"));
+    if (c.contains("probs")) g.probs = float_list(c.at("probs"));
+    if (c.contains("label")) g.label = c.at("label").get<std::string>();
+    if (c.contains("embedding")) {
+      for (const auto& [k, v] : c.at("embedding").items()) g.embedding[k] = float_list(v);
+    }
+    if (c.contains("pooler_output")) g.pooler_output = float_list(c.at("pooler_output"));
+    golden.cases.push_back(std::move(g));
+  }
+  return golden;
+}
+
+}  // namespace onepass::testing

@@ -1,0 +1,97 @@
+// Every golden case of every fixture model, fed from its input_ids, against transformers'
+// outputs: logits within 1e-4 absolute and identical labels; embeddings with cosine >= 0.9999
+// (max abs diff reported). To cover another model folder, add its name to kGoldenModels.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/encoder.h"
+#include "model/heads/postprocess.h"
+#include "tests/model/golden.h"
+
+namespace onepass::model {
+namespace {
+
+using onepass::testing::fixture_model_dir;
+using onepass::testing::load_golden;
+
+const char* const kGoldenModels[] = {
+    "bert-tiny-nli",
+    "bert-tiny-embed",
+    "bert-tiny-rerank",
+    "xlmr-tiny-nli",
+};
+
+double cosine(std::span<const float> a, std::span<const float> b) {
+  double dot = 0, na = 0, nb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    na += static_cast<double>(a[i]) * a[i];
+    nb += static_cast<double>(b[i]) * b[i];
+  }
+  return dot / std::sqrt(na * nb);
+}
+
+float max_abs_diff(std::span<const float> a, std::span<const float> b) {
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+class GoldenTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
+  const auto golden = load_golden(GetParam());
+  const auto encoder = load_encoder(fixture_model_dir(GetParam()));
+  const auto& info = encoder->info();
+  ASSERT_FALSE(golden.cases.empty());
+  float worst_logit = 0.0f, worst_embedding = 0.0f;
+  double worst_cosine = 1.0;
+  for (const auto& c : golden.cases) {
+    SCOPED_TRACE(c.id);
+    const SequenceInput input = c.input();
+    ForwardOutput out;
+    encoder->forward(std::span(&input, 1), out);
+    if (info.head == HeadKind::kSequenceClassification) {
+      ASSERT_EQ(out.logits.size(), c.logits.size());
+      const float diff = max_abs_diff(out.logits, c.logits);
+      worst_logit = std::max(worst_logit, diff);
+      EXPECT_LE(diff, 1e-4f);
+      std::vector<float> probs(out.logits.size());
+      heads::probabilities(out.logits, info.multi_label, probs);
+      EXPECT_LE(max_abs_diff(probs, c.probs), 1e-4f);
+      EXPECT_EQ(heads::label_for(out.logits, info.id2label), c.label);
+    } else {
+      const auto hidden = static_cast<std::size_t>(info.hidden_size);
+      std::vector<float> v(hidden);
+      for (const auto& [name, expected] : c.embedding) {
+        const bool mean = name.rfind("mean", 0) == 0;
+        heads::pool(out, hidden, 0, mean ? heads::Pooling::kMean : heads::Pooling::kCls, v);
+        if (name.find("_l2") != std::string::npos) heads::l2_normalize(v);
+        const double cos = cosine(v, expected);
+        worst_cosine = std::min(worst_cosine, cos);
+        worst_embedding = std::max(worst_embedding, max_abs_diff(v, expected));
+        EXPECT_GE(cos, 0.9999) << name;
+      }
+      ASSERT_TRUE(info.has_pooler);
+      ASSERT_EQ(out.pooler_output.size(), c.pooler_output.size());
+      EXPECT_GE(cosine(out.pooler_output, c.pooler_output), 0.9999) << "pooler_output";
+      worst_embedding = std::max(worst_embedding, max_abs_diff(out.pooler_output, c.pooler_output));
+    }
+  }
+  RecordProperty("max_abs_logit_diff", std::to_string(worst_logit));
+  RecordProperty("max_abs_embedding_diff", std::to_string(worst_embedding));
+  std::printf("[%s] %zu cases: max |logit diff| %.3g, max |embedding diff| %.3g, min cosine %.9f\n", GetParam(),
+              golden.cases.size(), worst_logit, worst_embedding, worst_cosine);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::ValuesIn(kGoldenModels),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace onepass::model
