@@ -1,0 +1,138 @@
+// The tokenizer.json tokenizer: added tokens -> normalizer -> pre-tokenizer -> model ->
+// truncation -> post-processor, giving the ids of Hugging Face's `tokenizers` library (the
+// fast tokenizer). JSON is parsed here, at the edge, into the component objects.
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+#include "tokenizer/common/unicode.h"
+#include "tokenizer/hf_json/added_vocabulary.h"
+#include "tokenizer/hf_json/model.h"
+#include "tokenizer/hf_json/normalizers.h"
+#include "tokenizer/hf_json/post_processors.h"
+#include "tokenizer/hf_json/pre_tokenizers.h"
+#include "tokenizer/hf_json/tokenizer_json.h"
+#include "tokenizer/hf_json/truncation.h"
+#include "tokenizer/sources.h"
+
+namespace onepass::tokenizer {
+namespace hf_json {
+namespace {
+
+class TokenizerJson final : public Tokenizer {
+ public:
+  explicit TokenizerJson(const Json& root) {
+    if (!root.is_object()) throw Error(ErrorKind::kInvalidModel, "tokenizer.json: not a JSON object");
+    if (root.contains("normalizer") && !root.at("normalizer").is_null())
+      normalizer_ = make_normalizer(root.at("normalizer"));
+    if (root.contains("pre_tokenizer") && !root.at("pre_tokenizer").is_null())
+      pre_tokenizer_ = make_pre_tokenizer(root.at("pre_tokenizer"));
+    model_ = make_model(require(root, "tokenizer.json", "model"));
+    if (root.contains("post_processor") && !root.at("post_processor").is_null())
+      post_processor_ = make_post_processor(root.at("post_processor"));
+    if (root.contains("added_tokens"))
+      added_.load(root.at("added_tokens"), *model_, normalizer_.get());
+  }
+
+  Encoding encode(std::string_view text, std::optional<std::string_view> pair,
+                  const TruncationOptions& truncation, bool add_special_tokens) const override {
+    Encoding first = encode_sequence(text, 0);
+    std::optional<Encoding> second;
+    if (pair) second = encode_sequence(*pair, 1);
+
+    if (truncation.max_length > 0) {
+      const std::size_t added = num_special_tokens(second.has_value());
+      std::size_t budget = truncation.max_length;
+      if (add_special_tokens && added > 0) {
+        if (budget < added)
+          throw Error(ErrorKind::kInvalidInput,
+                      "max_length " + std::to_string(budget) + " is smaller than the " +
+                          std::to_string(added) + " special tokens this tokenizer adds");
+        budget -= added;
+      }
+      truncate_encodings(first, second, budget, truncation.strategy, truncation.direction);
+    }
+
+    std::vector<Encoding> parts;
+    parts.push_back(std::move(first));
+    if (second) parts.push_back(std::move(*second));
+    if (post_processor_) post_processor_->process(parts, add_special_tokens);
+    return merge_encodings(parts);
+  }
+
+  std::size_t num_special_tokens(bool pair) const override {
+    return post_processor_ ? post_processor_->added_tokens(pair) : 0;
+  }
+
+  std::size_t vocab_size() const override {
+    std::size_t n = model_->vocab_size();
+    if (const auto top = added_.max_id()) n = std::max(n, static_cast<std::size_t>(*top) + 1);
+    return n;
+  }
+
+  std::optional<std::int32_t> token_to_id(std::string_view token) const override {
+    if (const auto id = added_.token_to_id(token)) return id;
+    return model_->token_to_id(token);
+  }
+
+  std::string_view source_kind() const override { return "tokenizer.json"; }
+
+ private:
+  Encoding encode_sequence(std::string_view text, std::int32_t type_id) const {
+    std::vector<Split> splits = added_.extract_and_normalize(normalizer_.get(), unicode::decode_utf8(text));
+    if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(splits);
+    Encoding e;
+    std::vector<Token> tokens;
+    for (Split& split : splits) {
+      if (!split.tokens) {
+        tokens.clear();
+        model_->tokenize(split.normalized.get(), tokens);
+        split.tokens = std::move(tokens);
+        tokens = {};
+      }
+      for (Token& t : *split.tokens) {
+        e.ids.push_back(t.id);
+        e.type_ids.push_back(type_id);
+        e.offsets.push_back(split.normalized.to_original(t.start, t.end));
+        e.tokens.push_back(std::move(t.value));
+        e.special_tokens_mask.push_back(0);
+      }
+    }
+    return e;
+  }
+
+  std::unique_ptr<Normalizer> normalizer_;
+  std::unique_ptr<PreTokenizer> pre_tokenizer_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<PostProcessor> post_processor_;
+  AddedVocabulary added_;
+};
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text) {
+  Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) throw Error(ErrorKind::kInvalidModel, "tokenizer.json is not valid JSON");
+  try {
+    return std::make_unique<TokenizerJson>(root);
+  } catch (const Json::exception& e) {
+    // Every field is type-checked before use; this is a last guard so that no malformed file
+    // escapes as a non-onepass exception.
+    throw Error(ErrorKind::kInvalidModel, std::string("tokenizer.json: malformed: ") + e.what());
+  }
+}
+
+
+}  // namespace hf_json
+
+std::unique_ptr<Tokenizer> load_tokenizer_json(const std::filesystem::path& tokenizer_json) {
+  std::ifstream in(tokenizer_json, std::ios::binary);
+  if (!in)
+    throw Error(ErrorKind::kNotFound,
+                "cannot read tokenizer file " + tokenizer_json.filename().string());
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return hf_json::parse_tokenizer_json(buffer.str());
+}
+
+}  // namespace onepass::tokenizer

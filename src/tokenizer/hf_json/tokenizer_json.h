@@ -1,0 +1,16 @@
+// Entry points of the tokenizer.json source beyond load_tokenizer_json (sources.h): parsing from
+// memory serves the fuzzers and tests.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "tokenizer/tokenizer.h"
+
+namespace onepass::tokenizer::hf_json {
+
+// Throws onepass::Error: kInvalidModel for malformed JSON or fields, kUnsupported naming a
+// component onepass lacks.
+std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text);
+
+}  // namespace onepass::tokenizer::hf_json

@@ -1,0 +1,123 @@
+// tokenizer.json against the fixtures: every tokenizer_cases.json case (ids, type ids, offsets
+// where given) and every golden.json case (fast_input_ids else input_ids, with the case's
+// truncation) must match exactly.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "base/error.h"
+#include "fixture_cases.h"
+#include "tokenizer/sources.h"
+
+namespace onepass::tokenizer {
+namespace {
+
+using testing::Case;
+
+std::string escape(const std::string& s) {
+  std::ostringstream out;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7F) {
+      out << "\\x" << std::hex << static_cast<int>(c) << std::dec;
+    } else {
+      out << c;
+    }
+  }
+  return out.str();
+}
+
+template <typename T>
+std::string join(const std::vector<T>& v) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
+  return out.str();
+}
+
+std::string join_offsets(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& v) {
+  std::ostringstream out;
+  for (const auto& [a, b] : v) out << "(" << a << "," << b << ")";
+  return out.str();
+}
+
+// Runs all cases; returns the number that matched and reports the first mismatches.
+std::size_t run_cases(const Tokenizer& tok, const std::vector<Case>& cases, const std::string& what) {
+  std::size_t matched = 0;
+  int reported = 0;
+  for (const Case& c : cases) {
+    std::string problem;
+    try {
+      const Encoding e = tok.encode(c.text, c.pair ? std::optional<std::string_view>(*c.pair) : std::nullopt,
+                                    c.truncation);
+      if (e.ids != c.ids) {
+        problem = "ids got [" + join(e.ids) + "] want [" + join(c.ids) + "] tokens [" + join(e.tokens) + "]";
+      } else if (c.type_ids && e.type_ids != *c.type_ids) {
+        problem = "type ids got [" + join(e.type_ids) + "] want [" + join(*c.type_ids) + "]";
+      } else if (c.offsets && e.offsets != *c.offsets) {
+        problem = "offsets got " + join_offsets(e.offsets) + " want " + join_offsets(*c.offsets) +
+                  " tokens [" + join(e.tokens) + "]";
+      } else if (e.type_ids.size() != e.size() || e.offsets.size() != e.size() ||
+                 e.tokens.size() != e.size() || e.special_tokens_mask.size() != e.size()) {
+        problem = "encoding fields differ in length";
+      }
+    } catch (const Error& err) {
+      problem = std::string("threw: ") + err.what();
+    }
+    if (problem.empty()) {
+      ++matched;
+    } else if (reported++ < 8) {
+      ADD_FAILURE() << what << " case " << c.id << " text '" << escape(c.text) << "'"
+                    << (c.pair ? " pair '" + escape(*c.pair) + "'" : std::string()) << ": " << problem;
+    }
+  }
+  return matched;
+}
+
+class TokenizerJsonFixture : public ::testing::TestWithParam<std::filesystem::path> {};
+
+TEST_P(TokenizerJsonFixture, TokenizerCasesMatch) {
+  const auto dir = GetParam();
+  const auto tok = load_tokenizer_json(dir / "tokenizer.json");
+  const auto cases = testing::read_cases(dir / "tokenizer_cases.json", false);
+  ASSERT_FALSE(cases.empty());
+  const std::size_t matched = run_cases(*tok, cases, dir.filename().string() + " tokenizer_cases");
+  std::cout << dir.filename().string() << ": tokenizer_cases " << matched << "/" << cases.size() << "\n";
+  EXPECT_EQ(matched, cases.size());
+}
+
+TEST_P(TokenizerJsonFixture, GoldenCasesMatch) {
+  const auto dir = GetParam();
+  const auto cases = testing::read_cases(dir / "golden.json", true);
+  if (cases.empty()) GTEST_SKIP() << "no golden.json";
+  const auto tok = load_tokenizer_json(dir / "tokenizer.json");
+  const std::size_t matched = run_cases(*tok, cases, dir.filename().string() + " golden");
+  std::cout << dir.filename().string() << ": golden " << matched << "/" << cases.size() << "\n";
+  EXPECT_EQ(matched, cases.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TokenizerJsonFixture,
+                         ::testing::ValuesIn(testing::tokenizer_json_folders()),
+                         [](const auto& info) {
+                           std::string name = info.param.filename().string();
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+TEST(TokenizerJson, FindsEveryFixtureFolder) {
+  EXPECT_EQ(testing::tokenizer_json_folders().size(), 6u);
+}
+
+TEST(TokenizerJson, InvalidUtf8IsAClearError) {
+  const auto tok = load_tokenizer_json(testing::fixtures_dir() / "tokenizers/roberta-bpe-tiny/tokenizer.json");
+  try {
+    tok->encode("ok \xC3\x28", std::nullopt);
+    FAIL() << "accepted invalid UTF-8";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+    EXPECT_NE(std::string(e.what()).find("invalid UTF-8"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(tok->encode("fine", std::string_view("\xED\xA0\x80")), Error);
+}
+
+}  // namespace
+}  // namespace onepass::tokenizer
