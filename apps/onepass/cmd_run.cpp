@@ -1,0 +1,314 @@
+// `onepass run --model DIR`: JSON lines in, one answer per line out, in order.
+//   in:  {"input_ids":[...], "token_type_ids":[...]?, "id"?}  or  {"text":"...", "text_pair"?, "id"?}
+//   out: classifiers {"logits","probs","label"}; 1-label models {"score"} (sigmoid of the logit,
+//        the raw logit for problem_type "regression"); base models {"embedding"} (--pooling,
+//        --normalize). "id" is copied through.
+// --bench runs the input in batches of --batch-size after one warm-up batch and prints one JSON
+// object of per-batch latency percentiles and throughput instead (load and tokenization are not
+// timed). This file is the JSON boundary: the engine sees only ids.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/onepass/command.h"
+#include "base/error.h"
+#include "model/batch_check.h"
+#include "model/encoder.h"
+#include "model/heads/postprocess.h"
+#include "tokenizer/tokenizer.h"
+
+namespace onepass::app {
+namespace {
+
+using nlohmann::json;
+
+struct RunOptions {
+  std::string model_dir;
+  std::string input = "-";
+  std::string output = "-";
+  int batch_size = 32;
+  int threads = 0;
+  std::string pooling = "mean";
+  bool normalize = false;
+  bool bench = false;
+};
+
+struct Item {
+  std::size_t line = 0;
+  std::optional<std::string> id_json;  // the "id" value, already serialised
+  std::vector<std::int32_t> input_ids;
+  std::vector<std::int32_t> token_type_ids;
+};
+
+[[noreturn]] void bad_line(std::size_t line, const std::string& what) {
+  throw Error(ErrorKind::kInvalidInput, "line " + std::to_string(line) + ": " + what);
+}
+
+std::vector<std::int32_t> int_list(const json& value, const char* key, std::size_t line) {
+  if (!value.is_array()) bad_line(line, std::string("\"") + key + "\" must be a list of integers");
+  std::vector<std::int32_t> out;
+  out.reserve(value.size());
+  for (const auto& v : value) {
+    if (!v.is_number_integer()) bad_line(line, std::string("\"") + key + "\" must be a list of integers");
+    const auto n = v.get<std::int64_t>();
+    if (n < INT32_MIN || n > INT32_MAX) {
+      bad_line(line, std::string("\"") + key + "\" holds " + std::to_string(n) + ", out of range");
+    }
+    out.push_back(static_cast<std::int32_t>(n));
+  }
+  return out;
+}
+
+// Reads the model's tokenizer on the first text line only: id-only inputs need no tokenizer.
+class LazyTokenizer {
+ public:
+  explicit LazyTokenizer(std::string dir) : dir_(std::move(dir)) {}
+  const tokenizer::Tokenizer& get() {
+    if (!tokenizer_) tokenizer_ = tokenizer::load_tokenizer(dir_);
+    return *tokenizer_;
+  }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+};
+
+Item parse_line(const std::string& text, std::size_t line, const model::ModelInfo& info, LazyTokenizer& tok) {
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) bad_line(line, "not valid JSON");
+  if (!doc.is_object()) bad_line(line, "expected a JSON object such as {\"input_ids\": [...]} or {\"text\": \"...\"}");
+  Item item;
+  item.line = line;
+  if (const auto it = doc.find("id"); it != doc.end()) item.id_json = it->dump();
+  const bool has_ids = doc.contains("input_ids");
+  const bool has_text = doc.contains("text");
+  if (has_ids == has_text) bad_line(line, "give exactly one of \"input_ids\" or \"text\"");
+  if (has_ids) {
+    item.input_ids = int_list(doc.at("input_ids"), "input_ids", line);
+    if (const auto it = doc.find("token_type_ids"); it != doc.end() && !it->is_null()) {
+      item.token_type_ids = int_list(*it, "token_type_ids", line);
+    }
+    if (doc.contains("text_pair")) bad_line(line, "\"text_pair\" needs \"text\", not \"input_ids\"");
+  } else {
+    const json& t = doc.at("text");
+    if (!t.is_string()) bad_line(line, "\"text\" must be a string");
+    std::optional<std::string> pair;
+    if (const auto it = doc.find("text_pair"); it != doc.end() && !it->is_null()) {
+      if (!it->is_string()) bad_line(line, "\"text_pair\" must be a string");
+      pair = it->get<std::string>();
+    }
+    if (doc.contains("token_type_ids")) bad_line(line, "\"token_type_ids\" goes with \"input_ids\", not \"text\"");
+    tokenizer::Encoding enc;
+    try {
+      enc = tok.get().encode(t.get_ref<const std::string&>(), pair);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kInvalidInput) throw;  // a tokenizer that cannot load is not the line's fault
+      bad_line(line, e.what());
+    }
+    item.input_ids = std::move(enc.ids);
+    item.token_type_ids = std::move(enc.type_ids);
+    if (item.input_ids.size() > static_cast<std::size_t>(info.max_tokens)) {
+      bad_line(line, "the text has " + std::to_string(item.input_ids.size()) + " tokens, more than the model's maximum of " +
+                         std::to_string(info.max_tokens) + " (run does not truncate)");
+    }
+  }
+  const model::SequenceInput seq{item.input_ids, item.token_type_ids};
+  if (auto problem = model::sequence_problem(seq, info)) bad_line(line, *problem);
+  return item;
+}
+
+void append_floats(fmt::memory_buffer& out, const float* v, std::size_t n, std::size_t line) {
+  out.push_back('[');
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) throw Error(ErrorKind::kBackend, "line " + std::to_string(line) + ": the model produced NaN or Inf");
+    if (i) out.push_back(',');
+    fmt::format_to(std::back_inserter(out), "{}", v[i]);
+  }
+  out.push_back(']');
+}
+
+class Runner {
+ public:
+  Runner(const RunOptions& options, const model::Encoder& encoder, bool regression)
+      : options_(options), encoder_(encoder), info_(encoder.info()), regression_(regression) {}
+
+  // Runs one batch and appends its answer lines to `out`.
+  void run(const std::vector<Item>& items, std::size_t begin, std::size_t end, fmt::memory_buffer& out) {
+    batch_.clear();
+    for (std::size_t i = begin; i < end; ++i) batch_.push_back({items[i].input_ids, items[i].token_type_ids});
+    encoder_.forward(batch_, forward_);
+    for (std::size_t i = begin; i < end; ++i) format_item(items[i], i - begin, out);
+  }
+  void forward_only(const std::vector<Item>& items, std::size_t begin, std::size_t end) {
+    batch_.clear();
+    for (std::size_t i = begin; i < end; ++i) batch_.push_back({items[i].input_ids, items[i].token_type_ids});
+    encoder_.forward(batch_, forward_);
+  }
+
+ private:
+  void format_item(const Item& item, std::size_t index, fmt::memory_buffer& out) {
+    out.push_back('{');
+    if (item.id_json) fmt::format_to(std::back_inserter(out), "\"id\":{},", *item.id_json);
+    if (info_.head == model::HeadKind::kSequenceClassification) {
+      const auto n = static_cast<std::size_t>(info_.num_labels);
+      const std::span<const float> logits(forward_.logits.data() + index * n, n);
+      probs_.resize(n);
+      model::heads::probabilities(logits, info_.multi_label, probs_);
+      if (n == 1) {
+        const float score = regression_ ? logits[0] : probs_[0];
+        if (!std::isfinite(score)) append_floats(out, &score, 1, item.line);  // throws
+        fmt::format_to(std::back_inserter(out), "\"score\":{}", score);
+      } else {
+        out.append(std::string_view("\"logits\":"));
+        append_floats(out, logits.data(), n, item.line);
+        out.append(std::string_view(",\"probs\":"));
+        append_floats(out, probs_.data(), n, item.line);
+        out.append(std::string_view(",\"label\":"));
+        out.append(json(model::heads::label_for(logits, info_.id2label)).dump());
+      }
+    } else {
+      const auto h = static_cast<std::size_t>(info_.hidden_size);
+      embedding_.resize(h);
+      model::heads::pool(forward_, h, index,
+                         options_.pooling == "cls" ? model::heads::Pooling::kCls : model::heads::Pooling::kMean,
+                         embedding_);
+      if (options_.normalize) model::heads::l2_normalize(embedding_);
+      out.append(std::string_view("\"embedding\":"));
+      append_floats(out, embedding_.data(), h, item.line);
+    }
+    out.append(std::string_view("}\n"));
+  }
+
+  const RunOptions& options_;
+  const model::Encoder& encoder_;
+  const model::ModelInfo& info_;
+  bool regression_;
+  std::vector<model::SequenceInput> batch_;
+  model::ForwardOutput forward_;
+  std::vector<float> probs_;
+  std::vector<float> embedding_;
+};
+
+double percentile(std::vector<double> sorted, double p) {
+  std::sort(sorted.begin(), sorted.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& items) {
+  if (items.empty()) throw Error(ErrorKind::kInvalidArgument, "--bench needs at least one input line");
+  const auto bs = static_cast<std::size_t>(options.batch_size);
+  runner.forward_only(items, 0, std::min(bs, items.size()));  // warm-up: arena, primitives
+  std::vector<double> ms;
+  std::size_t tokens = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t b = 0; b < items.size(); b += bs) {
+    const std::size_t e = std::min(items.size(), b + bs);
+    for (std::size_t i = b; i < e; ++i) tokens += items[i].input_ids.size();
+    const auto t0 = std::chrono::steady_clock::now();
+    runner.forward_only(items, b, e);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  json report{{"batch_size", options.batch_size},
+              {"batches", ms.size()},
+              {"samples", items.size()},
+              {"p50_ms", percentile(ms, 50)},
+              {"p90_ms", percentile(ms, 90)},
+              {"p99_ms", percentile(ms, 99)},
+              {"samples_per_s", static_cast<double>(items.size()) / seconds},
+              {"tokens_per_s", static_cast<double>(tokens) / seconds}};
+  std::printf("%s\n", report.dump().c_str());
+  return 0;
+}
+
+int run_command(const RunOptions& options) {
+  if (options.batch_size <= 0) throw Error(ErrorKind::kInvalidArgument, "--batch-size must be positive");
+  if (options.threads < 0) throw Error(ErrorKind::kInvalidArgument, "--threads must not be negative");
+  if (options.pooling != "mean" && options.pooling != "cls") {
+    throw Error(ErrorKind::kInvalidArgument, "--pooling must be mean or cls");
+  }
+  std::ifstream file_in;
+  if (options.input != "-") {
+    file_in.open(options.input, std::ios::binary);
+    if (!file_in) throw Error(ErrorKind::kNotFound, "cannot read the input file " + std::filesystem::path(options.input).filename().string());
+  }
+  std::istream& in = options.input == "-" ? std::cin : file_in;
+
+  model::LoadOptions load;
+  load.threads = options.threads;
+  const auto encoder = model::load_encoder(options.model_dir, load);
+  const auto& info = encoder->info();
+  // problem_type lives in config.json; ModelInfo only says multi_label, so regression is
+  // recognised from the config the encoder was loaded from.
+  bool regression = false;
+  {
+    std::ifstream config(std::filesystem::path(options.model_dir) / "config.json");
+    const json doc = json::parse(config, nullptr, false);
+    regression = !doc.is_discarded() && doc.is_object() && doc.value("problem_type", json()) == "regression";
+  }
+  Runner runner(options, *encoder, regression);
+  LazyTokenizer tok(options.model_dir);
+
+  std::vector<Item> items;
+  std::string text;
+  std::size_t line = 0;
+  std::FILE* out = stdout;
+  if (options.output != "-" && !options.bench) {
+    out = std::fopen(options.output.c_str(), "wb");
+    if (!out) throw Error(ErrorKind::kInvalidArgument, "cannot write the output file " + std::filesystem::path(options.output).filename().string());
+  }
+  struct Closer {
+    std::FILE* f;
+    ~Closer() {
+      if (f != stdout) std::fclose(f);
+    }
+  } closer{out};
+
+  fmt::memory_buffer buffer;
+  const auto flush_batch = [&] {
+    buffer.clear();
+    runner.run(items, 0, items.size(), buffer);
+    std::fwrite(buffer.data(), 1, buffer.size(), out);
+    items.clear();
+  };
+  while (std::getline(in, text)) {
+    ++line;
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines carry nothing
+    items.push_back(parse_line(text, line, info, tok));
+    if (!options.bench && items.size() == static_cast<std::size_t>(options.batch_size)) flush_batch();
+  }
+  if (options.bench) return bench(options, runner, items);
+  if (!items.empty()) flush_batch();
+  std::fflush(out);
+  return 0;
+}
+
+CommandRegistration registration{Command{
+    "run", "Run a model folder on JSON lines (input_ids or text) and print one answer per line",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<RunOptions>();
+      sub.add_option("--model", options->model_dir, "Hugging Face model folder (config.json + model.safetensors)")
+          ->required();
+      sub.add_option("--input", options->input, "JSON lines file, - for stdin");
+      sub.add_option("--output", options->output, "output file, - for stdout");
+      sub.add_option("--batch-size", options->batch_size, "sequences per forward pass");
+      sub.add_option("--threads", options->threads, "compute threads (0: all cores)");
+      sub.add_option("--pooling", options->pooling, "base models: mean or cls");
+      sub.add_flag("--normalize", options->normalize, "base models: L2-normalise the embedding");
+      sub.add_flag("--bench", options->bench, "time the input in batches and print one JSON report");
+      return [options] { return run_command(*options); };
+    }}};
+
+}  // namespace
+}  // namespace onepass::app

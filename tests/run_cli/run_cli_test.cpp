@@ -1,0 +1,157 @@
+// `onepass run` through the real binary against the fixtures' goldens: every case of each
+// BERT-family folder fed as input_ids lines in one run, in odd batch sizes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/run_cli/cli_runner.h"
+#include "tests/weights/safetensors_writer.h"
+
+namespace onepass {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::read_all;
+using testing::run_onepass;
+using testing::TempDir;
+
+fs::path model_dir(const std::string& name) { return fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models" / name; }
+
+json golden(const std::string& name) { return json::parse(read_all(model_dir(name) / "golden.json")); }
+
+// One input line per golden case: ids (and token types when the golden has them), id = index.
+std::string id_lines(const json& g) {
+  std::string lines;
+  for (std::size_t i = 0; i < g["cases"].size(); ++i) {
+    const auto& c = g["cases"][i];
+    json line{{"id", i}, {"input_ids", c["input_ids"]}};
+    if (c.contains("token_type_ids")) line["token_type_ids"] = c["token_type_ids"];
+    lines += line.dump() + "\n";
+  }
+  return lines;
+}
+
+std::vector<json> output_lines(const std::string& out) {
+  std::vector<json> lines;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(json::parse(line));
+  return lines;
+}
+
+double max_abs_diff(const json& a, const json& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i].get<double>() - b[i].get<double>()));
+  return worst;
+}
+
+class ClassifierGolden : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
+  TempDir dir("run_cli");
+  const auto g = golden(GetParam());
+  const auto r = run_onepass({"run", "--model", model_dir(GetParam()).string(), "--batch-size", "5", "--threads", "1"},
+                             id_lines(g), dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = output_lines(r.out);
+  ASSERT_EQ(lines.size(), g["cases"].size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& c = g["cases"][i];
+    SCOPED_TRACE(c["id"].get<std::string>());
+    EXPECT_EQ(lines[i]["id"], i);
+    if (c["logits"].size() == 1) {
+      EXPECT_NEAR(lines[i]["score"].get<double>(), c["probs"][0].get<double>(), 1e-4);  // sigmoid score
+    } else {
+      EXPECT_LE(max_abs_diff(lines[i]["logits"], c["logits"]), 1e-4);
+      EXPECT_LE(max_abs_diff(lines[i]["probs"], c["probs"]), 1e-4);
+      EXPECT_EQ(lines[i]["label"], c["label"]);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ClassifierGolden, ::testing::Values("bert-tiny-nli", "bert-tiny-rerank", "xlmr-tiny-nli"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
+  TempDir dir("run_cli");
+  const auto g = golden("bert-tiny-embed");
+  for (const std::string kind : {"cls", "mean", "cls_l2", "mean_l2"}) {
+    SCOPED_TRACE(kind);
+    std::vector<std::string> args{"run", "--model", model_dir("bert-tiny-embed").string(), "--pooling",
+                                  kind.substr(0, kind.find('_')), "--output", (dir.path() / "out.jsonl").string()};
+    if (kind.find("_l2") != std::string::npos) args.push_back("--normalize");
+    const auto r = run_onepass(args, id_lines(g), dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.out.empty());
+    const auto lines = output_lines(read_all(dir.path() / "out.jsonl"));
+    ASSERT_EQ(lines.size(), g["cases"].size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      EXPECT_LE(max_abs_diff(lines[i]["embedding"], g["cases"][i]["embedding"][kind]), 1e-4) << i;
+    }
+  }
+}
+
+TEST(RunCli, BenchPrintsOneReport) {
+  TempDir dir("run_cli");
+  const auto g = golden("bert-tiny-nli");
+  const auto r = run_onepass({"run", "--model", model_dir("bert-tiny-nli").string(), "--bench", "--batch-size", "8"},
+                             id_lines(g), dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = output_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  const auto& report = lines[0];
+  EXPECT_EQ(report["batch_size"], 8);
+  EXPECT_EQ(report["batches"], (g["cases"].size() + 7) / 8);
+  for (const char* key : {"p50_ms", "p90_ms", "p99_ms", "samples_per_s", "tokens_per_s"}) {
+    ASSERT_TRUE(report.contains(key)) << key;
+    EXPECT_GT(report[key].get<double>(), 0.0) << key;
+  }
+  EXPECT_LE(report["p50_ms"].get<double>(), report["p99_ms"].get<double>());
+}
+
+// Text lines go through the folder's tokenizer; the ids the fast tokenizer gives equal the
+// golden input_ids except where the golden lists fast_input_ids.
+TEST(RunCli, TextLinesThroughTheTokenizer) {
+  TempDir dir("run_cli");
+  const auto g = golden("bert-tiny-nli");
+  std::string lines;
+  std::vector<std::size_t> picked;
+  for (std::size_t i = 0; i < g["cases"].size(); ++i) {
+    const auto& c = g["cases"][i];
+    if (c.contains("truncation") || c.contains("fast_input_ids")) continue;  // run does not truncate
+    json line{{"id", i}};
+    if (c.contains("pair")) {
+      line["text"] = c["pair"][0];
+      line["text_pair"] = c["pair"][1];
+    } else {
+      line["text"] = c["text"];
+    }
+    lines += line.dump() + "\n";
+    picked.push_back(i);
+  }
+  const auto r = run_onepass({"run", "--model", model_dir("bert-tiny-nli").string()}, lines, dir.path());
+  if (r.exit_code == 2 && r.err.find("tokenizer") != std::string::npos && r.err.find("line ") == std::string::npos) {
+    GTEST_SKIP() << "tokenizer not available in this build: " << r.err;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = output_lines(r.out);
+  ASSERT_EQ(out.size(), picked.size());
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const auto& c = g["cases"][picked[k]];
+    EXPECT_EQ(out[k]["id"], picked[k]);
+    EXPECT_LE(max_abs_diff(out[k]["logits"], c["logits"]), 1e-4) << c["id"];
+    EXPECT_EQ(out[k]["label"], c["label"]);
+  }
+}
+
+}  // namespace
+}  // namespace onepass
