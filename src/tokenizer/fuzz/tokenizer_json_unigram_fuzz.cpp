@@ -1,0 +1,8 @@
+// libFuzzer: the tokenizer.json unigram pipeline of fixtures/models/xlmr-tiny-nli on arbitrary bytes.
+#include "tokenizer/fuzz/tokenizer_json_fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace onepass::tokenizer;
+  fuzz::fuzz_one(fuzz::fixture_tokenizer("models/xlmr-tiny-nli/tokenizer.json"), data, size);
+  return 0;
+}
