@@ -1,0 +1,91 @@
+// Forward latency of DeBERTa-v2 per batch shape (B sequences of L real tokens), Google
+// Benchmark. Models: the deberta-v2-tiny-nli fixture always; the full-size
+// mdeberta-v3-base-shaped perf model when its weights are regenerated at
+// /tmp/perf/mdeberta-v3-base-shaped (or ONEPASS_MDEBERTA_DIR). Threads: ONEPASS_THREADS (2).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+
+#include "model/architectures/deberta_v2.h"
+#include "weights/config.h"
+#include "weights/weight_store.h"
+
+namespace {
+
+using onepass::model::Encoder;
+
+int threads() {
+  const char* env = std::getenv("ONEPASS_THREADS");
+  return env ? std::atoi(env) : 2;
+}
+
+std::unique_ptr<Encoder> load(const std::filesystem::path& dir) {
+  onepass::model::LoadOptions options;
+  options.threads = threads();
+  return onepass::model::load_deberta_v2(onepass::weights::load_model_config(dir),
+                                         onepass::weights::WeightStore::open(dir), options);
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+void run_shape(benchmark::State& state, const Encoder& encoder, int batch, int len) {
+  // Ids cycle through the low vocabulary rows, which every model here has.
+  std::vector<std::vector<std::int32_t>> ids(batch, std::vector<std::int32_t>(len));
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < len; ++i) ids[b][i] = 5 + (b * 131 + i * 17) % 3000;
+  std::vector<onepass::model::SequenceInput> inputs;
+  for (const auto& seq : ids) inputs.push_back({seq, {}});
+  onepass::model::ForwardOutput out;
+  encoder.forward(inputs, out);  // warm-up: arena sizing, primitive creation
+  // Process CPU time (all threads) per forward: on a shared machine this, divided by the
+  // thread count, estimates the uncontended latency (run with OMP_WAIT_POLICY=passive so that
+  // idle OpenMP threads do not spin).
+  const double cpu_before = process_cpu_seconds();
+  for (auto _ : state) {
+    encoder.forward(inputs, out);
+    benchmark::DoNotOptimize(out.logits.data());
+  }
+  state.counters["process_cpu_ms"] = benchmark::Counter(
+      (process_cpu_seconds() - cpu_before) * 1e3 / static_cast<double>(state.iterations()));
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(batch) * len, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void register_model(const std::string& name, const std::filesystem::path& dir,
+                    const std::vector<std::pair<int, int>>& shapes) {
+  if (!std::filesystem::exists(dir / "model.safetensors")) return;
+  std::shared_ptr<Encoder> encoder = load(dir);
+  for (const auto& [batch, len] : shapes) {
+    benchmark::RegisterBenchmark(
+        (name + "/" + std::to_string(batch) + "x" + std::to_string(len)).c_str(),
+        [encoder, batch = batch, len = len](benchmark::State& s) { run_shape(s, *encoder, batch, len); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_model("deberta-v2-tiny-nli",
+                 std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/deberta-v2-tiny-nli",
+                 {{1, 59}, {8, 512}, {32, 128}});
+  const char* env = std::getenv("ONEPASS_MDEBERTA_DIR");
+  register_model("mdeberta-v3-base-shaped", env ? env : "/tmp/perf/mdeberta-v3-base-shaped",
+                 {{1, 59}, {1, 512}, {8, 59}, {8, 512}});
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
