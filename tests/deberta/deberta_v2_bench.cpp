@@ -12,7 +12,10 @@
 
 #include <sys/resource.h>
 
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
 #include "model/architectures/deberta_v2.h"
+#include "model/architectures/deberta_v2_attention.h"
 #include "weights/config.h"
 #include "weights/weight_store.h"
 
@@ -74,6 +77,47 @@ void register_model(const std::string& name, const std::filesystem::path& dir,
         ->UseRealTime();
   }
 }
+
+// One head of mDeBERTa's attention (head_size 64, 256 buckets over 512 positions) for one
+// sequence of `len` tokens, single-threaded: the part of the forward this architecture adds.
+void attention_head(benchmark::State& state) {
+  namespace dv2 = onepass::model::deberta_v2;
+  const int len = static_cast<int>(state.range(0));
+  const int d = 64;
+  const int ld = 768;
+  const dv2::RelativeIndex index(256, 512, 512);
+  std::vector<float> q(static_cast<std::size_t>(len) * ld), k(q.size()), v(q.size()), out(q.size());
+  std::vector<float> pos(512 * static_cast<std::size_t>(ld));
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = k[i] = v[i] = static_cast<float>(i % 7) * 0.1f;
+  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<float>(i % 5) * 0.1f;
+  std::vector<float> scratch(dv2::attention_scratch_floats(len, index));
+  const dv2::Gemm gemm{
+      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+        onepass::kernels::gemm(false, true, m, n, kk, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+      },
+      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+        onepass::kernels::gemm(false, false, m, n, kk, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+      },
+      [](int m, int n, float* x, int ldx) {
+        for (int r = 0; r < m; ++r)
+          onepass::kernels::softmax_rows(x + static_cast<std::size_t>(r) * ldx, 1, n);
+      }};
+  dv2::HeadView h;
+  h.seq_len = len;
+  h.head_size = d;
+  h.q = q.data();
+  h.k = k.data();
+  h.v = v.data();
+  h.ldq = h.ldk = h.ldv = h.ldo = ld;
+  h.pos_key = h.pos_query = pos.data();
+  h.ld_pos_key = h.ld_pos_query = ld;
+  h.out = out.data();
+  for (auto _ : state) {
+    dv2::disentangled_attention_head(h, index, 13.856406f, gemm, scratch.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(attention_head)->Arg(59)->Arg(128)->Arg(512)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace onepass::model::deberta_v2 {
 namespace {
 
@@ -12,15 +16,28 @@ std::size_t window_rows(int seq_len, const RelativeIndex& index) {
   return static_cast<std::size_t>(std::min(2 * index.att_span(), 2 * seq_len - 1));
 }
 
-// Tile edge for the (i, j) combine loop: the transposed p2c tile read column-wise stays in L1.
-constexpr int kTile = 32;
+// dst[c] = src[rows[c] - lo] for c < count: a row gather through a relative-position table.
+void gather_row(const float* src, const int* rows, int lo, int count, float* dst) {
+  int c = 0;
+#if defined(__AVX512F__)
+  const __m512i shift = _mm512_set1_epi32(lo);
+  for (; c + 16 <= count; c += 16) {
+    const __m512i idx = _mm512_sub_epi32(_mm512_loadu_si512(rows + c), shift);
+    _mm512_storeu_ps(dst + c, _mm512_i32gather_ps(idx, src, 4));
+  }
+#endif
+  for (; c < count; ++c) dst[c] = src[rows[c] - lo];
+}
+
+// Edge of the square tiles of the p2c transposition: two 16x16 float tiles stay in L1.
+constexpr int kTile = 16;
 
 }  // namespace
 
 std::size_t attention_scratch_floats(int seq_len, const RelativeIndex& index) {
   const auto l = static_cast<std::size_t>(seq_len);
-  // scores [L, L] + p2c gathered per key [L, L] + c2p products [L, W] + p2c products [L, W].
-  return 2 * l * l + 2 * l * window_rows(seq_len, index);
+  // scores [L, L] + p2c by key [L, L] + c2p products [L, W] + p2c products [L, W] + one row.
+  return 2 * l * l + 2 * l * window_rows(seq_len, index) + l;
 }
 
 float attention_scale(int head_size, int relative_terms) {
@@ -38,57 +55,59 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
   float* p2c_by_key = scores + ln * ln;
   float* c2p = p2c_by_key + ln * ln;
   float* p2c = c2p + ln * w;
-  const int center = index.max_len() - 1;  // table offset of distance 0
+  float* row_terms = p2c + ln * w;
+  const int center = index.max_len() - 1;  // table entry of distance 0
 
   gemm.nt(n, n, d, h.q, h.ldq, h.k, h.ldk, scores, n);
 
-  // c2p rows are non-decreasing in i - j: the window spans distance -(n-1) to n-1.
-  const int c_lo = index.c2p(-(n - 1));
-  const int c_width = index.c2p(n - 1) - c_lo + 1;
-  if (h.pos_key != nullptr) {
-    gemm.nt(n, c_width, d, h.q, h.ldq, h.pos_key + static_cast<std::size_t>(c_lo) * h.ld_pos_key,
-            h.ld_pos_key, c2p, c_width);
-  }
-  // p2c rows are non-increasing in j - i.
-  const int p_lo = index.p2c(n - 1);
-  const int p_width = index.p2c(-(n - 1)) - p_lo + 1;
   if (h.pos_query != nullptr) {
-    gemm.nt(n, p_width, d, h.k, h.ldk,
-            h.pos_query + static_cast<std::size_t>(p_lo) * h.ld_pos_query, h.ld_pos_query, p2c,
-            p_width);
-    // HF's gather before its transpose: row j holds key j against pos_query row p2c(j - i).
-    const int* table = index.p2c_table() + center;
-    for (int j = 0; j < n; ++j) {
-      const float* row = p2c + static_cast<std::size_t>(j) * p_width;
-      const int* t = table + j;
-      float* dst = p2c_by_key + static_cast<std::size_t>(j) * ln;
-      for (int i = 0; i < n; ++i) dst[i] = row[t[-i] - p_lo];
-    }
-  }
-
-  const bool has_c2p = h.pos_key != nullptr;
-  const bool has_p2c = h.pos_query != nullptr;
-  const int* c2p_table = index.c2p_table() + center;
-  for (int i0 = 0; i0 < n; i0 += kTile) {
-    const int i1 = std::min(n, i0 + kTile);
-    for (int j0 = 0; j0 < n; j0 += kTile) {
-      const int j1 = std::min(n, j0 + kTile);
-      for (int i = i0; i < i1; ++i) {
-        float* srow = scores + static_cast<std::size_t>(i) * ln;
-        const float* crow = c2p + static_cast<std::size_t>(i) * c_width;
-        const int* ct = c2p_table + i;
-        for (int j = j0; j < j1; ++j) {
-          float rel = 0.0f;
-          if (has_c2p) rel += crow[ct[-j] - c_lo];
-          if (has_p2c) rel += p2c_by_key[static_cast<std::size_t>(j) * ln + i];
-          // HF divides each term by the same scale; one division of the sum differs by an ulp.
-          srow[j] = (srow[j] + rel) / scale;
+    // p2c rows are non-increasing in j - i: the window spans distance n-1 down to -(n-1).
+    const int lo = index.p2c(n - 1);
+    const int width = index.p2c(-(n - 1)) - lo + 1;
+    gemm.nt(n, width, d, h.k, h.ldk, h.pos_query + static_cast<std::size_t>(lo) * h.ld_pos_query,
+            h.ld_pos_query, p2c, width);
+    // HF's gather before its transposition: p2c_by_key[j, i] = k_j . pos_query[p2c(j - i)].
+    const int* table = index.p2c_by_query_offset() + center;
+    for (int j = 0; j < n; ++j)
+      gather_row(p2c + static_cast<std::size_t>(j) * width, table - j, lo,
+                 n, p2c_by_key + static_cast<std::size_t>(j) * ln);
+    // ... and the transposition, added onto the content scores tile by tile.
+    for (int i0 = 0; i0 < n; i0 += kTile) {
+      const int i1 = std::min(n, i0 + kTile);
+      for (int j0 = 0; j0 < n; j0 += kTile) {
+        const int j1 = std::min(n, j0 + kTile);
+        for (int i = i0; i < i1; ++i) {
+          float* s = scores + static_cast<std::size_t>(i) * ln;
+          for (int j = j0; j < j1; ++j) s[j] += p2c_by_key[static_cast<std::size_t>(j) * ln + i];
         }
       }
     }
   }
 
-  gemm.softmax(n, n, scores, n);
+  const float* c2p_rows = nullptr;
+  int c_lo = 0;
+  int c_width = 0;
+  if (h.pos_key != nullptr) {
+    // c2p rows are non-decreasing in i - j.
+    c_lo = index.c2p(-(n - 1));
+    c_width = index.c2p(n - 1) - c_lo + 1;
+    gemm.nt(n, c_width, d, h.q, h.ldq, h.pos_key + static_cast<std::size_t>(c_lo) * h.ld_pos_key,
+            h.ld_pos_key, c2p, c_width);
+    c2p_rows = c2p;
+  }
+  // Row by row while it is in L1: c2p_i gathered, the sum divided by HF's scale (HF divides
+  // each term separately; one division of the sum differs by an ulp), softmax.
+  const int* c2p_table = index.c2p_by_key_offset() + center;
+  for (int i = 0; i < n; ++i) {
+    float* s = scores + static_cast<std::size_t>(i) * ln;
+    if (c2p_rows != nullptr) {
+      gather_row(c2p_rows + static_cast<std::size_t>(i) * c_width, c2p_table - i, c_lo, n, row_terms);
+      for (int j = 0; j < n; ++j) s[j] = (s[j] + row_terms[j]) / scale;
+    } else {
+      for (int j = 0; j < n; ++j) s[j] /= scale;
+    }
+    gemm.softmax(1, n, s, n);
+  }
   gemm.nn(n, d, n, scores, n, h.v, h.ldv, h.out, h.ldo);
 }
 

@@ -41,10 +41,13 @@ RelativeIndex::RelativeIndex(int position_buckets, int max_relative_positions, i
   const auto clamp_row = [rows](int row) { return std::clamp(row, 0, rows - 1); };
   c2p_.resize(2 * static_cast<std::size_t>(max_len) - 1);
   p2c_.resize(c2p_.size());
+  p2c_by_query_.resize(c2p_.size());
   for (int d = -(max_len - 1); d <= max_len - 1; ++d) {
     const int rel = relative_position(d, position_buckets, max_relative_positions);
-    c2p_[d + max_len - 1] = clamp_row(rel + att_span_);
+    // rel is relative_position(d) for d = i - j (c2p) and for d = j - i (p2c).
+    c2p_[max_len - 1 - d] = clamp_row(rel + att_span_);
     p2c_[d + max_len - 1] = clamp_row(-rel + att_span_);
+    p2c_by_query_[max_len - 1 - d] = p2c_[d + max_len - 1];
   }
 }
 

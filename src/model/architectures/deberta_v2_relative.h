@@ -31,20 +31,24 @@ class RelativeIndex {
   int max_len() const { return max_len_; }
 
   // c2p: query i reads pos_key row clamp(rel(i - j) + att_span, 0, 2 att_span - 1) for key j.
-  int c2p(int i_minus_j) const { return c2p_[i_minus_j + max_len_ - 1]; }
+  int c2p(int i_minus_j) const { return c2p_[max_len_ - 1 - i_minus_j]; }
   // p2c: HF gathers p2c_att[j, clamp(-rel(j - i) + att_span)] and transposes, so score (i, j)
   // reads key j against pos_query row p2c(j - i).
   int p2c(int j_minus_i) const { return p2c_[j_minus_i + max_len_ - 1]; }
 
-  // Tables indexed by distance + max_len - 1 (length 2 max_len - 1), for inner loops.
-  const int* c2p_table() const { return c2p_.data(); }
-  const int* p2c_table() const { return p2c_.data(); }
+  // Both rows for score (i, j) as tables indexed by j - i + max_len - 1 (length 2 max_len - 1):
+  // along a row of scores they are read forwards, so 16 keys take one vector load.
+  const int* c2p_by_key_offset() const { return c2p_.data(); }
+  const int* p2c_by_key_offset() const { return p2c_.data(); }
+  // p2c(j - i) indexed by i - j + max_len - 1: read forwards along a row of keys (fixed j).
+  const int* p2c_by_query_offset() const { return p2c_by_query_.data(); }
 
  private:
   int att_span_ = 0;
   int max_len_ = 0;
-  std::vector<int> c2p_;
-  std::vector<int> p2c_;
+  std::vector<int> c2p_;  // [j - i + max_len - 1] -> c2p(i - j)
+  std::vector<int> p2c_;  // [j - i + max_len - 1] -> p2c(j - i)
+  std::vector<int> p2c_by_query_;  // [i - j + max_len - 1] -> p2c(j - i)
 };
 
 }  // namespace onepass::model::deberta_v2
