@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "model/architectures/architectures.h"
+#include "model/architectures/deberta_v2.h"
 #include "model/encoder.h"
 
 namespace onepass::model {
@@ -16,12 +17,8 @@ struct ArchitectureEntry {
   Loader loader;  // null: recognised, not available yet
 };
 
-// ---- DeBERTa-v2 hook -------------------------------------------------------------------------
-// TODO(deberta): declare `load_deberta_v2` in architectures/architectures.h (or a
-// deberta_v2.h beside it), implement it in architectures/deberta_v2.cpp (the CMake glob picks it
-// up) and put it in the two rows below instead of nullptr.
-constexpr Loader kDebertaV2Loader = nullptr;
-// -----------------------------------------------------------------------------------------------
+// DeBERTa-v2 / v3: architectures/deberta_v2*.cpp.
+constexpr Loader kDebertaV2Loader = &load_deberta_v2;
 
 const std::vector<ArchitectureEntry>& architectures() {
   static const std::vector<ArchitectureEntry> table{

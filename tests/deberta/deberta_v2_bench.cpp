@@ -14,10 +14,8 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
-#include "model/architectures/deberta_v2.h"
+#include "model/encoder.h"
 #include "model/architectures/deberta_v2_attention.h"
-#include "weights/config.h"
-#include "weights/weight_store.h"
 
 namespace {
 
@@ -31,8 +29,7 @@ int threads() {
 std::unique_ptr<Encoder> load(const std::filesystem::path& dir) {
   onepass::model::LoadOptions options;
   options.threads = threads();
-  return onepass::model::load_deberta_v2(onepass::weights::load_model_config(dir),
-                                         onepass::weights::WeightStore::open(dir), options);
+  return onepass::model::load_encoder(dir, options);
 }
 
 double process_cpu_seconds() {

@@ -13,11 +13,9 @@
 #include <random>
 
 #include "base/error.h"
-#include "model/architectures/deberta_v2.h"
+#include "model/encoder.h"
 #include "reference/model_reference.h"
 #include "support/model_folder.h"
-#include "weights/config.h"
-#include "weights/weight_store.h"
 
 namespace onepass::model {
 namespace {
@@ -54,8 +52,7 @@ TEST_P(DebertaV2Config, BatchedEngineMatchesNaiveReference) {
 
   LoadOptions options;
   options.threads = 2;
-  const auto encoder = load_deberta_v2(weights::load_model_config(folder.path()),
-                                       weights::WeightStore::open(folder.path()), options);
+  const auto encoder = load_encoder(folder.path(), options);
 
   // Lengths around the bucket edges and past small max_relative_positions.
   std::mt19937 rng(5);
@@ -130,8 +127,7 @@ TEST(DebertaV2ConfigErrors, RefusesWhatTransformersCannotRun) {
     const support::TempModelFolder folder(weights_config, 1);
     std::ofstream(folder.path() / "config.json") << config.dump();
     try {
-      load_deberta_v2(weights::load_model_config(folder.path()),
-                      weights::WeightStore::open(folder.path()), {});
+      load_encoder(folder.path(), {});
       ADD_FAILURE() << "accepted " << patch.dump();
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), kind) << e.what();
@@ -146,8 +142,7 @@ TEST(DebertaV2ConfigErrors, RefusesWhatTransformersCannotRun) {
     const support::TempModelFolder folder(config, 2);
     config["share_att_key"] = false;
     std::ofstream(folder.path() / "config.json") << config.dump();
-    EXPECT_THROW(load_deberta_v2(weights::load_model_config(folder.path()),
-                                 weights::WeightStore::open(folder.path()), {}),
+    EXPECT_THROW(load_encoder(folder.path(), {}),
                  Error);
   }
 }

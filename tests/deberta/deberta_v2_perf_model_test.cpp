@@ -1,9 +1,8 @@
 // The full-size mdeberta-v3-base-shaped perf model (shared/perf-models): its golden.json
 // logits (transformers v4.47.1, float32) from each case alone and from the padded batch of
 // four. The 1.1 GB weights are regenerated outside the repository, so the test skips unless
-// they are present:
-//   /usr/bin/python3 shared/perf-models/gen_weights.py \
-//       --model shared/perf-models/mdeberta-v3-base-shaped --out /tmp/perf/mdeberta-v3-base-shaped
+// they are present: run /usr/bin/python3 shared/perf-models/gen_weights.py with
+//   --model shared/perf-models/mdeberta-v3-base-shaped --out /tmp/perf/mdeberta-v3-base-shaped
 // (or point ONEPASS_MDEBERTA_DIR at such a folder).
 #include <gtest/gtest.h>
 
@@ -13,9 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "model/architectures/deberta_v2.h"
-#include "weights/config.h"
-#include "weights/weight_store.h"
+#include "model/encoder.h"
 
 namespace onepass::model {
 namespace {
@@ -34,7 +31,7 @@ TEST(DebertaV2PerfModel, MdebertaShapedMatchesGolden) {
   LoadOptions options;
   options.threads = 2;
   const auto encoder =
-      load_deberta_v2(weights::load_model_config(dir), weights::WeightStore::open(dir), options);
+      load_encoder(dir, options);
 
   std::map<std::string, std::vector<std::int32_t>> ids_by_case;
   double worst = 0;

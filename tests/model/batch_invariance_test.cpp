@@ -16,7 +16,8 @@ namespace {
 using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
 
-const char* const kModels[] = {"bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank", "xlmr-tiny-nli"};
+const char* const kModels[] = {"bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank", "xlmr-tiny-nli",
+                               "deberta-v2-tiny-nli"};
 
 // The rows sequence `index` owns in `out`, whatever the head.
 std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& out, std::size_t index) {

@@ -21,6 +21,7 @@ const char* const kGoldenModels[] = {
     "bert-tiny-embed",
     "bert-tiny-rerank",
     "xlmr-tiny-nli",
+    "deberta-v2-tiny-nli",
 };
 
 double cosine(std::span<const float> a, std::span<const float> b) {

@@ -10,14 +10,14 @@
 // real tokens this engine packs, so it disappears; dropout is the identity at inference.
 #include <algorithm>
 #include <cstring>
-#include <string>
 
 #include <omp.h>
 
-#include "base/error.h"
 #include "kernels/elementwise.h"
+#include "model/batch_check.h"
 #include "model/architectures/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2_model.h"
+#include "model/layers/thread_scope.h"
 
 namespace onepass::model::deberta_v2 {
 namespace {
@@ -37,32 +37,6 @@ void softmax(int m, int n, float* x, int ldx) {
 constexpr Gemm kGemm{gemm_nt, gemm_nn, softmax};
 
 }  // namespace
-
-void Model::validate(std::span<const SequenceInput> batch) const {
-  for (std::size_t s = 0; s < batch.size(); ++s) {
-    const auto& seq = batch[s];
-    const std::string where = "sequence " + std::to_string(s);
-    if (seq.input_ids.empty()) throw Error(ErrorKind::kInvalidInput, where + " is empty");
-    if (seq.input_ids.size() > static_cast<std::size_t>(info_.max_tokens))
-      throw Error(ErrorKind::kInvalidInput,
-                  where + " has " + std::to_string(seq.input_ids.size()) +
-                      " tokens, more than max_position_embeddings " +
-                      std::to_string(info_.max_tokens));
-    for (const auto id : seq.input_ids)
-      if (id < 0 || id >= info_.vocab_size)
-        throw Error(ErrorKind::kInvalidInput,
-                    where + ": token id " + std::to_string(id) + " is outside the vocabulary (size " +
-                        std::to_string(info_.vocab_size) + ")");
-    if (seq.token_type_ids.empty() || token_type_embeddings_ == nullptr) continue;
-    if (seq.token_type_ids.size() != seq.input_ids.size())
-      throw Error(ErrorKind::kInvalidInput, where + ": token_type_ids and input_ids differ in length");
-    for (const auto t : seq.token_type_ids)
-      if (t < 0 || t >= info_.type_vocab_size)
-        throw Error(ErrorKind::kInvalidInput,
-                    where + ": token type " + std::to_string(t) + " is outside type_vocab_size " +
-                        std::to_string(info_.type_vocab_size));
-  }
-}
 
 void Model::embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
                   float* scratch) const {
@@ -128,25 +102,24 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
 }
 
 void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
-  validate(batch);
-  out.logits.clear();
-  out.hidden_states.clear();
-  out.token_offsets.clear();
-  out.pooler_output.clear();
-  if (batch.empty()) return;
-  if (threads_ > 0) omp_set_num_threads(threads_);
-
-  auto lease = arenas_.acquire();
-  tensor::ScratchArena& arena = *lease;
-  arena.reset();
+  check_batch(batch, info_);
   const std::size_t num_seqs = batch.size();
-  auto* offsets = arena.alloc_as<std::size_t>(num_seqs + 1);
-  offsets[0] = 0;
+  out.token_offsets.resize(num_seqs + 1);
+  out.token_offsets[0] = 0;
   std::size_t longest = 0;
   for (std::size_t s = 0; s < num_seqs; ++s) {
-    offsets[s + 1] = offsets[s] + batch[s].input_ids.size();
+    out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
     longest = std::max(longest, batch[s].input_ids.size());
   }
+  out.logits.clear();
+  out.hidden_states.clear();
+  out.pooler_output.clear();
+  if (num_seqs == 0) return;
+
+  const ThreadScope thread_scope(threads_);
+  auto lease = arenas_.acquire();
+  tensor::ScratchArena& arena = *lease;
+  const std::size_t* offsets = out.token_offsets.data();
   const std::size_t tokens = offsets[num_seqs];
   const auto rows = static_cast<std::int64_t>(tokens);
   const auto h = static_cast<std::size_t>(hidden_);
@@ -188,7 +161,6 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
 
   if (info_.head == HeadKind::kBaseModel) {
     out.hidden_states.assign(x, x + tokens * h);
-    out.token_offsets.assign(offsets, offsets + num_seqs + 1);
     return;
   }
   // ContextPooler: hidden state of each sequence's first token -> dense -> activation.

@@ -45,7 +45,6 @@ class Model final : public Encoder {
   void load_embeddings(const weights::ModelConfig& c);
   void load_layer(const weights::ModelConfig& c, int index, const float* rel_embeddings);
   void load_head(const weights::ModelConfig& c);
-  void validate(std::span<const SequenceInput> batch) const;
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              float* scratch) const;
   void attention(const Layer& layer, const float* qkv, float* ctx, const std::size_t* offsets,
@@ -59,7 +58,7 @@ class Model final : public Encoder {
   int heads_ = 0;
   int head_size_ = 0;
   int intermediate_size_ = 0;
-  int threads_ = 0;
+  int threads_ = 0;  // LoadOptions::threads; 0: all cores
   float eps_ = 0.0f;
   float scale_ = 1.0f;  // HF's divisor sqrt(head_size * (1 + #c2p/p2c listed))
   bool c2p_ = false;    // relative_attention and "c2p" in pos_att_type
