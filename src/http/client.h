@@ -1,0 +1,88 @@
+// HTTP/1.1 client for the benchmark: plain TCP (no TLS), one keep-alive connection per object.
+// Transport only: it knows methods, headers and bodies, never a dialect. The load generator gives
+// each worker thread its own Connection, so a Connection is not thread-safe and needs no lock.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/error.h"
+
+namespace onepass::http {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// An endpoint's base URL: http://host[:port][/prefix]. The prefix is prepended to every target,
+// so a server mounted under a path (a proxy, a SageMaker-like gateway) works unchanged.
+struct Url {
+  std::string host;
+  std::uint16_t port = 80;
+  std::string prefix;  // without a trailing '/'; empty for the root
+
+  // Throws Error(kInvalidArgument) for anything but an http:// URL with a valid port.
+  static Url parse(std::string_view text);
+  std::string to_string() const;
+};
+
+struct Request {
+  std::string method = "POST";
+  std::string target = "/";  // path and query, appended to the Url prefix
+  Headers headers;           // Host, Content-Length and Connection are added by the client
+  std::string body;
+};
+
+struct Response {
+  int status = 0;
+  Headers headers;
+  std::string body;
+  // Case-insensitive lookup; empty when absent.
+  std::string header(std::string_view name) const;
+};
+
+// Why a request got no HTTP answer. The bench reports these next to the HTTP status counts.
+enum class TransportFailure { kConnect, kTimeout, kIo, kProtocol };
+const char* transport_failure_name(TransportFailure failure);
+
+class TransportError : public Error {
+ public:
+  TransportError(TransportFailure failure, const std::string& message)
+      : Error(ErrorKind::kUnavailable, message), failure_(failure) {}
+  TransportFailure failure() const { return failure_; }
+
+ private:
+  TransportFailure failure_;
+};
+
+class Connection {
+ public:
+  Connection(Url url, std::chrono::milliseconds timeout);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Opens the TCP connection now (otherwise the first send() does), so that a benchmark's
+  // first measured request does not pay for the handshake. Throws TransportError.
+  void connect();
+
+  // Sends one request and reads the whole answer. The timeout bounds the whole exchange. A
+  // keep-alive connection that the server closed while idle is reopened once, transparently.
+  // Throws TransportError; any HTTP status (including 4xx/5xx) is a normal Response.
+  Response send(const Request& request);
+
+  const Url& url() const { return url_; }
+
+ private:
+  Response exchange(const Request& request, std::chrono::steady_clock::time_point deadline);
+  void close();
+
+  Url url_;
+  std::chrono::milliseconds timeout_;
+  int fd_ = -1;
+  std::string buffer_;  // bytes read past the end of the previous response
+};
+
+}  // namespace onepass::http
