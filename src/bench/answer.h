@@ -1,0 +1,36 @@
+// What an endpoint answered for one input, in a dialect-free form, and how two answers are
+// compared: by the content verification (same endpoint, batched vs single) and by the agreement
+// between endpoints in compare mode.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace onepass::bench {
+
+enum class Task { kAuto, kClassify, kEmbed };
+const char* task_name(Task task);
+Task parse_task(std::string_view name);  // "auto" | "classify" | "embed"; throws kInvalidArgument
+
+struct Answer {
+  // Classification: the top label and its score (probability). Empty label for embeddings.
+  std::string label;
+  double score = 0;
+  // Embeddings: the vector (token-level answers flattened). Classification: the scores of every
+  // label when the dialect returns them, in a fixed order per dialect (by label name or index).
+  std::vector<float> values;
+};
+
+// True when `got` is the same answer as `expected` up to `tolerance`, absolute for values within
+// [-1, 1] and relative above (batched kernels may round differently, never by 1e-3).
+bool same_answer(const Answer& got, const Answer& expected, double tolerance);
+
+// Agreement between two deployments of a model: the same top label for classifiers; cosine
+// similarity >= 1 - tolerance for embeddings of the same size.
+bool answers_agree(const Answer& a, const Answer& b, double tolerance);
+
+// Labels compare case-insensitively ("ENTAILMENT" from one server, "entailment" in a dataset).
+bool same_label(std::string_view a, std::string_view b);
+
+}  // namespace onepass::bench

@@ -1,0 +1,34 @@
+// Constructors of the dialect families and the JSON helpers they share. Internal to src/bench.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "bench/dialect.h"
+
+namespace onepass::bench {
+
+std::unique_ptr<Dialect> make_sagemaker_dialect(std::string_view name, DialectOptions options);
+std::unique_ptr<Dialect> make_tei_dialect(DialectOptions options);
+std::unique_ptr<Dialect> make_kserve_dialect(DialectOptions options);
+std::unique_ptr<Dialect> make_vllm_dialect(DialectOptions options);
+std::unique_ptr<Dialect> make_openai_dialect(DialectOptions options);
+
+namespace detail {
+
+// Parses a response body; throws Error(kInvalidInput) naming the dialect when it is not JSON.
+nlohmann::json parse_body(const http::Response& response, std::string_view dialect);
+[[noreturn]] void bad_shape(std::string_view dialect, std::string_view what);
+// Appends every number of a (possibly nested) JSON array; throws on anything else.
+void flatten_numbers(const nlohmann::json& value, std::vector<float>& out, std::string_view dialect);
+// Answer from a list of {"label","score"} objects: the top one wins, and every score is kept in
+// label-name order so that verification compares all of them.
+Answer answer_from_label_scores(const nlohmann::json& list, std::string_view dialect);
+// Text of a sample for endpoints that take one string: a pair joined by a newline.
+std::string single_text(const Sample& sample);
+
+}  // namespace detail
+}  // namespace onepass::bench

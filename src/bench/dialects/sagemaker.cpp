@@ -1,0 +1,71 @@
+// SageMaker / Hugging Face inference toolkit: POST /invocations {"inputs","parameters"}; the
+// items of a client batch travel as one list. The route answers per the model's task, so the
+// parser accepts a classifier's {"label","score"} objects and an embedder's nested floats.
+#include "base/error.h"
+#include "bench/dialects/dialects.h"
+
+namespace onepass::bench {
+namespace {
+
+using nlohmann::json;
+
+class SageMakerDialect final : public Dialect {
+ public:
+  SageMakerDialect(std::string name, DialectOptions options)
+      : Dialect(std::move(options)), name_(std::move(name)) {}
+
+  std::string_view name() const override { return name_; }
+  std::vector<Task> tasks() const override { return {Task::kClassify}; }
+
+  http::Request build(std::span<const Sample* const> batch, Task task) const override {
+    json inputs = json::array();
+    for (const Sample* sample : batch) {
+      if (sample->text_pair && task != Task::kEmbed) {
+        inputs.push_back({{"text", sample->text}, {"text_pair", *sample->text_pair}});
+      } else {
+        inputs.push_back(sample->text);
+      }
+    }
+    // Truncation on, so a long (or --pad-to-max lengthened) input is cut to the model's limit
+    // instead of being refused.
+    json parameters = {{"truncation", true}};
+    if (options().pad_to_max) parameters["max_length"] = options().max_len;
+    json body = {{"inputs", std::move(inputs)}, {"parameters", std::move(parameters)}};
+    return json_request("/invocations", body.dump());
+  }
+
+  std::vector<Answer> parse(const http::Response& response, std::size_t batch_size,
+                            Task task) const override {
+    json doc = detail::parse_body(response, name_);
+    // A one-item list may come back unwrapped (the toolkit does that for a single input).
+    if (doc.is_object()) doc = json::array({doc});
+    if (!doc.is_array() || doc.size() != batch_size) {
+      detail::bad_shape(name_, "expected one answer per input");
+    }
+    std::vector<Answer> answers;
+    answers.reserve(batch_size);
+    for (const auto& item : doc) {
+      if (item.is_object()) {
+        answers.push_back(detail::answer_from_label_scores(json::array({item}), name_));
+      } else if (item.is_array() && !item.empty() && item.front().is_object()) {
+        answers.push_back(detail::answer_from_label_scores(item, name_));  // top_k list
+      } else {
+        Answer answer;
+        detail::flatten_numbers(item, answer.values, name_);
+        answers.push_back(std::move(answer));
+      }
+    }
+    return answers;
+  }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Dialect> make_sagemaker_dialect(std::string_view name, DialectOptions options) {
+  return std::make_unique<SageMakerDialect>(std::string(name), std::move(options));
+}
+
+}  // namespace onepass::bench

@@ -1,0 +1,65 @@
+// Text Embeddings Inference: POST /predict for classifiers (a batch is a list of lists, one
+// [text] or [premise, hypothesis] per input, answered with every label's score), POST /embed for
+// embedders ({"inputs": [str]} answered with [[f32]]).
+#include "base/error.h"
+#include "bench/dialects/dialects.h"
+
+namespace onepass::bench {
+namespace {
+
+using nlohmann::json;
+
+class TeiDialect final : public Dialect {
+ public:
+  using Dialect::Dialect;
+
+  std::string_view name() const override { return "tei"; }
+  std::vector<Task> tasks() const override { return {Task::kClassify, Task::kEmbed}; }
+
+  http::Request build(std::span<const Sample* const> batch, Task task) const override {
+    json inputs = json::array();
+    if (task == Task::kEmbed) {
+      for (const Sample* sample : batch) inputs.push_back(sample->text);
+      return json_request("/embed", json{{"inputs", inputs}, {"truncate", true}}.dump());
+    }
+    // Always the list-of-lists form: a flat list of two strings would be read as ONE pair.
+    for (const Sample* sample : batch) {
+      json item = json::array({sample->text});
+      if (sample->text_pair) item.push_back(*sample->text_pair);
+      inputs.push_back(std::move(item));
+    }
+    json body = {{"inputs", inputs}, {"truncate", true}, {"raw_scores", false}};
+    return json_request("/predict", body.dump());
+  }
+
+  std::vector<Answer> parse(const http::Response& response, std::size_t batch_size,
+                            Task task) const override {
+    json doc = detail::parse_body(response, "tei");
+    if (!doc.is_array()) detail::bad_shape("tei", "expected a list");
+    // A single input may be answered without the outer list.
+    if (task == Task::kClassify && batch_size == 1 && !doc.empty() && doc.front().is_object()) {
+      doc = json::array({doc});
+    }
+    if (doc.size() != batch_size) detail::bad_shape("tei", "expected one answer per input");
+    std::vector<Answer> answers;
+    answers.reserve(batch_size);
+    for (const auto& item : doc) {
+      if (task == Task::kClassify) {
+        answers.push_back(detail::answer_from_label_scores(item, "tei"));
+      } else {
+        Answer answer;
+        detail::flatten_numbers(item, answer.values, "tei");
+        answers.push_back(std::move(answer));
+      }
+    }
+    return answers;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Dialect> make_tei_dialect(DialectOptions options) {
+  return std::make_unique<TeiDialect>(std::move(options));
+}
+
+}  // namespace onepass::bench

@@ -1,0 +1,84 @@
+// The load generator. A reference pass sends every sample alone, one at a time, and keeps the
+// answers; a run then sends `requests` requests of `batch_size` samples on an open-loop
+// schedule (arrivals.h) through at most `concurrency` keep-alive connections, and checks every
+// answer against the reference, so a server that swaps or duplicates answers under load is
+// caught.
+//
+// Latency runs from the request's INTENDED send time to the last byte of its answer: when the
+// server (or the concurrency cap) falls behind the schedule, the wait is part of the latency
+// (no coordinated omission). At an infinite rate there is no schedule: a request is due when a
+// connection frees up, so latency runs from the actual send.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/answer.h"
+#include "bench/arrivals.h"
+#include "bench/dataset.h"
+#include "bench/dialect.h"
+#include "bench/stats.h"
+#include "http/client.h"
+
+namespace onepass::bench {
+
+// Error counts keyed by HTTP status ("503") or transport failure ("timeout", "connect", "io",
+// "protocol"); "bad_response" for a 2xx answer the dialect cannot read.
+using ErrorCounts = std::map<std::string, std::size_t>;
+
+struct Reference {
+  Task task = Task::kClassify;                // what the endpoint turned out to answer
+  std::vector<std::optional<Answer>> answers;  // per sample; empty where the request failed
+  ErrorCounts errors;
+  std::size_t labelled = 0, correct = 0;       // accuracy against the dataset's labels
+  std::optional<double> accuracy() const;
+};
+
+// Sends samples[0..count) one per request. With Task::kAuto, tries the dialect's tasks in order
+// on the first sample and keeps the first that answers 2xx. Throws Error(kUnavailable) when no
+// sample gets an answer at all (a wrong URL should stop the bench, not produce a table of zeros).
+Reference reference_pass(const Dialect& dialect, const http::Url& url,
+                         const std::vector<Sample>& samples, std::size_t count, Task task,
+                         std::chrono::milliseconds timeout);
+
+struct RunSpec {
+  std::string kind = "single";  // "single" | "batch" | "concurrency": which sweep it belongs to
+  std::size_t requests = 100;
+  std::size_t warmup = 3;
+  std::size_t batch_size = 1;
+  std::size_t concurrency = 1;
+  ArrivalProcess arrivals{std::numeric_limits<double>::infinity(), 1.0};
+  std::uint64_t seed = 0;
+  std::chrono::milliseconds timeout{30000};
+  double tolerance = 1e-3;
+};
+
+struct RunResult {
+  RunSpec spec;
+  double duration_s = 0;
+  std::size_t ok_requests = 0, ok_samples = 0;
+  double requests_per_s = 0, samples_per_s = 0;
+  double achieved_rate = 0;  // requests actually sent per second (first to last send)
+  LatencySummary latency_ms;
+  ErrorCounts errors;
+  std::size_t verified = 0, mismatches = 0;  // samples checked against the reference
+  std::size_t labelled = 0, correct = 0;
+  std::optional<double> accuracy() const;
+  std::optional<double> batch_efficiency;    // filled by the batch sweep
+};
+
+// Called from the load generator's own thread with (done, total) requests.
+using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
+
+// Request i carries samples (i*batch_size + k) mod samples.size(); samples must be non-empty
+// and reference.answers must cover the ones that are checked.
+RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vector<Sample>& samples,
+                   const Reference& reference, const RunSpec& spec, const ProgressFn& progress = {});
+
+}  // namespace onepass::bench

@@ -1,0 +1,20 @@
+// Bench results as JSON (the schema the README documents, read back by `onepass bench report`)
+// and as readable tables for stdout.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "bench/bench.h"
+
+namespace onepass::bench {
+
+inline constexpr const char* kResultSchema = "onepass-bench/1";
+
+nlohmann::json to_json(const BenchResult& result);
+
+// One table per endpoint and run kind, then the agreement lines.
+void print_tables(const BenchResult& result, std::FILE* out);
+
+}  // namespace onepass::bench
