@@ -1,0 +1,191 @@
+// Each dialect's request (route, headers, body) and response parsing, against the wire shapes in
+// docs/API.md and the upstream servers' documentation.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "bench/dialect.h"
+
+namespace onepass::bench {
+namespace {
+
+using nlohmann::json;
+
+const Sample kPair{"A man plays.", std::string("Someone makes music."), std::string("entailment")};
+const Sample kSingle{"Hello world", std::nullopt, std::nullopt};
+
+http::Response ok(const std::string& body) { return {200, {}, body}; }
+
+json body_of(const http::Request& r) { return json::parse(r.body); }
+
+std::string header(const http::Request& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+TEST(SageMakerDialect, ItemsOfAClientBatchInOneInvocation) {
+  DialectOptions options;
+  options.headers.emplace_back("X-Amzn-SageMaker-Target-Model", "nli.tar.gz");
+  const auto d = make_dialect("onepass", options);
+  const Sample* batch[] = {&kPair, &kSingle};
+  const auto r = d->build(batch, Task::kClassify);
+  EXPECT_EQ(r.method, "POST");
+  EXPECT_EQ(r.target, "/invocations");
+  EXPECT_EQ(header(r, "Content-Type"), "application/json");
+  EXPECT_EQ(header(r, "X-Amzn-SageMaker-Target-Model"), "nli.tar.gz");
+  EXPECT_EQ(body_of(r), json::parse(R"({"inputs":[{"text":"A man plays.","text_pair":
+      "Someone makes music."},"Hello world"],"parameters":{"truncation":true}})"));
+
+  const auto answers = d->parse(ok(R"([{"label":"entailment","score":0.75},
+      {"label":"neutral","score":0.5}])"), 2, Task::kClassify);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].label, "entailment");
+  EXPECT_DOUBLE_EQ(answers[0].score, 0.75);
+  EXPECT_EQ(answers[1].label, "neutral");
+  // One input may come back unwrapped; an embedder answers token-level vectors.
+  EXPECT_EQ(d->parse(ok(R"({"label":"x","score":1})"), 1, Task::kClassify)[0].label, "x");
+  const auto emb = d->parse(ok("[[[1,2],[3,4]]]"), 1, Task::kClassify);
+  EXPECT_EQ(emb[0].values, (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_TRUE(emb[0].label.empty());
+  EXPECT_THROW(d->parse(ok(R"([{"label":"x","score":1}])"), 2, Task::kClassify), Error);
+  EXPECT_THROW(d->parse(ok("not json"), 1, Task::kClassify), Error);
+}
+
+TEST(SageMakerDialect, PadToMaxAsksForTheMaxLength) {
+  DialectOptions options;
+  options.pad_to_max = true;
+  options.max_len = 128;
+  const Sample* batch[] = {&kSingle};
+  const auto r = make_dialect("hf", options)->build(batch, Task::kClassify);
+  EXPECT_EQ(body_of(r)["parameters"], json::parse(R"({"truncation":true,"max_length":128})"));
+}
+
+TEST(TeiDialect, PredictTakesListsOfListsAndEmbedTakesStrings) {
+  const auto d = make_dialect("tei", {});
+  const Sample* batch[] = {&kPair, &kSingle};
+  const auto predict = d->build(batch, Task::kClassify);
+  EXPECT_EQ(predict.target, "/predict");
+  EXPECT_EQ(body_of(predict)["inputs"],
+            json::parse(R"([["A man plays.","Someone makes music."],["Hello world"]])"));
+  EXPECT_EQ(body_of(predict)["truncate"], true);
+  const auto embed = d->build(batch, Task::kEmbed);
+  EXPECT_EQ(embed.target, "/embed");
+  EXPECT_EQ(body_of(embed)["inputs"], json::parse(R"(["A man plays.","Hello world"])"));
+
+  const auto answers = d->parse(ok(R"([[{"score":0.7,"label":"neutral"},{"score":0.2,
+      "label":"entailment"},{"score":0.1,"label":"contradiction"}],[{"score":0.9,"label":
+      "contradiction"},{"score":0.05,"label":"entailment"},{"score":0.05,"label":"neutral"}]])"),
+                                2, Task::kClassify);
+  EXPECT_EQ(answers[0].label, "neutral");
+  EXPECT_FLOAT_EQ(answers[0].score, 0.7);
+  // Every score is kept, in label-name order: contradiction, entailment, neutral.
+  EXPECT_EQ(answers[0].values, (std::vector<float>{0.1f, 0.2f, 0.7f}));
+  EXPECT_EQ(answers[1].label, "contradiction");
+  const auto single = d->parse(ok(R"([{"score":1,"label":"a"}])"), 1, Task::kClassify);
+  EXPECT_EQ(single[0].label, "a");
+  const auto vectors = d->parse(ok("[[0.5,0.5],[1,0]]"), 2, Task::kEmbed);
+  EXPECT_EQ(vectors[1].values, (std::vector<float>{1, 0}));
+  EXPECT_THROW(d->parse(ok("[[0.5,0.5]]"), 2, Task::kEmbed), Error);
+}
+
+TEST(KServeDialect, TextTensorsWhenNoTokenizer) {
+  DialectOptions options;
+  options.model = "nli";
+  options.label_names = {"contradiction", "entailment", "neutral"};
+  const auto d = make_dialect("triton", options);
+  const Sample* batch[] = {&kPair, &kSingle};
+  const auto r = d->build(batch, Task::kClassify);
+  EXPECT_EQ(r.target, "/v2/models/nli/infer");
+  EXPECT_EQ(body_of(r), json::parse(R"({"inputs":[
+      {"name":"text","shape":[2],"datatype":"BYTES","data":["A man plays.","Hello world"]},
+      {"name":"text_pair","shape":[2],"datatype":"BYTES","data":["Someone makes music.",""]}]})"));
+  const auto answers = d->parse(ok(R"({"model_name":"nli","outputs":[{"name":"logits",
+      "shape":[2,3],"datatype":"FP32","data":[0,2,0, 1,0,0]}]})"), 2, Task::kClassify);
+  EXPECT_EQ(answers[0].label, "entailment");
+  EXPECT_NEAR(answers[0].score, std::exp(2.0) / (std::exp(2.0) + 2), 1e-6);
+  EXPECT_EQ(answers[1].label, "contradiction");
+  EXPECT_THROW(make_dialect("triton", {})->build(batch, Task::kClassify), Error);  // no model
+}
+
+TEST(KServeDialect, TokenizedTensorsPaddedToTheLongestOrToMaxLen) {
+  DialectOptions options;
+  options.model = "m";
+  options.pad_id = 0;
+  options.tokenize = [](const Sample& s, std::size_t) {
+    TokenizedInput t;
+    for (std::size_t i = 0; i < (s.text_pair ? 4u : 2u); ++i) {
+      t.ids.push_back(static_cast<std::int64_t>(10 + i));
+      t.type_ids.push_back(i >= 2 ? 1 : 0);
+    }
+    return t;
+  };
+  const Sample* batch[] = {&kPair, &kSingle};
+  const json inputs = body_of(make_dialect("triton", options)->build(batch, Task::kClassify))["inputs"];
+  ASSERT_EQ(inputs.size(), 3u);
+  EXPECT_EQ(inputs[0], json::parse(R"({"name":"input_ids","shape":[2,4],"datatype":"INT64",
+      "data":[10,11,12,13,10,11,0,0]})"));
+  EXPECT_EQ(inputs[1]["data"], json::parse("[1,1,1,1,1,1,0,0]"));
+  EXPECT_EQ(inputs[2]["name"], "token_type_ids");
+  EXPECT_EQ(inputs[2]["data"], json::parse("[0,0,1,1,0,0,0,0]"));
+  options.pad_to_max = true;
+  options.max_len = 6;
+  const json padded = body_of(make_dialect("triton", options)->build(batch, Task::kClassify))["inputs"];
+  EXPECT_EQ(padded[0]["shape"], json::parse("[2,6]"));
+  EXPECT_EQ(padded[1]["data"], json::parse("[1,1,1,1,0,0,1,1,0,0,0,0]"));
+}
+
+TEST(KServeDialect, EmbeddingsOutput) {
+  DialectOptions options;
+  options.model = "e";
+  const auto answers = make_dialect("triton", options)
+                           ->parse(ok(R"({"outputs":[{"name":"embeddings","shape":[2,2],
+                               "datatype":"FP32","data":[[1,2],[3,4]]}]})"), 2, Task::kClassify);
+  EXPECT_TRUE(answers[0].label.empty());
+  EXPECT_EQ(answers[1].values, (std::vector<float>{3, 4}));
+}
+
+TEST(OpenAiDialect, EmbeddingsOrderedByIndex) {
+  DialectOptions options;
+  options.model = "embed";
+  const auto d = make_dialect("openai", options);
+  EXPECT_EQ(d->tasks(), std::vector<Task>{Task::kEmbed});
+  const Sample* batch[] = {&kPair, &kSingle};
+  const auto r = d->build(batch, Task::kEmbed);
+  EXPECT_EQ(r.target, "/v1/embeddings");
+  EXPECT_EQ(body_of(r), json::parse(R"({"input":["A man plays.","Hello world"],"model":"embed",
+      "encoding_format":"float"})"));
+  const auto answers = d->parse(ok(R"({"object":"list","data":[{"object":"embedding","index":1,
+      "embedding":[0,1]},{"object":"embedding","index":0,"embedding":[1,0]}]})"), 2, Task::kEmbed);
+  EXPECT_EQ(answers[0].values, (std::vector<float>{1, 0}));
+  EXPECT_EQ(answers[1].values, (std::vector<float>{0, 1}));
+  EXPECT_THROW(d->parse(ok(R"({"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]})"),
+                        2, Task::kEmbed),
+               Error);
+}
+
+TEST(VllmDialect, ClassifyJoinsAPairAndReadsProbs) {
+  DialectOptions options;
+  options.model = "nli";
+  const auto d = make_dialect("vllm", options);
+  const Sample* batch[] = {&kPair};
+  const auto r = d->build(batch, Task::kClassify);
+  EXPECT_EQ(r.target, "/classify");
+  EXPECT_EQ(body_of(r), json::parse(R"({"input":["A man plays.\nSomeone makes music."],
+      "model":"nli"})"));
+  const auto answers = d->parse(ok(R"({"data":[{"index":0,"label":"neutral","probs":[0.1,0.2,0.7],
+      "num_classes":3}]})"), 1, Task::kClassify);
+  EXPECT_EQ(answers[0].label, "neutral");
+  EXPECT_FLOAT_EQ(answers[0].score, 0.7);
+  EXPECT_EQ(d->build(batch, Task::kEmbed).target, "/v1/embeddings");
+}
+
+TEST(Dialects, UnknownNameIsAnArgumentError) {
+  EXPECT_THROW(make_dialect("grpc", {}), Error);
+  EXPECT_EQ(dialect_names().size(), 6u);
+}
+
+}  // namespace
+}  // namespace onepass::bench
