@@ -46,10 +46,13 @@ ModelRegistry::ModelRegistry(RegistryOptions options) : options_(std::move(optio
   loader_ = std::thread([this] { loader_loop(); });
 }
 
-ModelRegistry::~ModelRegistry() {
+ModelRegistry::~ModelRegistry() { shutdown(); }
+
+void ModelRegistry::shutdown() {
   std::vector<OnLoaded> orphans;
   {
     std::lock_guard lock(mutex_);
+    if (stopping_ && !loader_.joinable()) return;
     stopping_ = true;
     for (auto& [name, slot] : slots_) {
       for (auto& w : slot->waiters) orphans.push_back(std::move(w));

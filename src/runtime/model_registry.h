@@ -44,7 +44,10 @@ class ModelRegistry {
   using SlotRef = std::shared_ptr<Slot>;
 
   explicit ModelRegistry(RegistryOptions options);
-  ~ModelRegistry();  // stops the loader; waiting callbacks get kUnavailable
+  ~ModelRegistry();  // shutdown()
+  // Stops the loader thread (after the load it is running); callbacks still waiting for a load
+  // then run with kUnavailable, on this thread. Admission refuses from now on.
+  void shutdown();
   ModelRegistry(const ModelRegistry&) = delete;
   ModelRegistry& operator=(const ModelRegistry&) = delete;
 

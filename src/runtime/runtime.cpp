@@ -143,7 +143,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
     for (const ModelSpec& spec : o.models) impl_->registry->add(spec, !o.lazy);
   } catch (...) {
     impl_->scheduler->stop();
-    impl_->registry.reset();
+    impl_->registry->shutdown();
     throw;
   }
 }
@@ -152,7 +152,7 @@ Runtime::~Runtime() {
   // Scheduler first: queued jobs fail while the registry can still release their models. The
   // registry then fails the requests still waiting for a load through the stopped scheduler.
   impl_->scheduler->stop();
-  impl_->registry.reset();
+  impl_->registry->shutdown();
 }
 
 const RuntimeOptions& Runtime::options() const { return impl_->options; }

@@ -308,18 +308,19 @@ TEST(Lifecycle, DestroyingTheRuntimeAnswersQueuedRequests) {
   FakeWorld world;
   world.forward_gate.close();
   std::vector<Pending> pending;
+  std::thread opener;
   {
     Runtime rt(fake_options(world));
     ASSERT_TRUE(rt.wait_ready(5s));
     for (int i = 0; i < 5; ++i) pending.push_back(submit(rt, ids("nli", {{1, 20 + i, 2}})));
     ASSERT_TRUE(world.forward_gate.wait_blocked(1));
     // Let the held batch finish while the destructor stops the threads.
-    std::thread opener([&] {
+    opener = std::thread([&] {
       std::this_thread::sleep_for(20ms);
       world.forward_gate.open();
     });
-    opener.detach();
   }
+  opener.join();
   int served = 0, refused = 0;
   for (auto& p : pending) {
     ASSERT_TRUE(p.done(0));
@@ -329,6 +330,30 @@ TEST(Lifecycle, DestroyingTheRuntimeAnswersQueuedRequests) {
   }
   EXPECT_EQ(served + refused, 5);
   EXPECT_GE(served, 1);  // the held batch completed
+}
+
+TEST(Lifecycle, DestroyingTheRuntimeAnswersRequestsWaitingForALoad) {
+  FakeWorld world;
+  world.load_gate.close();
+  std::vector<Pending> pending;
+  std::thread opener;
+  {
+    RuntimeOptions o = fake_options(world);
+    o.lazy = true;
+    Runtime rt(o);
+    for (int i = 0; i < 3; ++i) pending.push_back(submit(rt, ids("nli", {{1, 20 + i, 2}})));
+    ASSERT_TRUE(world.load_gate.wait_blocked(1));
+    opener = std::thread([&] {
+      std::this_thread::sleep_for(20ms);
+      world.load_gate.open();
+    });
+  }
+  opener.join();
+  for (auto& p : pending) {
+    ASSERT_TRUE(p.done(0));
+    EXPECT_EQ(*p.calls, 1);
+    EXPECT_EQ(result_error(p.get()), ErrorKind::kUnavailable);
+  }
 }
 
 }  // namespace
