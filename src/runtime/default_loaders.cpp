@@ -1,6 +1,4 @@
-// The real loaders: model::load_encoder and tokenizer::load_tokenizer. The engine library may
-// be missing from a build (the fuzz preset, or before it landed); then loading a model is
-// refused with a message instead of failing to link.
+// The real loaders: model::load_encoder and tokenizer::load_tokenizer.
 #include <system_error>
 
 #include "base/error.h"
@@ -32,16 +30,9 @@ std::unique_ptr<tokenizer::Tokenizer> load_folder_tokenizer(const fs::path& dir)
 
 ModelLoaders default_model_loaders() {
   ModelLoaders loaders;
-#ifdef ONEPASS_RUNTIME_HAVE_ENGINE
   loaders.encoder = [](const fs::path& dir, const model::LoadOptions& options) {
     return model::load_encoder(dir, options);
   };
-#else
-  loaders.encoder = [](const fs::path&, const model::LoadOptions&)
-      -> std::unique_ptr<model::Encoder> {
-    throw Error(ErrorKind::kUnsupported, "this build of onepass has no inference engine");
-  };
-#endif
   loaders.tokenizer = load_folder_tokenizer;
   return loaders;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "model/heads/postprocess.h"
 
 namespace onepass::runtime {
 namespace {
@@ -38,20 +39,11 @@ bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooli
     out.values.assign(rows, rows + (end - begin) * hidden);
     return all_finite(out.values);
   }
-  if (pooling == Pooling::kCls) {
-    out.values.assign(rows, rows + hidden);
-    return all_finite(out.values);
-  }
-  // Mean over the sequence's tokens, summed in double so that 512-token inputs stay within
-  // float32 rounding of the reference.
-  std::vector<double> sum(hidden, 0.0);
-  for (std::size_t t = 0; t < end - begin; ++t) {
-    const float* row = rows + t * hidden;
-    for (std::size_t h = 0; h < hidden; ++h) sum[h] += row[h];
-  }
   out.values.resize(hidden);
-  const double count = static_cast<double>(end - begin);
-  for (std::size_t h = 0; h < hidden; ++h) out.values[h] = static_cast<float>(sum[h] / count);
+  model::heads::pool(forward, hidden, index,
+                     pooling == Pooling::kCls ? model::heads::Pooling::kCls
+                                              : model::heads::Pooling::kMean,
+                     out.values);
   return all_finite(out.values);
 }
 
