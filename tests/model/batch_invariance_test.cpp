@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <atomic>
 #include <random>
+#include <thread>
 
 #include "model/encoder.h"
 #include "tests/model/golden.h"
@@ -15,9 +17,6 @@ namespace {
 
 using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
-
-const char* const kModels[] = {"bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank", "xlmr-tiny-nli",
-                               "deberta-v2-tiny-nli"};
 
 // The rows sequence `index` owns in `out`, whatever the head.
 std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& out, std::size_t index) {
@@ -76,11 +75,49 @@ TEST_P(BatchInvariance, AloneEqualsInsideMixedBatches) {
   std::printf("[%s] batched vs alone: max abs diff %.3g\n", GetParam(), worst);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, BatchInvariance, ::testing::ValuesIn(kModels), [](const auto& info) {
-  std::string name = info.param;
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-});
+// forward() is const and shared: four threads running different batches at once must each get
+// exactly what a lone run gives. (This caught oneDNN's shared library-managed scratchpad; the
+// matmul primitives now take a per-thread user scratchpad.)
+TEST_P(BatchInvariance, ConcurrentThreadsShareOneEncoder) {
+  const auto golden = load_golden(GetParam());
+  const auto encoder = load_encoder(fixture_model_dir(GetParam()), LoadOptions{1, Precision::kFp32});
+  const auto& info = encoder->info();
+  std::vector<std::vector<float>> alone(golden.cases.size());
+  ForwardOutput out;
+  for (std::size_t c = 0; c < golden.cases.size(); ++c) {
+    const auto input = golden.cases[c].input();
+    encoder->forward(std::span(&input, 1), out);
+    alone[c] = sequence_output(info, out, 0);
+  }
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      ForwardOutput local;
+      for (int round = 0; round < 5; ++round) {
+        std::vector<std::size_t> members;
+        for (std::size_t c = static_cast<std::size_t>(t + round) % 3; c < golden.cases.size(); c += 3) members.push_back(c);
+        std::vector<SequenceInput> batch;
+        for (const auto m : members) batch.push_back(golden.cases[m].input());
+        encoder->forward(batch, local);
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          const auto got = sequence_output(info, local, i);
+          if (got != alone[members[i]]) {
+            float worst = 0;
+            for (std::size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::abs(got[k] - alone[members[i]][k]));
+            std::printf("thread %d, round %d, case %zu: max abs diff %g\n", t, round, members[i], worst);
+            ++mismatches;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, BatchInvariance, ::testing::ValuesIn(onepass::testing::kGoldenModels),
+                         [](const auto& info) { return onepass::testing::golden_test_name(info.param); });
 
 }  // namespace
 }  // namespace onepass::model

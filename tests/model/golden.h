@@ -16,6 +16,25 @@
 
 namespace onepass::testing {
 
+// Every fixture folder the golden and batch-invariance tests run. A new architecture's folder
+// is one more line here.
+inline constexpr const char* kGoldenModels[] = {
+    "bert-tiny-nli",
+    "bert-tiny-embed",
+    "bert-tiny-rerank",
+    "xlmr-tiny-nli",
+    "deberta-v2-tiny-nli",
+};
+
+// gtest parameter names: "bert-tiny-nli" -> "bert_tiny_nli".
+inline std::string golden_test_name(const char* model) {
+  std::string name = model;
+  for (auto& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name;
+}
+
 struct GoldenCase {
   std::string id;
   std::vector<std::int32_t> input_ids;

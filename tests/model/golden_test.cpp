@@ -1,6 +1,7 @@
 // Every golden case of every fixture model, fed from its input_ids, against transformers'
 // outputs: logits within 1e-4 absolute and identical labels; embeddings with cosine >= 0.9999
-// (max abs diff reported). To cover another model folder, add its name to kGoldenModels.
+// (max abs diff reported). To cover another model folder, add its name to kGoldenModels
+// (tests/model/golden.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,13 +17,6 @@ namespace {
 using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
 
-const char* const kGoldenModels[] = {
-    "bert-tiny-nli",
-    "bert-tiny-embed",
-    "bert-tiny-rerank",
-    "xlmr-tiny-nli",
-    "deberta-v2-tiny-nli",
-};
 
 double cosine(std::span<const float> a, std::span<const float> b) {
   double dot = 0, na = 0, nb = 0;
@@ -87,12 +81,8 @@ TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
               golden.cases.size(), worst_logit, worst_embedding, worst_cosine);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::ValuesIn(kGoldenModels),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::ValuesIn(onepass::testing::kGoldenModels),
+                         [](const auto& info) { return onepass::testing::golden_test_name(info.param); });
 
 }  // namespace
 }  // namespace onepass::model

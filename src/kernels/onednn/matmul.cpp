@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -95,9 +96,17 @@ memory::desc packed_weights_desc(const ClassSpec& s) {
 
 // The primitive for `rows` rows of this class on a team of omp_get_max_threads() threads
 // (brgemm fixes its thread split at creation). Shared by every Linear of the class.
-const dnnl::matmul& primitive_for(const ClassSpec& s, const memory::desc& weights_md, std::int64_t rows) {
+// A primitive and the scratchpad it needs. Scratchpads are user-managed (per calling thread,
+// see run()): oneDNN's default library-managed scratchpad is shared between primitives, and
+// forward() runs concurrently on several threads.
+struct CachedMatmul {
+  dnnl::matmul primitive;
+  memory::desc scratchpad;
+};
+
+const CachedMatmul& primitive_for(const ClassSpec& s, const memory::desc& weights_md, std::int64_t rows) {
   static std::mutex mutex;
-  static std::map<PrimitiveKey, std::unique_ptr<dnnl::matmul>> cache;
+  static std::map<PrimitiveKey, std::unique_ptr<CachedMatmul>> cache;
   const int threads = omp_get_max_threads();
   const PrimitiveKey key{static_cast<int>(s.src), s.in, s.out, s.ld_src, s.has_bias, static_cast<int>(s.act),
                          s.accumulate, rows, threads};
@@ -111,11 +120,12 @@ const dnnl::matmul& primitive_for(const ClassSpec& s, const memory::desc& weight
   if (s.accumulate) ops.append_sum(1.0f);
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   try {
     const dnnl::matmul::desc desc(src_desc(s, rows), weights_md, bias_desc(s), dst_desc(s, rows));
     const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
     auto& slot = cache[key];
-    slot = std::make_unique<dnnl::matmul>(pd);
+    slot = std::make_unique<CachedMatmul>(CachedMatmul{dnnl::matmul(pd), pd.scratchpad_desc()});
     return *slot;
   } catch (const dnnl::error& e) {
     throw Error(ErrorKind::kInternal, std::string("oneDNN matmul creation failed: ") + e.what());
@@ -137,6 +147,7 @@ struct ThreadBuffers {
   std::vector<std::int32_t> zero_points;
   std::vector<std::int32_t> acc;
   std::vector<float> staged;
+  std::vector<std::uint8_t> scratchpad;
 };
 
 ThreadBuffers& thread_buffers() {
@@ -175,13 +186,19 @@ struct Linear::Impl {
     const memory w(weights_md, engine, const_cast<void*>(weights));
     for (std::int64_t done = 0; done < rows;) {
       const std::int64_t n = next_chunk(rows - done);
-      const dnnl::matmul& prim = primitive_for(s, weights_md, n);
+      const CachedMatmul& prim = primitive_for(s, weights_md, n);
       const memory in(src_desc(s, n), engine,
                       const_cast<char*>(static_cast<const char*>(src) + done * src_row_bytes));
       const memory out(dst_desc(s, n), engine, static_cast<char*>(dst) + done * dst_row_bytes);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, out}};
       if (s.has_bias) args.emplace(DNNL_ARG_BIAS, memory(bias_desc(s), engine, const_cast<float*>(bias)));
-      prim.execute(stream, args);
+      if (const std::size_t bytes = prim.scratchpad.get_size(); bytes > 0) {
+        // 64-byte aligned start inside this thread's growing buffer.
+        auto* raw = thread_buffer(thread_buffers().scratchpad, static_cast<std::int64_t>(bytes + 64));
+        auto* pad = raw + (64 - reinterpret_cast<std::uintptr_t>(raw) % 64) % 64;
+        args.emplace(DNNL_ARG_SCRATCHPAD, memory(prim.scratchpad, engine, pad));
+      }
+      prim.primitive.execute(stream, args);
       done += n;
     }
     stream.wait();
