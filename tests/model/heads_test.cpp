@@ -8,6 +8,7 @@
 #include "model/encoder.h"
 #include "model/heads/postprocess.h"
 #include "tests/model/golden.h"
+#include "tests/weights/safetensors_writer.h"
 
 namespace onepass::model {
 namespace {
@@ -79,12 +80,21 @@ TEST(Encoder, XlmrPositionsLeaveRoomForPaddingIdx) {
 }
 
 TEST(Encoder, RefusesUnknownArchitectureListingSupported) {
+  onepass::testing::TempDir dir("arch");
+  auto config = nlohmann::json::parse(
+      onepass::testing::read_text(onepass::testing::fixture_model_dir("bert-tiny-nli") / "config.json"));
+  config["architectures"] = {"T5EncoderModel"};
+  onepass::testing::write_text(dir.path() / "config.json", config.dump());
   try {
-    load_encoder(onepass::testing::fixture_model_dir("deberta-v2-tiny-nli"));
+    load_encoder(dir.path());
+    FAIL() << "unknown architecture accepted";
   } catch (const Error& e) {
-    // Until the DeBERTa-v2 loader is hooked in, this folder is refused by name.
-    if (e.kind() == ErrorKind::kUnsupported) {
-      EXPECT_THAT(e.what(), ::testing::HasSubstr("BertForSequenceClassification"));
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("unsupported architecture T5EncoderModel"));
+    for (const char* arch : {"BertModel", "BertForSequenceClassification", "XLMRobertaModel",
+                             "XLMRobertaForSequenceClassification", "RobertaForSequenceClassification",
+                             "DebertaV2Model", "DebertaV2ForSequenceClassification"}) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(arch));
     }
   }
 }
