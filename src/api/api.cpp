@@ -1,0 +1,253 @@
+// Routing: method + path to a dialect handler, with the API key and draining checks in front.
+#include "api/api.h"
+
+#include <array>
+#include <vector>
+
+#include "api/common/model_select.h"
+#include "api/kserve_v2/kserve.h"
+#include "api/openai/openai.h"
+#include "api/sagemaker/sagemaker.h"
+#include "api/tei/tei.h"
+
+namespace onepass::api {
+
+namespace {
+
+using RouteHandler = void (*)(Call&);
+
+struct Route {
+  const char* method;
+  const char* pattern;  // "{model}" matches one path segment
+  Dialect dialect;
+  RouteHandler handler;
+  bool open = false;        // no API key needed (health, readiness, metrics)
+  bool management = false;  // only with --enable-model-management
+};
+
+void handle_health(Call& call) {
+  if (call.service.ready()) {
+    http::Response response;
+    response.content_type.clear();
+    call.reply.send(std::move(response));
+    return;
+  }
+  call.reply.json(R"({"error":"unhealthy","error_type":"Unhealthy"})", 503);
+}
+
+void handle_metrics(Call& call) {
+  http::Response response;
+  response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  response.body = call.service.render_metrics();
+  call.reply.send(std::move(response));
+}
+
+const std::array kRoutes = {
+    Route{"GET", "/ping", Dialect::kSageMaker, handle_health, true},
+    Route{"GET", "/health", Dialect::kTei, handle_health, true},
+    Route{"GET", "/metrics", Dialect::kGeneric, handle_metrics, true},
+    Route{"GET", "/v2/health/live", Dialect::kKserve, kserve_v2::handle_live, true},
+    Route{"GET", "/v2/health/ready", Dialect::kKserve, kserve_v2::handle_ready, true},
+    Route{"POST", "/invocations", Dialect::kSageMaker, sagemaker::handle_invocations},
+    Route{"POST", "/", Dialect::kInferenceApi, sagemaker::handle_inference_api},
+    Route{"GET", "/models", Dialect::kSageMaker, sagemaker::handle_list_models, false, true},
+    Route{"POST", "/models", Dialect::kSageMaker, sagemaker::handle_load_model, false, true},
+    Route{"GET", "/models/{model}", Dialect::kSageMaker, sagemaker::handle_describe_model, false,
+          true},
+    Route{"DELETE", "/models/{model}", Dialect::kSageMaker, sagemaker::handle_unload_model, false,
+          true},
+    Route{"POST", "/models/{model}/invoke", Dialect::kSageMaker, sagemaker::handle_invocations},
+    Route{"POST", "/predict", Dialect::kTei, tei::handle_predict},
+    Route{"POST", "/rerank", Dialect::kTei, tei::handle_rerank},
+    Route{"POST", "/embed", Dialect::kTei, tei::handle_embed},
+    Route{"POST", "/tokenize", Dialect::kTei, tei::handle_tokenize},
+    Route{"POST", "/zero_shot", Dialect::kTei, tei::handle_zero_shot},
+    Route{"GET", "/info", Dialect::kTei, tei::handle_info},
+    Route{"GET", "/v2", Dialect::kKserve, kserve_v2::handle_server_metadata},
+    Route{"GET", "/v2/models/{model}", Dialect::kKserve, kserve_v2::handle_model_metadata},
+    Route{"GET", "/v2/models/{model}/ready", Dialect::kKserve, kserve_v2::handle_model_ready},
+    Route{"POST", "/v2/models/{model}/infer", Dialect::kKserve, kserve_v2::handle_infer},
+    Route{"POST", "/v1/embeddings", Dialect::kOpenai, openai::handle_embeddings},
+};
+
+std::vector<std::string_view> split_path(std::string_view path) {
+  std::vector<std::string_view> segments;
+  if (path.empty() || path.front() != '/') return segments;
+  path.remove_prefix(1);
+  if (path.empty()) return segments;
+  while (true) {
+    const auto slash = path.find('/');
+    segments.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return segments;
+}
+
+// Matches `segments` against a pattern; the {model} segment lands in `model` (still encoded).
+bool matches(const Route& route, const std::vector<std::string_view>& segments,
+             std::string_view& model) {
+  const auto pattern = split_path(route.pattern);
+  if (pattern.size() != segments.size()) return false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == "{model}") {
+      model = segments[i];
+      continue;
+    }
+    if (pattern[i] != segments[i]) return false;
+  }
+  return true;
+}
+
+struct Match {
+  const Route* route = nullptr;
+  std::string_view model;
+  std::string allowed;  // methods of routes whose path matched, for 405
+  bool path_matched = false;
+};
+
+Match find_route(std::string_view method, std::string_view path, bool management) {
+  Match match;
+  const auto segments = split_path(path);
+  for (const auto& route : kRoutes) {
+    if (route.management && !management) continue;
+    std::string_view model;
+    if (!matches(route, segments, model)) continue;
+    match.path_matched = true;
+    if (method == route.method) {
+      match.route = &route;
+      match.model = model;
+      return match;
+    }
+    if (!match.allowed.empty()) match.allowed += ", ";
+    match.allowed += route.method;
+  }
+  return match;
+}
+
+// Compares every byte whatever the lengths, so the time taken says nothing about the key.
+bool constant_time_equal(std::string_view given, std::string_view expected) {
+  unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const unsigned char g = i < given.size() ? static_cast<unsigned char>(given[i]) : 0;
+    diff |= static_cast<unsigned char>(g ^ static_cast<unsigned char>(expected[i]));
+  }
+  return diff == 0;
+}
+
+bool authorized(const http::Request& request, const std::string& key) {
+  const std::string* header = request.header("authorization");
+  if (!header) return false;
+  std::string_view value = *header;
+  constexpr std::string_view kBearer = "Bearer ";
+  if (value.size() < kBearer.size()) return false;
+  for (std::size_t i = 0; i < kBearer.size(); ++i) {
+    char c = value[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    char e = kBearer[i];
+    if (e >= 'A' && e <= 'Z') e = static_cast<char>(e - 'A' + 'a');
+    if (c != e) return false;
+  }
+  value.remove_prefix(kBearer.size());
+  return constant_time_equal(value, key);
+}
+
+Dialect dialect_for_path(std::string_view path, bool management) {
+  const auto segments = split_path(path);
+  for (const auto& route : kRoutes) {
+    std::string_view model;
+    if (matches(route, segments, model)) return route.dialect;
+  }
+  (void)management;
+  return Dialect::kGeneric;
+}
+
+}  // namespace
+
+void ModelUrls::set(const std::string& name, const std::string& url) {
+  std::lock_guard lock(mutex_);
+  urls_[name] = url;
+}
+
+void ModelUrls::erase(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  urls_.erase(name);
+}
+
+std::string ModelUrls::get(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const auto it = urls_.find(name);
+  return it == urls_.end() ? name : it->second;
+}
+
+Api::Api(runtime::InferenceService& service, ApiOptions options)
+    : service_(service), options_(std::move(options)) {}
+
+Api::~Api() = default;
+
+void Api::begin_drain() { draining_ = true; }
+
+void Api::handle(http::Request request, http::Respond respond) {
+  if (request.received == std::chrono::steady_clock::time_point{})
+    request.received = std::chrono::steady_clock::now();
+  const auto start = request.received;
+  const std::string path(request.path());
+  const Match match = find_route(request.method, path, options_.enable_model_management);
+  const Dialect dialect = match.route ? match.route->dialect
+                                      : dialect_for_path(path, options_.enable_model_management);
+  Reply reply(std::move(respond), dialect, match.route ? match.route->pattern : "unmatched",
+              service_, start);
+  try {
+    const bool open = match.route && match.route->open;
+    if (!options_.api_key.empty() && !open && !authorized(request, options_.api_key))
+      throw ApiError(ApiErrorKind::kUnauthorized, "missing or invalid API key");
+    if (!match.route) {
+      if (match.path_matched) {
+        http::Response response = error_response(
+            dialect, ApiError(ApiErrorKind::kMethodNotAllowed,
+                              "method " + request.method + " is not allowed here"));
+        response.headers.push_back({"Allow", match.allowed});
+        reply.send(std::move(response));
+        return;
+      }
+      throw ApiError(ApiErrorKind::kNotFound, "no route for " + request.method + " " +
+                                                  (path.size() > 200 ? path.substr(0, 200) : path));
+    }
+    const bool liveness = match.route->handler == kserve_v2::handle_live ||
+                          match.route->handler == handle_metrics;
+    if (draining_ && match.route->handler == handle_health) {
+      reply.json(R"({"error":"unhealthy","error_type":"Unhealthy"})", 503);
+      return;
+    }
+    if (draining_ && !liveness)
+      throw ApiError(ApiErrorKind::kUnavailable, "the server is shutting down");
+    std::string model;
+    if (!match.model.empty()) {
+      auto decoded = percent_decode(match.model);
+      if (!decoded) throw ApiError(ApiErrorKind::kNotFound, "model name is not valid", "model");
+      validate_model_name(*decoded);
+      model = std::move(*decoded);
+      reply.set_model(model);
+    }
+    Call call{std::move(request), reply, std::move(model), service_, options_, urls_};
+    match.route->handler(call);
+  } catch (...) {
+    reply.fail(std::current_exception());
+  }
+}
+
+http::Response Api::transport_error(int status, std::string_view target,
+                                    std::string_view message) {
+  std::string_view path = target.substr(0, target.find('?'));
+  const Dialect dialect = dialect_for_path(path, options_.enable_model_management);
+  http::Response response =
+      error_response(dialect, ApiError(kind_for_status(status), std::string(message)));
+  response.status = status;
+  try {
+    service_.record_http_request("transport", "", status, std::chrono::nanoseconds(0));
+  } catch (...) {
+  }
+  return response;
+}
+
+}  // namespace onepass::api

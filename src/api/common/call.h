@@ -1,0 +1,52 @@
+// What every route handler gets: the parsed request, its Reply, the service and the options.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "api/common/json_request.h"
+#include "api/common/reply.h"
+#include "http/message.h"
+#include "runtime/service.h"
+
+namespace onepass::api {
+
+struct ApiOptions {
+  std::string api_key;  // empty: no authentication
+  std::size_t max_client_batch_size = 32;
+  bool enable_model_management = false;
+  bool auto_truncate = false;
+  // Reported by TEI's /info; the runtime enforces them.
+  std::size_t max_batch_tokens = 16384;
+  std::size_t max_batch_requests = 256;
+  std::size_t max_concurrent_requests = 512;
+  std::size_t max_input_length = 0;
+  std::string version = "0.1.0";
+};
+
+// Model names to the folder the operator gave (startup) or the MME request loaded; only for
+// GET /models. Thread-safe.
+class ModelUrls {
+ public:
+  void set(const std::string& name, const std::string& url);
+  void erase(const std::string& name);
+  std::string get(const std::string& name) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string> urls_;
+};
+
+struct Call {
+  http::Request request;
+  Reply reply;
+  std::string path_model;  // the decoded {model} path segment, when the route has one
+  runtime::InferenceService& service;
+  const ApiOptions& options;
+  ModelUrls& model_urls;
+};
+
+}  // namespace onepass::api

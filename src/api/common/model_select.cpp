@@ -1,0 +1,98 @@
+#include "api/common/model_select.h"
+
+#include "api/common/api_error.h"
+
+namespace onepass::api {
+
+namespace {
+
+[[noreturn]] void invalid_name() {
+  throw ApiError(ApiErrorKind::kNotFound, "model name is not valid", "model");
+}
+
+}  // namespace
+
+void validate_model_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxModelNameBytes || name == "." || name == "..")
+    invalid_name();
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || c == '/' || c == '\\' || c == '%') invalid_name();
+  }
+}
+
+std::string sagemaker_target_name(std::string_view value) {
+  if (value.empty() || value.size() > kMaxModelNameBytes) invalid_name();
+  std::size_t start = 0;
+  std::string_view base;
+  while (true) {
+    const auto slash = value.find('/', start);
+    const auto segment = value.substr(start, slash == std::string_view::npos ? value.npos : slash - start);
+    if (segment == "." || segment == "..") invalid_name();
+    if (slash == std::string_view::npos) {
+      base = segment;
+      break;
+    }
+    start = slash + 1;
+  }
+  constexpr std::string_view kArchive = ".tar.gz";
+  if (base.size() > kArchive.size() && base.substr(base.size() - kArchive.size()) == kArchive)
+    base.remove_suffix(kArchive.size());
+  validate_model_name(base);
+  return std::string(base);
+}
+
+std::optional<std::string> percent_decode(std::string_view segment) {
+  std::string out;
+  out.reserve(segment.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < segment.size(); ++i) {
+    if (segment[i] != '%') {
+      out.push_back(segment[i]);
+      continue;
+    }
+    if (i + 2 >= segment.size()) return std::nullopt;
+    const int hi = hex(segment[i + 1]);
+    const int lo = hex(segment[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
+runtime::ModelDescription select_model(const runtime::InferenceService& service,
+                                       std::string_view name, bool fallback_to_single) {
+  if (!name.empty()) {
+    if (fallback_to_single) {
+      // Still refuse hostile names rather than silently mapping them to a model.
+      validate_model_name(name);
+      if (auto found = service.find_model(name)) return *found;
+      if (auto only = service.find_model("")) return *only;
+    } else {
+      validate_model_name(name);
+      if (auto found = service.find_model(name)) return *found;
+    }
+    throw ApiError(ApiErrorKind::kNotFound, "model '" + std::string(name) + "' is not loaded",
+                   "model");
+  }
+  if (auto only = service.find_model("")) return *only;
+  throw ApiError(ApiErrorKind::kNotFound,
+                 "several models are served: choose one with the X-Amzn-SageMaker-Target-Model "
+                 "header",
+                 "model");
+}
+
+runtime::ModelDescription select_model_from_header(const runtime::InferenceService& service,
+                                                   const http::Request& request) {
+  const std::string* target = request.header("x-amzn-sagemaker-target-model");
+  if (!target) return select_model(service, "");
+  return select_model(service, sagemaker_target_name(*target));
+}
+
+}  // namespace onepass::api

@@ -1,0 +1,38 @@
+// Which model a request is for (API.md "Choosing the model"). Client-given names are checked
+// as strings only and looked up in the service's registry; nothing here touches the filesystem,
+// so '../', '%2e%2e', NUL or a 4 KB name can only ever be "not found".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "http/message.h"
+#include "runtime/service.h"
+
+namespace onepass::api {
+
+inline constexpr std::size_t kMaxModelNameBytes = 256;
+
+// Throws ApiError kNotFound when `name` cannot be a registered model name: empty, longer than
+// kMaxModelNameBytes, a control character or NUL, '/', '\\', '%', or a "." / ".." name.
+void validate_model_name(std::string_view name);
+
+// X-Amzn-SageMaker-Target-Model: "sub/dir/nli.tar.gz" selects "nli". Path segments of "." or
+// "..", NUL and percent signs anywhere are refused before the base name is taken.
+std::string sagemaker_target_name(std::string_view header_value);
+
+// Decodes %XX escapes of one path segment; nullopt for a malformed escape.
+std::optional<std::string> percent_decode(std::string_view segment);
+
+// The model a request names (empty: the only one). Throws ApiError kNotFound. With
+// `fallback_to_single`, an unknown name selects the only registered model (OpenAI clients
+// always send some "model").
+runtime::ModelDescription select_model(const runtime::InferenceService& service,
+                                       std::string_view name, bool fallback_to_single = false);
+
+// The model named by X-Amzn-SageMaker-Target-Model, or the only one.
+runtime::ModelDescription select_model_from_header(const runtime::InferenceService& service,
+                                                   const http::Request& request);
+
+}  // namespace onepass::api

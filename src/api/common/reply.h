@@ -1,0 +1,52 @@
+// The answer side of one API call: it knows the dialect (for error bodies), the route label
+// and the model (for the request metrics), and it is safe to copy into a completion callback
+// that runs on a runtime thread.
+#pragma once
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/common/api_error.h"
+#include "http/message.h"
+#include "runtime/service.h"
+
+namespace onepass::api {
+
+class Reply {
+ public:
+  Reply(http::Respond respond, Dialect dialect, std::string route,
+        runtime::InferenceService& service, std::chrono::steady_clock::time_point start);
+
+  Dialect dialect() const;
+  void set_model(const std::string& name);
+
+  // Each of these answers the call; the first one wins, later ones are ignored.
+  void send(http::Response response);
+  void json(std::string body, int status = 200, std::vector<http::Header> headers = {});
+  void fail(const ApiError& error);
+  void fail(std::exception_ptr error);
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+using Formatter = std::function<http::Response(runtime::InferenceResult& result)>;
+
+// submit() with the shared completion path: a result carrying an error, a non-finite output
+// value (the NaN guard, 424) or an exception in `format` becomes the dialect's error answer.
+// Admission errors (429, 404, 503) are thrown to the caller, before anything is queued.
+void submit_and_reply(runtime::InferenceService& service, runtime::InferenceRequest request,
+                      Reply reply, Formatter format);
+
+// 422 when more than `max_inputs`, 400/422 (validation) when zero.
+void check_batch_size(std::size_t inputs, std::size_t max_inputs);
+
+// JSON response with the given body.
+http::Response json_response(std::string body, int status = 200);
+
+}  // namespace onepass::api

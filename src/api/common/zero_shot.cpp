@@ -1,0 +1,143 @@
+#include "api/common/zero_shot.h"
+
+#include <cmath>
+
+#include "api/common/api_error.h"
+#include "api/common/scores.h"
+
+namespace onepass::api {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return std::string(s);
+}
+
+}  // namespace
+
+ZeroShotSpec parse_zero_shot(const Json* candidate_labels, const Json* hypothesis_template,
+                             const Json* multi_label) {
+  ZeroShotSpec spec;
+  if (!candidate_labels)
+    throw ApiError(ApiErrorKind::kValidation, "'candidate_labels' is required", "candidate_labels");
+  if (candidate_labels->is_string()) {
+    // transformers splits a string on commas and drops empty labels.
+    const std::string all = candidate_labels->get<std::string>();
+    std::size_t start = 0;
+    while (start <= all.size()) {
+      const auto comma = all.find(',', start);
+      const auto label = trim(std::string_view(all).substr(start, comma == std::string::npos ? all.npos : comma - start));
+      if (!label.empty()) spec.labels.push_back(label);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  } else if (candidate_labels->is_array()) {
+    for (const auto& label : *candidate_labels) {
+      if (!label.is_string())
+        throw ApiError(ApiErrorKind::kValidation, "'candidate_labels' must hold strings",
+                       "candidate_labels");
+      spec.labels.push_back(label.get<std::string>());
+    }
+  } else {
+    throw ApiError(ApiErrorKind::kValidation,
+                   "'candidate_labels' must be a list of strings or a comma-separated string",
+                   "candidate_labels");
+  }
+  if (spec.labels.empty())
+    throw ApiError(ApiErrorKind::kValidation, "'candidate_labels' needs at least one label",
+                   "candidate_labels");
+  if (hypothesis_template) {
+    if (!hypothesis_template->is_string())
+      throw ApiError(ApiErrorKind::kValidation, "'hypothesis_template' must be a string",
+                     "hypothesis_template");
+    spec.hypothesis_template = hypothesis_template->get<std::string>();
+  }
+  if (spec.hypothesis_template.find("{}") == std::string::npos)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "'hypothesis_template' must contain {} where the label goes",
+                   "hypothesis_template");
+  if (multi_label) {
+    if (!multi_label->is_boolean())
+      throw ApiError(ApiErrorKind::kValidation, "'multi_label' must be a boolean", "multi_label");
+    spec.multi_label = multi_label->get<bool>();
+  }
+  return spec;
+}
+
+void require_zero_shot_model(const runtime::ModelDescription& model) {
+  if (model.task != runtime::ModelTask::kClassifier || model.entailment_index < 0)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name +
+                       "' cannot do zero-shot classification: it has no label starting with "
+                       "'entail'");
+}
+
+runtime::InferenceRequest expand_zero_shot(const std::vector<std::string>& sequences,
+                                           const ZeroShotSpec& spec, const std::string& model) {
+  runtime::InferenceRequest request;
+  request.model = model;
+  request.output = runtime::OutputKind::kLogits;
+  request.truncate = true;
+  request.truncation_strategy = tokenizer::TruncationStrategy::kOnlyFirst;
+  request.items.reserve(sequences.size() * spec.labels.size());
+  const auto slot = spec.hypothesis_template.find("{}");
+  for (const auto& sequence : sequences) {
+    for (const auto& label : spec.labels) {
+      runtime::InferenceItem item;
+      item.text = sequence;
+      std::string hypothesis = spec.hypothesis_template;
+      hypothesis.replace(slot, 2, label);
+      item.text_pair = std::move(hypothesis);
+      request.items.push_back(std::move(item));
+    }
+  }
+  return request;
+}
+
+std::vector<ZeroShotAnswer> score_zero_shot(const std::vector<std::string>& sequences,
+                                            const ZeroShotSpec& spec,
+                                            const runtime::InferenceResult& result,
+                                            const runtime::ModelDescription& model) {
+  const std::size_t n_labels = spec.labels.size();
+  const int entail = model.entailment_index;
+  const int num_labels = static_cast<int>(model.info.num_labels > 0 ? model.info.num_labels
+                                                                   : model.info.id2label.size());
+  const int contradiction = entail == 0 ? num_labels - 1 : 0;
+  const bool independent = spec.multi_label || n_labels == 1;
+  std::vector<ZeroShotAnswer> answers;
+  answers.reserve(sequences.size());
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    std::vector<float> scores(n_labels);
+    std::vector<float> entail_logits(n_labels);
+    for (std::size_t l = 0; l < n_labels; ++l) {
+      const auto& logits = result.items.at(s * n_labels + l).values;
+      if (logits.size() <= static_cast<std::size_t>(std::max(entail, contradiction)))
+        throw ApiError(ApiErrorKind::kInternal, "zero-shot output has too few logits");
+      entail_logits[l] = logits[entail];
+      if (independent) {
+        const float pair[2] = {logits[contradiction], logits[entail]};
+        scores[l] = softmax(pair)[1];
+      }
+    }
+    if (!independent) scores = softmax(entail_logits);
+    ZeroShotAnswer answer;
+    answer.sequence = sequences[s];
+    for (const auto& ranked : rank(scores)) {
+      answer.labels.push_back(spec.labels[ranked.index]);
+      answer.scores.push_back(ranked.score);
+    }
+    answers.push_back(std::move(answer));
+  }
+  return answers;
+}
+
+void write_zero_shot(JsonWriter& json, const ZeroShotAnswer& answer) {
+  json.begin_object().key("sequence").value(answer.sequence).key("labels").begin_array();
+  for (const auto& label : answer.labels) json.value(label);
+  json.end_array().key("scores").floats(answer.scores).end_object();
+}
+
+}  // namespace onepass::api

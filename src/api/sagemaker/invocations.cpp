@@ -1,0 +1,166 @@
+// POST /invocations (and /models/{model}/invoke) with the toolkit's answers, and POST / with
+// the Inference API's answers. Same request body; the task follows the model.
+#include <memory>
+
+#include "api/common/api_error.h"
+#include "api/common/model_select.h"
+#include "api/common/zero_shot.h"
+#include "api/sagemaker/sagemaker.h"
+#include "api/sagemaker/toolkit_payload.h"
+
+namespace onepass::api::sagemaker {
+
+namespace {
+
+// Which response shape: the toolkit's pipeline outputs or the Inference API's.
+enum class Flavor { kToolkit, kInferenceApi };
+
+runtime::ModelDescription model_for(Call& call) {
+  auto model = call.path_model.empty() ? select_model_from_header(call.service, call.request)
+                                       : select_model(call.service, call.path_model);
+  call.reply.set_model(model.name);
+  return model;
+}
+
+void write_labels(JsonWriter& json, const std::vector<float>& scores,
+                  const std::vector<RankedLabel>& ranked, std::size_t count,
+                  const runtime::ModelDescription& model) {
+  json.begin_array();
+  for (std::size_t i = 0; i < count && i < ranked.size(); ++i)
+    json.begin_object()
+        .key("label").value(label_name(model.info.id2label, ranked[i].index))
+        .key("score").value(ranked[i].score)
+        .end_object();
+  json.end_array();
+  (void)scores;
+}
+
+void classify(Call& call, const runtime::ModelDescription& model, const ToolkitPayload& payload,
+              Flavor flavor) {
+  TextInputs inputs = parse_text_inputs(payload.inputs, true);
+  check_batch_size(inputs.items.size(), call.options.max_client_batch_size);
+  const ClassifyParameters params = parse_classify_parameters(payload.parameters);
+  runtime::InferenceRequest request;
+  request.model = model.name;
+  request.items = std::move(inputs.items);
+  request.output = runtime::OutputKind::kLogits;
+  request.truncate = params.truncate.value_or(call.options.auto_truncate);
+  if (params.strategy) request.truncation_strategy = *params.strategy;
+  request.max_length = params.max_length;
+  const ScoreFunction function = params.function.value_or(default_score_function(model));
+  const InputShape shape = inputs.shape;
+  submit_and_reply(
+      call.service, std::move(request), call.reply,
+      [model, params, function, shape, flavor](runtime::InferenceResult& result) {
+        JsonWriter json;
+        const bool list = shape == InputShape::kTextList || shape == InputShape::kPairList;
+        if (flavor == Flavor::kInferenceApi) {
+          // [[{label, score}, ... all labels sorted]], one inner list per input.
+          json.begin_array();
+          for (auto& item : result.items) {
+            const auto scores = apply_score_function(function, item.values);
+            const auto ranked = rank(scores);
+            write_labels(json, scores, ranked,
+                         params.top_k ? static_cast<std::size_t>(*params.top_k) : ranked.size(),
+                         model);
+          }
+          json.end_array();
+          return json_response(json.take());
+        }
+        if (list) json.begin_array();
+        for (auto& item : result.items) {
+          const auto scores = apply_score_function(function, item.values);
+          const auto ranked = rank(scores);
+          if (params.top_k_given) {
+            write_labels(json, scores, ranked,
+                         params.top_k ? static_cast<std::size_t>(*params.top_k) : ranked.size(),
+                         model);
+          } else {
+            // The pipeline's legacy answer: the top label; a lone string gets a list of one.
+            if (shape == InputShape::kText) json.begin_array();
+            json.begin_object()
+                .key("label").value(label_name(model.info.id2label, ranked.front().index))
+                .key("score").value(ranked.front().score)
+                .end_object();
+            if (shape == InputShape::kText) json.end_array();
+          }
+        }
+        if (list) json.end_array();
+        return json_response(json.take());
+      });
+}
+
+void zero_shot(Call& call, const runtime::ModelDescription& model, const ToolkitPayload& payload,
+               Flavor flavor) {
+  require_zero_shot_model(model);
+  TextInputs inputs = parse_text_inputs(payload.inputs, false);
+  const ZeroShotSpec spec = parse_zero_shot(get_field(payload.parameters, "candidate_labels"),
+                                            get_field(payload.parameters, "hypothesis_template"),
+                                            get_field(payload.parameters, "multi_label"));
+  check_batch_size(inputs.items.size(), call.options.max_client_batch_size);
+  auto sequences = std::make_shared<std::vector<std::string>>();
+  for (auto& item : inputs.items) sequences->push_back(std::move(item.text));
+  auto request = expand_zero_shot(*sequences, spec, model.name);
+  const bool list = inputs.is_list() || flavor == Flavor::kInferenceApi;
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [model, spec, sequences, list](runtime::InferenceResult& result) {
+                     const auto answers = score_zero_shot(*sequences, spec, result, model);
+                     JsonWriter json;
+                     if (list) json.begin_array();
+                     for (const auto& answer : answers) write_zero_shot(json, answer);
+                     if (list) json.end_array();
+                     return json_response(json.take());
+                   });
+}
+
+void feature_extraction(Call& call, const runtime::ModelDescription& model,
+                        const ToolkitPayload& payload, Flavor flavor) {
+  TextInputs inputs = parse_text_inputs(payload.inputs, false);
+  check_batch_size(inputs.items.size(), call.options.max_client_batch_size);
+  const ClassifyParameters params = parse_classify_parameters(payload.parameters);
+  runtime::InferenceRequest request;
+  request.model = model.name;
+  request.items = std::move(inputs.items);
+  request.output = flavor == Flavor::kInferenceApi ? runtime::OutputKind::kPooled
+                                                   : runtime::OutputKind::kTokens;
+  request.truncate = params.truncate.value_or(call.options.auto_truncate);
+  request.max_length = params.max_length;
+  const bool list = inputs.is_list();
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [flavor, list](runtime::InferenceResult& result) {
+                     JsonWriter json;
+                     if (list) json.begin_array();
+                     for (const auto& item : result.items) {
+                       if (flavor == Flavor::kInferenceApi) {
+                         json.floats(item.values);
+                         continue;
+                       }
+                       // The pipeline's [1][tokens][hidden] per input.
+                       const std::size_t tokens = std::max(item.num_tokens, 1);
+                       const std::size_t hidden = item.values.size() / tokens;
+                       json.begin_array().begin_array();
+                       for (std::size_t t = 0; t < tokens; ++t)
+                         json.floats(std::span<const float>(item.values).subspan(t * hidden, hidden));
+                       json.end_array().end_array();
+                     }
+                     if (list) json.end_array();
+                     return json_response(json.take());
+                   });
+}
+
+void invoke(Call& call, Flavor flavor) {
+  ToolkitPayload payload = split_payload(parse_json_body(call.request));
+  const auto model = model_for(call);
+  if (model.task == runtime::ModelTask::kEmbedder) return feature_extraction(call, model, payload, flavor);
+  if (payload.parameters.contains("candidate_labels"))
+    return zero_shot(call, model, payload, flavor);
+  classify(call, model, payload, flavor);
+}
+
+}  // namespace
+
+void handle_invocations(Call& call) { invoke(call, Flavor::kToolkit); }
+
+void handle_inference_api(Call& call) { invoke(call, Flavor::kInferenceApi); }
+
+}  // namespace onepass::api::sagemaker

@@ -1,0 +1,97 @@
+// SageMaker multi-model endpoint routes (only with --enable-model-management). Model folders
+// come from the operator's storage: a "url" must be an absolute local path without "..", never
+// a URL to fetch; errors never echo the path.
+#include <filesystem>
+
+#include "api/common/api_error.h"
+#include "api/common/json_writer.h"
+#include "api/common/model_select.h"
+#include "api/sagemaker/sagemaker.h"
+#include "base/error.h"
+
+namespace onepass::api::sagemaker {
+
+namespace {
+
+std::filesystem::path checked_model_path(const std::string& url) {
+  std::string_view path = url;
+  constexpr std::string_view kFileScheme = "file://";
+  if (path.substr(0, kFileScheme.size()) == kFileScheme) path.remove_prefix(kFileScheme.size());
+  if (path.empty() || path.front() != '/' || path.find('\0') != std::string_view::npos ||
+      path.find("://") != std::string_view::npos || path.size() > 4096)
+    throw ApiError(ApiErrorKind::kValidation, "'url' must be an absolute path to a model folder",
+                   "url");
+  const std::filesystem::path fs_path(path);
+  for (const auto& part : fs_path)
+    if (part == "..")
+      throw ApiError(ApiErrorKind::kValidation, "'url' must not contain '..'", "url");
+  return fs_path.lexically_normal();
+}
+
+void write_model(JsonWriter& json, const std::string& name, const std::string& url) {
+  json.begin_object().key("modelName").value(name).key("modelUrl").value(url).end_object();
+}
+
+}  // namespace
+
+void handle_list_models(Call& call) {
+  JsonWriter json;
+  json.begin_object().key("models").begin_array();
+  for (const auto& model : call.service.models()) write_model(json, model.name, call.model_urls.get(model.name));
+  json.end_array().end_object();
+  call.reply.json(json.take());
+}
+
+void handle_load_model(Call& call) {
+  const Json body = parse_json_body(call.request);
+  if (!body.is_object())
+    throw ApiError(ApiErrorKind::kValidation, "body must be an object with 'model_name' and 'url'");
+  const auto name = get_string(body, "model_name");
+  const auto url = get_string(body, "url");
+  if (!name || !url)
+    throw ApiError(ApiErrorKind::kValidation, "'model_name' and 'url' are required");
+  validate_model_name(*name);
+  call.reply.set_model(*name);
+  const auto path = checked_model_path(*url);
+  if (call.service.find_model(*name))
+    throw ApiError(ApiErrorKind::kConflict, "model '" + *name + "' is already loaded");
+  try {
+    call.service.load_model(*name, path);
+  } catch (const Error& e) {
+    switch (e.kind()) {
+      case ErrorKind::kInvalidArgument: throw ApiError(ApiErrorKind::kConflict, e.what());
+      case ErrorKind::kNotFound:
+        throw ApiError(ApiErrorKind::kNotFound, "model '" + *name + "': " + e.what());
+      case ErrorKind::kInvalidModel:
+      case ErrorKind::kUnsupported:
+        throw ApiError(ApiErrorKind::kValidation, "model '" + *name + "': " + e.what());
+      default: throw;
+    }
+  } catch (const std::bad_alloc&) {
+    throw ApiError(ApiErrorKind::kInsufficientStorage, "not enough memory to load '" + *name + "'");
+  }
+  call.model_urls.set(*name, *url);
+  JsonWriter json;
+  json.begin_object().key("status").value("Model \"" + *name + "\" loaded").end_object();
+  call.reply.json(json.take());
+}
+
+void handle_describe_model(Call& call) {
+  const auto model = call.service.find_model(call.path_model);
+  if (!model) throw ApiError(ApiErrorKind::kNotFound, "model '" + call.path_model + "' is not loaded");
+  JsonWriter json;
+  write_model(json, model->name, call.model_urls.get(model->name));
+  call.reply.json(json.take());
+}
+
+void handle_unload_model(Call& call) {
+  if (!call.service.find_model(call.path_model))
+    throw ApiError(ApiErrorKind::kNotFound, "model '" + call.path_model + "' is not loaded");
+  call.service.unload_model(call.path_model);
+  call.model_urls.erase(call.path_model);
+  JsonWriter json;
+  json.begin_object().key("status").value("Model \"" + call.path_model + "\" unloaded").end_object();
+  call.reply.json(json.take());
+}
+
+}  // namespace onepass::api::sagemaker

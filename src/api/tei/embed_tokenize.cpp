@@ -1,0 +1,180 @@
+// TEI /embed, /tokenize, /zero_shot (onepass's extension) and /info.
+#include <cmath>
+#include <memory>
+
+#include "api/common/api_error.h"
+#include "api/common/json_writer.h"
+#include "api/common/zero_shot.h"
+#include "api/tei/tei.h"
+#include "api/tei/tei_common.h"
+
+namespace onepass::api::tei {
+
+namespace {
+
+// Byte offset of each code point of `text`, plus the end: offsets are code points in the
+// tokenizer's Encoding, bytes in TEI's answer.
+std::vector<std::size_t> code_point_starts(std::string_view text) {
+  std::vector<std::size_t> starts;
+  starts.reserve(text.size() + 1);
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  starts.push_back(text.size());
+  return starts;
+}
+
+}  // namespace
+
+void handle_embed(Call& call) {
+  const Json body = parse_json_body(call.request);
+  const auto model = select_tei_model(call);
+  if (model.task != runtime::ModelTask::kEmbedder)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name + "' is not an embedding model");
+  bool is_list = false;
+  auto texts = parse_string_inputs(body, call.options, is_list);
+  const bool normalize = get_bool(body, "normalize").value_or(true);
+  std::size_t dimensions = 0;
+  if (const auto d = get_int(body, "dimensions")) {
+    if (*d < 1 || *d > model.info.hidden_size)
+      throw ApiError(ApiErrorKind::kValidation,
+                     "`dimensions` must be between 1 and " + std::to_string(model.info.hidden_size),
+                     "dimensions");
+    dimensions = static_cast<std::size_t>(*d);
+  }
+  runtime::InferenceRequest request;
+  request.model = model.name;
+  request.output = runtime::OutputKind::kPooled;
+  for (auto& text : texts) {
+    runtime::InferenceItem item;
+    item.text = std::move(text);
+    request.items.push_back(std::move(item));
+  }
+  parse_truncation(body, call.options, request);
+  const auto received = call.request.received;
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [normalize, dimensions, received](runtime::InferenceResult& result) {
+                     JsonWriter json;
+                     json.begin_array();
+                     for (auto& item : result.items) {
+                       auto& v = item.values;
+                       if (dimensions && dimensions < v.size()) v.resize(dimensions);
+                       if (normalize) {
+                         double norm = 0;
+                         for (const float x : v) norm += static_cast<double>(x) * x;
+                         const float scale = static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
+                         for (auto& x : v) x *= scale;
+                       }
+                       json.floats(v);
+                     }
+                     json.end_array();
+                     auto response = json_response(json.take());
+                     response.headers = timing_headers(result, received);
+                     return response;
+                   });
+}
+
+void handle_tokenize(Call& call) {
+  const Json body = parse_json_body(call.request);
+  const auto model = select_tei_model(call);
+  bool is_list = false;
+  const auto texts = parse_string_inputs(body, call.options, is_list);
+  const bool add_special = get_bool(body, "add_special_tokens").value_or(true);
+  JsonWriter json;
+  json.begin_array();
+  for (const auto& text : texts) {
+    const auto encoding = call.service.tokenize(model.name, text, std::nullopt, add_special);
+    const auto starts = code_point_starts(text);
+    json.begin_array();
+    for (std::size_t i = 0; i < encoding.size(); ++i) {
+      const bool special = i < encoding.special_tokens_mask.size() && encoding.special_tokens_mask[i];
+      json.begin_object().key("id").value(static_cast<std::int64_t>(encoding.ids[i]));
+      if (special || i >= encoding.offsets.size()) {
+        json.key("text").value(i < encoding.tokens.size() ? encoding.tokens[i] : std::string());
+        json.key("special").value(true).key("start").null().key("stop").null();
+      } else {
+        const auto [cp_start, cp_end] = encoding.offsets[i];
+        const std::size_t last = starts.size() - 1;
+        const std::size_t start = starts[std::min<std::size_t>(cp_start, last)];
+        const std::size_t stop = starts[std::min<std::size_t>(cp_end, last)];
+        json.key("text").value(std::string_view(text).substr(start, stop > start ? stop - start : 0));
+        json.key("special").value(false);
+        json.key("start").value(start).key("stop").value(stop);
+      }
+      json.end_object();
+    }
+    json.end_array();
+  }
+  json.end_array();
+  call.reply.json(json.take());
+}
+
+void handle_zero_shot(Call& call) {
+  const Json body = parse_json_body(call.request);
+  const auto model = select_tei_model(call);
+  require_zero_shot_model(model);
+  bool is_list = false;
+  auto sequences = std::make_shared<std::vector<std::string>>(
+      parse_string_inputs(body, call.options, is_list));
+  const ZeroShotSpec spec = parse_zero_shot(get_field(body, "candidate_labels"),
+                                            get_field(body, "hypothesis_template"),
+                                            get_field(body, "multi_label"));
+  for (const auto& label : spec.labels) require_non_empty(label, "candidate_labels");
+  auto request = expand_zero_shot(*sequences, spec, model.name);
+  const auto received = call.request.received;
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [model, spec, sequences, is_list, received](runtime::InferenceResult& result) {
+                     const auto answers = score_zero_shot(*sequences, spec, result, model);
+                     JsonWriter json;
+                     if (is_list) json.begin_array();
+                     for (const auto& answer : answers) write_zero_shot(json, answer);
+                     if (is_list) json.end_array();
+                     auto response = json_response(json.take());
+                     response.headers = timing_headers(result, received);
+                     return response;
+                   });
+}
+
+void handle_info(Call& call) {
+  const auto model = select_tei_model(call);
+  JsonWriter json;
+  json.begin_object()
+      .key("model_id").value(model.name)
+      .key("model_sha").null()
+      .key("model_dtype").value("float32")
+      .key("model_type")
+      .begin_object();
+  if (model.task == runtime::ModelTask::kEmbedder) {
+    json.key("embedding").begin_object()
+        .key("pooling").value(model.pooling == runtime::Pooling::kCls ? "cls" : "mean")
+        .end_object();
+  } else {
+    json.key(model.task == runtime::ModelTask::kReranker ? "reranker" : "classifier").begin_object();
+    json.key("id2label").begin_object();
+    for (std::size_t i = 0; i < model.info.id2label.size(); ++i)
+      json.key(std::to_string(i)).value(model.info.id2label[i]);
+    json.end_object().key("label2id").begin_object();
+    for (std::size_t i = 0; i < model.info.id2label.size(); ++i)
+      json.key(model.info.id2label[i]).value(i);
+    json.end_object().end_object();
+  }
+  const std::size_t max_input = call.options.max_input_length && model.max_input_length
+                                    ? std::min<std::size_t>(call.options.max_input_length,
+                                                            model.max_input_length)
+                                    : static_cast<std::size_t>(model.max_input_length);
+  json.end_object()
+      .key("max_concurrent_requests").value(call.options.max_concurrent_requests)
+      .key("max_input_length").value(max_input)
+      .key("max_batch_tokens").value(call.options.max_batch_tokens)
+      .key("max_batch_requests").value(call.options.max_batch_requests)
+      .key("max_client_batch_size").value(call.options.max_client_batch_size)
+      .key("auto_truncate").value(call.options.auto_truncate)
+      .key("tokenization_workers").value(1)
+      .key("version").value(call.options.version)
+      .key("sha").null()
+      .key("docker_label").null()
+      .end_object();
+  call.reply.json(json.take());
+}
+
+}  // namespace onepass::api::tei

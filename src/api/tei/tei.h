@@ -1,0 +1,15 @@
+// Hugging Face Text Embeddings Inference routes, field for field, plus /zero_shot.
+#pragma once
+
+#include "api/common/call.h"
+
+namespace onepass::api::tei {
+
+void handle_predict(Call& call);
+void handle_rerank(Call& call);
+void handle_embed(Call& call);
+void handle_tokenize(Call& call);
+void handle_zero_shot(Call& call);
+void handle_info(Call& call);
+
+}  // namespace onepass::api::tei
