@@ -1,5 +1,7 @@
 // Fast DeBERTa-v2 relative positions and disentangled attention against hand-computed bucket
 // values and the naive Hugging Face transcription in reference/attention_reference.cpp.
+#include "model/architectures/deberta_v2_attention.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <random>
 #include <vector>
 
-#include "model/architectures/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2_relative.h"
 #include "reference/attention_reference.h"
 
@@ -71,8 +72,8 @@ TEST(DebertaV2Relative, LogBucketsMatchHandComputedValues) {
 }
 
 TEST(DebertaV2Relative, IndexMatchesDenseRelativePositions) {
-  for (const auto& [buckets, max_rel] : {std::pair{32, 512}, {256, 512}, {-1, 512}, {-1, 24},
-                                         {8, 20}, {16, 40}}) {
+  for (const auto& [buckets, max_rel] :
+       {std::pair{32, 512}, {256, 512}, {-1, 512}, {-1, 24}, {8, 20}, {16, 40}}) {
     const int len = 70;
     const RelativeIndex index(buckets, max_rel, len);
     const int span = buckets > 0 ? buckets : max_rel;
@@ -177,16 +178,16 @@ TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
 
 INSTANTIATE_TEST_SUITE_P(
     Configs, DisentangledAttention,
-    ::testing::Values(Case{32, 512, true, true, 70, 16},    // the fixture's layout
-                      Case{256, 512, true, true, 130, 8},   // mDeBERTa's buckets
-                      Case{8, 20, true, true, 130, 8},      // buckets saturate and clamp
-                      Case{16, 40, true, false, 90, 16},    // c2p only
-                      Case{16, 40, false, true, 90, 16},    // p2c only
-                      Case{16, 40, false, false, 33, 16},   // relative positions unused
-                      Case{-1, 512, true, true, 64, 16},    // no log buckets
-                      Case{-1, 24, true, true, 100, 8},     // no buckets, distances clamp
-                      Case{-1, 128, true, true, 1, 16},     // one token
-                      Case{4, 10, true, true, 2, 4}));      // two tokens, tiny span
+    ::testing::Values(Case{32, 512, true, true, 70, 16},   // the fixture's layout
+                      Case{256, 512, true, true, 130, 8},  // mDeBERTa's buckets
+                      Case{8, 20, true, true, 130, 8},     // buckets saturate and clamp
+                      Case{16, 40, true, false, 90, 16},   // c2p only
+                      Case{16, 40, false, true, 90, 16},   // p2c only
+                      Case{16, 40, false, false, 33, 16},  // relative positions unused
+                      Case{-1, 512, true, true, 64, 16},   // no log buckets
+                      Case{-1, 24, true, true, 100, 8},    // no buckets, distances clamp
+                      Case{-1, 128, true, true, 1, 16},    // one token
+                      Case{4, 10, true, true, 2, 4}));     // two tokens, tiny span
 
 }  // namespace
 }  // namespace onepass::model::deberta_v2

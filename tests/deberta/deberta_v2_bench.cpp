@@ -3,6 +3,7 @@
 // mdeberta-v3-base-shaped perf model when its weights are regenerated at
 // /tmp/perf/mdeberta-v3-base-shaped (or ONEPASS_MDEBERTA_DIR). Threads: ONEPASS_THREADS (2).
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -10,12 +11,10 @@
 #include <string>
 #include <vector>
 
-#include <sys/resource.h>
-
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
-#include "model/encoder.h"
 #include "model/architectures/deberta_v2_attention.h"
+#include "model/encoder.h"
 
 namespace {
 
@@ -56,10 +55,10 @@ void run_shape(benchmark::State& state, const Encoder& encoder, int batch, int l
     encoder.forward(inputs, out);
     benchmark::DoNotOptimize(out.logits.data());
   }
-  state.counters["process_cpu_ms"] = benchmark::Counter(
-      (process_cpu_seconds() - cpu_before) * 1e3 / static_cast<double>(state.iterations()));
-  state.counters["tokens/s"] =
-      benchmark::Counter(static_cast<double>(batch) * len, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["process_cpu_ms"] = benchmark::Counter((process_cpu_seconds() - cpu_before) * 1e3 /
+                                                        static_cast<double>(state.iterations()));
+  state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(batch) * len,
+                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void register_model(const std::string& name, const std::filesystem::path& dir,
@@ -69,7 +68,9 @@ void register_model(const std::string& name, const std::filesystem::path& dir,
   for (const auto& [batch, len] : shapes) {
     benchmark::RegisterBenchmark(
         (name + "/" + std::to_string(batch) + "x" + std::to_string(len)).c_str(),
-        [encoder, batch = batch, len = len](benchmark::State& s) { run_shape(s, *encoder, batch, len); })
+        [encoder, batch = batch, len = len](benchmark::State& s) {
+          run_shape(s, *encoder, batch, len);
+        })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
@@ -89,10 +90,12 @@ void attention_head(benchmark::State& state) {
   for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<float>(i % 5) * 0.1f;
   std::vector<float> scratch(dv2::attention_scratch_floats(len, index));
   const dv2::Gemm gemm{
-      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
+         int ldc) {
         onepass::kernels::gemm(false, true, m, n, kk, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
       },
-      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
+         int ldc) {
         onepass::kernels::gemm(false, false, m, n, kk, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
       },
       [](int m, int n, float* x, int ldx) {
@@ -119,9 +122,10 @@ BENCHMARK(attention_head)->Arg(59)->Arg(128)->Arg(512)->Unit(benchmark::kMicrose
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_model("deberta-v2-tiny-nli",
-                 std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/deberta-v2-tiny-nli",
-                 {{1, 59}, {8, 512}, {32, 128}});
+  register_model(
+      "deberta-v2-tiny-nli",
+      std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/deberta-v2-tiny-nli",
+      {{1, 59}, {8, 512}, {32, 128}});
   const char* env = std::getenv("ONEPASS_MDEBERTA_DIR");
   register_model("mdeberta-v3-base-shaped", env ? env : "/tmp/perf/mdeberta-v3-base-shaped",
                  {{1, 59}, {1, 512}, {8, 59}, {8, 512}});

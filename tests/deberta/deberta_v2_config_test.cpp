@@ -5,10 +5,9 @@
 // on each sequence alone.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <random>
 
@@ -62,7 +61,8 @@ TEST_P(DebertaV2Config, BatchedEngineMatchesNaiveReference) {
   for (const int len : {1, 2, 17, 40, 100, 150}) {
     std::vector<std::int32_t> seq(len), seq_types(len);
     for (auto& id : seq) id = std::uniform_int_distribution<int>(0, vocab - 1)(rng);
-    for (auto& t : seq_types) t = types > 0 ? std::uniform_int_distribution<int>(0, types - 1)(rng) : 0;
+    for (auto& t : seq_types)
+      t = types > 0 ? std::uniform_int_distribution<int>(0, types - 1)(rng) : 0;
     ids.push_back(seq);
     type_ids.push_back(types > 0 ? seq_types : std::vector<std::int32_t>{});
   }
@@ -95,24 +95,37 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Variant{"unshared_keys_both_terms", {{"share_att_key", false}}},
         Variant{"unshared_c2p_only_no_buckets_no_norm",
-                {{"share_att_key", false}, {"pos_att_type", {"c2p"}}, {"position_buckets", -1},
-                 {"max_relative_positions", 64}, {"norm_rel_ebd", "none"}}},
-        Variant{"p2c_only_as_string_small_buckets",
-                {{"pos_att_type", "P2C"}, {"position_buckets", 16}, {"max_relative_positions", 40}}},
+                {{"share_att_key", false},
+                 {"pos_att_type", {"c2p"}},
+                 {"position_buckets", -1},
+                 {"max_relative_positions", 64},
+                 {"norm_rel_ebd", "none"}}},
+        Variant{
+            "p2c_only_as_string_small_buckets",
+            {{"pos_att_type", "P2C"}, {"position_buckets", 16}, {"max_relative_positions", 40}}},
         Variant{"order_c2p_p2c_string", {{"pos_att_type", "c2p|p2c"}}},
-        Variant{"clamped_distances",
-                {{"position_buckets", -1}, {"max_relative_positions", 16}, {"share_att_key", false}}},
+        Variant{
+            "clamped_distances",
+            {{"position_buckets", -1}, {"max_relative_positions", 16}, {"share_att_key", false}}},
         Variant{"absolute_positions_token_types_conv",
-                {{"position_biased_input", true}, {"type_vocab_size", 2}, {"conv_kernel_size", 3},
+                {{"position_biased_input", true},
+                 {"type_vocab_size", 2},
+                 {"conv_kernel_size", 3},
                  {"conv_act", "gelu"}}},
         Variant{"grouped_conv_embed_proj_tanh_pooler",
-                {{"conv_kernel_size", 5}, {"conv_groups", 4}, {"conv_act", "tanh"},
-                 {"embedding_size", 32}, {"hidden_act", "gelu_new"}, {"pooler_hidden_act", "tanh"},
+                {{"conv_kernel_size", 5},
+                 {"conv_groups", 4},
+                 {"conv_act", "tanh"},
+                 {"embedding_size", 32},
+                 {"hidden_act", "gelu_new"},
+                 {"pooler_hidden_act", "tanh"},
                  {"num_hidden_layers", 3}}},
         Variant{"relative_without_terms", {{"pos_att_type", json::array()}}},
         Variant{"no_relative_attention_base_model",
-                {{"relative_attention", false}, {"architectures", {"DebertaV2Model"}},
-                 {"position_biased_input", true}, {"type_vocab_size", 1}}},
+                {{"relative_attention", false},
+                 {"architectures", {"DebertaV2Model"}},
+                 {"position_biased_input", true},
+                 {"type_vocab_size", 1}}},
         Variant{"relative_base_model", {{"architectures", {"DebertaV2Model"}}}}),
     [](const ::testing::TestParamInfo<Variant>& info) { return info.param.name; });
 
@@ -122,7 +135,8 @@ TEST(DebertaV2ConfigErrors, RefusesWhatTransformersCannotRun) {
     config.merge_patch(patch);
     json weights_config = config;
     // Weights for a valid neighbour, so the error comes from the config check.
-    if (weights_config.value("conv_kernel_size", 0) % 2 == 0 && weights_config.value("conv_kernel_size", 0) > 0)
+    if (weights_config.value("conv_kernel_size", 0) % 2 == 0 &&
+        weights_config.value("conv_kernel_size", 0) > 0)
       weights_config["conv_kernel_size"] = 3;
     const support::TempModelFolder folder(weights_config, 1);
     std::ofstream(folder.path() / "config.json") << config.dump();
@@ -142,8 +156,7 @@ TEST(DebertaV2ConfigErrors, RefusesWhatTransformersCannotRun) {
     const support::TempModelFolder folder(config, 2);
     config["share_att_key"] = false;
     std::ofstream(folder.path() / "config.json") << config.dump();
-    EXPECT_THROW(load_encoder(folder.path(), {}),
-                 Error);
+    EXPECT_THROW(load_encoder(folder.path(), {}), Error);
   }
 }
 

@@ -6,11 +6,10 @@
 // (or point ONEPASS_MDEBERTA_DIR at such a folder).
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "model/encoder.h"
 
@@ -30,8 +29,7 @@ TEST(DebertaV2PerfModel, MdebertaShapedMatchesGolden) {
   const auto golden = nlohmann::json::parse(in);
   LoadOptions options;
   options.threads = 2;
-  const auto encoder =
-      load_encoder(dir, options);
+  const auto encoder = load_encoder(dir, options);
 
   std::map<std::string, std::vector<std::int32_t>> ids_by_case;
   double worst = 0;

@@ -2,11 +2,10 @@
 // trusted as the oracle for configurations the fixture does not cover.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "reference/model_reference.h"
@@ -41,8 +40,7 @@ TEST(DebertaV2Reference, ReproducesFixtureGoldens) {
     const auto logits = forward(setup, source, ids, {});
     const auto expected = c.at("logits").get<std::vector<double>>();
     ASSERT_EQ(logits.size(), expected.size());
-    for (std::size_t i = 0; i < logits.size(); ++i)
-    {
+    for (std::size_t i = 0; i < logits.size(); ++i) {
       EXPECT_NEAR(logits[i], expected[i], 1e-4) << c.at("id") << " logit " << i;
       worst = std::max(worst, std::abs(logits[i] - expected[i]));
     }

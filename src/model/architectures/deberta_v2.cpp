@@ -8,15 +8,15 @@
 //   head:       ContextPooler (first token, dense, pooler_hidden_act) -> classifier.
 // HF's attention mask (and the "* mask" after the embeddings and the conv) is all ones for the
 // real tokens this engine packs, so it disappears; dropout is the identity at inference.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 
-#include <omp.h>
-
 #include "kernels/elementwise.h"
-#include "model/batch_check.h"
 #include "model/architectures/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2_model.h"
+#include "model/batch_check.h"
 #include "model/layers/thread_scope.h"
 
 namespace onepass::model::deberta_v2 {
@@ -46,7 +46,8 @@ void Model::embed(std::span<const SequenceInput> batch, const std::size_t* offse
     const auto& seq = batch[s];
     const auto n = static_cast<std::int64_t>(seq.input_ids.size());
     float* dst = rows + offsets[s] * e;
-    kernels::embedding_gather(word_embeddings_, embedding_size_, seq.input_ids.data(), n, dst, false);
+    kernels::embedding_gather(word_embeddings_, embedding_size_, seq.input_ids.data(), n, dst,
+                              false);
     if (position_embeddings_ != nullptr) {
       // position_ids = arange(L): rows 0..L-1 of the table, in order.
       const std::size_t count = static_cast<std::size_t>(n) * e;
@@ -54,8 +55,8 @@ void Model::embed(std::span<const SequenceInput> batch, const std::size_t* offse
     }
     if (token_type_embeddings_ != nullptr) {
       if (!seq.token_type_ids.empty()) {
-        kernels::embedding_gather(token_type_embeddings_, embedding_size_, seq.token_type_ids.data(),
-                                  n, dst, true);
+        kernels::embedding_gather(token_type_embeddings_, embedding_size_,
+                                  seq.token_type_ids.data(), n, dst, true);
       } else {
         for (std::int64_t i = 0; i < n; ++i)
           for (std::size_t c = 0; c < e; ++c) dst[i * e + c] += token_type_embeddings_[c];
@@ -125,8 +126,9 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
   const auto h = static_cast<std::size_t>(hidden_);
 
   float* x = arena.alloc(tokens * h);
-  float* embed_scratch =
-      embedding_size_ != hidden_ ? arena.alloc(tokens * static_cast<std::size_t>(embedding_size_)) : nullptr;
+  float* embed_scratch = embedding_size_ != hidden_
+                             ? arena.alloc(tokens * static_cast<std::size_t>(embedding_size_))
+                             : nullptr;
   embed(batch, offsets, x, embed_scratch);
   float* embedding_output = nullptr;  // the ConvLayer reads the encoder's input after layer 0
   if (conv_.enabled()) {
@@ -150,13 +152,15 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
     // DebertaV2SelfOutput: LayerNorm(dense(context) + input), the residual add fused.
     std::memcpy(attended, x, tokens * h * sizeof(float));
     layer.attention_output.forward(ctx, rows, attended, /*accumulate=*/true);
-    kernels::layer_norm(attended, rows, hidden_, layer.attention_norm.gamma, layer.attention_norm.beta, eps_);
+    kernels::layer_norm(attended, rows, hidden_, layer.attention_norm.gamma,
+                        layer.attention_norm.beta, eps_);
     // DebertaV2Intermediate + DebertaV2Output.
     layer.intermediate.forward(attended, rows, inter);
     std::memcpy(x, attended, tokens * h * sizeof(float));
     layer.output.forward(inter, rows, x, /*accumulate=*/true);
     kernels::layer_norm(x, rows, hidden_, layer.output_norm.gamma, layer.output_norm.beta, eps_);
-    if (l == 0 && conv_.enabled()) conv_.apply(embedding_output, x, offsets, num_seqs, conv_scratch);
+    if (l == 0 && conv_.enabled())
+      conv_.apply(embedding_output, x, offsets, num_seqs, conv_scratch);
   }
 
   if (info_.head == HeadKind::kBaseModel) {

@@ -8,15 +8,12 @@
 #pragma once
 
 #include <memory>
-#include <string_view>
 
 #include "model/encoder.h"
 #include "weights/config.h"
 #include "weights/weight_store.h"
 
 namespace onepass::model {
-
-bool is_deberta_v2_architecture(std::string_view architecture);
 
 // Throws onepass::Error: kInvalidModel (a missing tensor or a shape that disagrees with the
 // config), kUnsupported (a configuration transformers itself cannot run, such as an even

@@ -70,8 +70,8 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
     // HF's gather before its transposition: p2c_by_key[j, i] = k_j . pos_query[p2c(j - i)].
     const int* table = index.p2c_by_query_offset() + center;
     for (int j = 0; j < n; ++j)
-      gather_row(p2c + static_cast<std::size_t>(j) * width, table - j, lo,
-                 n, p2c_by_key + static_cast<std::size_t>(j) * ln);
+      gather_row(p2c + static_cast<std::size_t>(j) * width, table - j, lo, n,
+                 p2c_by_key + static_cast<std::size_t>(j) * ln);
     // ... and the transposition, added onto the content scores tile by tile.
     for (int i0 = 0; i0 < n; i0 += kTile) {
       const int i1 = std::min(n, i0 + kTile);
@@ -102,7 +102,8 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
   for (int i = 0; i < n; ++i) {
     float* s = scores + static_cast<std::size_t>(i) * ln;
     if (c2p_rows != nullptr) {
-      gather_row(c2p_rows + static_cast<std::size_t>(i) * c_width, c2p_table - i, c_lo, n, row_terms);
+      gather_row(c2p_rows + static_cast<std::size_t>(i) * c_width, c2p_table - i, c_lo, n,
+                 row_terms);
       for (int j = 0; j < n; ++j) s[j] = (s[j] + row_terms[j]) / scale;
     } else {
       for (int j = 0; j < n; ++j) s[j] /= scale;

@@ -22,7 +22,8 @@ ConvLayer::ConvLayer(const float* weight, const float* bias, int hidden, int ker
     for (int c = 0; c < in_per_group; ++c) {
       for (int tap = 0; tap < kernel; ++tap) {
         const float w = weight[(static_cast<std::size_t>(o) * in_per_group + c) * kernel + tap];
-        weight_[o * k_total + static_cast<std::size_t>(tap) * hidden + group * in_per_group + c] = w;
+        weight_[o * k_total + static_cast<std::size_t>(tap) * hidden + group * in_per_group + c] =
+            w;
       }
     }
   }

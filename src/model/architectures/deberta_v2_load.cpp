@@ -85,8 +85,10 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
   info_.parameter_count = store_.parameter_count();
 
   // Relative positions: max_relative_positions < 1 means max_position_embeddings.
-  const int max_rel = c.max_relative_positions < 1 ? c.max_position_embeddings : c.max_relative_positions;
-  if (c.relative_attention && c.position_buckets == 1) unsupported("position_buckets 1 is not supported");
+  const int max_rel =
+      c.max_relative_positions < 1 ? c.max_position_embeddings : c.max_relative_positions;
+  if (c.relative_attention && c.position_buckets == 1)
+    unsupported("position_buckets 1 is not supported");
   if (c.relative_attention && c.position_buckets > 1 && max_rel - 1 <= c.position_buckets / 2)
     unsupported("position_buckets needs max_relative_positions above position_buckets / 2 + 1");
   index_ = std::make_unique<RelativeIndex>(c.relative_attention ? c.position_buckets : -1, max_rel,
@@ -105,7 +107,8 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
     }
   }
   layers_.reserve(static_cast<std::size_t>(c.num_hidden_layers));
-  for (int l = 0; l < c.num_hidden_layers; ++l) load_layer(c, l, rel.empty() ? nullptr : rel.data());
+  for (int l = 0; l < c.num_hidden_layers; ++l)
+    load_layer(c, l, rel.empty() ? nullptr : rel.data());
 
   if (c.conv_kernel_size > 0) {
     if (c.conv_kernel_size % 2 == 0)
@@ -113,12 +116,13 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
     if (c.conv_groups < 1 || hidden_ % c.conv_groups != 0)
       throw Error(ErrorKind::kInvalidModel, "DeBERTa-v2: conv_groups must divide hidden_size");
     const std::string p = prefix_ + "encoder.conv.";
-    const auto w = store_.get(p + "conv.weight", {hidden_, hidden_ / c.conv_groups, c.conv_kernel_size});
+    const auto w =
+        store_.get(p + "conv.weight", {hidden_, hidden_ / c.conv_groups, c.conv_kernel_size});
     const auto b = store_.get(p + "conv.bias", {hidden_});
     const auto g = store_.get(p + "LayerNorm.weight", {hidden_});
     const auto beta = store_.get(p + "LayerNorm.bias", {hidden_});
     conv_ = ConvLayer(w.data, b.data, hidden_, c.conv_kernel_size, c.conv_groups,
-                                  kernels::activation_from_hf(c.conv_act), g.data, beta.data, eps_);
+                      kernels::activation_from_hf(c.conv_act), g.data, beta.data, eps_);
   }
   if (classifier) load_head(c);
 }
@@ -130,7 +134,8 @@ void Model::load_head(const weights::ModelConfig& c) {
     throw Error(ErrorKind::kInvalidModel, "DeBERTa-v2: pooler_hidden_size must equal hidden_size");
   const auto pw = store_.get("pooler.dense.weight", {hidden_, hidden_});
   const auto pb = store_.get("pooler.dense.bias", {hidden_});
-  pooler_ = kernels::Linear(pw.data, pb.data, hidden_, hidden_, kernels::activation_from_hf(c.pooler_hidden_act));
+  pooler_ = kernels::Linear(pw.data, pb.data, hidden_, hidden_,
+                            kernels::activation_from_hf(c.pooler_hidden_act));
   const auto cw = store_.get("classifier.weight", {c.num_labels, hidden_});
   const auto cb = store_.get("classifier.bias", {c.num_labels});
   classifier_ = kernels::Linear(cw.data, cb.data, c.num_labels, hidden_);
@@ -141,7 +146,8 @@ void Model::load_embeddings(const weights::ModelConfig& c) {
   word_embeddings_ = store_.get(p + "word_embeddings.weight", {c.vocab_size, embedding_size_}).data;
   if (c.position_biased_input)
     position_embeddings_ =
-        store_.get(p + "position_embeddings.weight", {c.max_position_embeddings, embedding_size_}).data;
+        store_.get(p + "position_embeddings.weight", {c.max_position_embeddings, embedding_size_})
+            .data;
   if (c.type_vocab_size > 0)
     token_type_embeddings_ =
         store_.get(p + "token_type_embeddings.weight", {c.type_vocab_size, embedding_size_}).data;
@@ -164,8 +170,10 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
   const auto k_b = store_.get(a + "key_proj.bias", {hidden_});
   const auto v_w = store_.get(a + "value_proj.weight", {hidden_, hidden_});
   const auto v_b = store_.get(a + "value_proj.bias", {hidden_});
-  for (const auto* w : {&q_w, &k_w, &v_w}) layer.qkv_weight.insert(layer.qkv_weight.end(), w->data, w->data + h * h);
-  for (const auto* b : {&q_b, &k_b, &v_b}) layer.qkv_bias.insert(layer.qkv_bias.end(), b->data, b->data + h);
+  for (const auto* w : {&q_w, &k_w, &v_w})
+    layer.qkv_weight.insert(layer.qkv_weight.end(), w->data, w->data + h * h);
+  for (const auto* b : {&q_b, &k_b, &v_b})
+    layer.qkv_bias.insert(layer.qkv_bias.end(), b->data, b->data + h);
   layer.qkv = kernels::Linear(layer.qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_);
 
   if (rel != nullptr && (c2p_ || p2c_)) {
@@ -194,26 +202,24 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
     }
   }
   const std::string o = p + "attention.output.";
-  layer.attention_output = kernels::Linear(store_.get(o + "dense.weight", {hidden_, hidden_}).data,
-                                  store_.get(o + "dense.bias", {hidden_}).data, hidden_, hidden_);
+  layer.attention_output =
+      kernels::Linear(store_.get(o + "dense.weight", {hidden_, hidden_}).data,
+                      store_.get(o + "dense.bias", {hidden_}).data, hidden_, hidden_);
   layer.attention_norm = {store_.get(o + "LayerNorm.weight", {hidden_}).data,
                           store_.get(o + "LayerNorm.bias", {hidden_}).data};
-  layer.intermediate =
-      kernels::Linear(store_.get(p + "intermediate.dense.weight", {intermediate_size_, hidden_}).data,
-             store_.get(p + "intermediate.dense.bias", {intermediate_size_}).data, intermediate_size_,
-             hidden_, kernels::activation_from_hf(c.hidden_act));
-  layer.output = kernels::Linear(store_.get(p + "output.dense.weight", {hidden_, intermediate_size_}).data,
-                        store_.get(p + "output.dense.bias", {hidden_}).data, hidden_, intermediate_size_);
+  layer.intermediate = kernels::Linear(
+      store_.get(p + "intermediate.dense.weight", {intermediate_size_, hidden_}).data,
+      store_.get(p + "intermediate.dense.bias", {intermediate_size_}).data, intermediate_size_,
+      hidden_, kernels::activation_from_hf(c.hidden_act));
+  layer.output = kernels::Linear(
+      store_.get(p + "output.dense.weight", {hidden_, intermediate_size_}).data,
+      store_.get(p + "output.dense.bias", {hidden_}).data, hidden_, intermediate_size_);
   layer.output_norm = {store_.get(p + "output.LayerNorm.weight", {hidden_}).data,
                        store_.get(p + "output.LayerNorm.bias", {hidden_}).data};
   layers_.push_back(std::move(layer));
 }
 
 }  // namespace deberta_v2
-
-bool is_deberta_v2_architecture(std::string_view architecture) {
-  return architecture == deberta_v2::kBase || architecture == deberta_v2::kClassifier;
-}
 
 std::unique_ptr<Encoder> load_deberta_v2(const weights::ModelConfig& config,
                                          weights::WeightStore store, const LoadOptions& options) {

@@ -46,8 +46,8 @@ class RelativeIndex {
  private:
   int att_span_ = 0;
   int max_len_ = 0;
-  std::vector<int> c2p_;  // [j - i + max_len - 1] -> c2p(i - j)
-  std::vector<int> p2c_;  // [j - i + max_len - 1] -> p2c(j - i)
+  std::vector<int> c2p_;           // [j - i + max_len - 1] -> c2p(i - j)
+  std::vector<int> p2c_;           // [j - i + max_len - 1] -> p2c(j - i)
   std::vector<int> p2c_by_query_;  // [i - j + max_len - 1] -> p2c(j - i)
 };
 

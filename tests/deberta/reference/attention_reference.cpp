@@ -16,7 +16,8 @@ long log_bucket(long rel, int bucket_size, int max_position) {
                 std::log(static_cast<float>(static_cast<double>(max_position - 1) / mid)) *
                 static_cast<float>(mid - 1)) +
       static_cast<float>(mid);
-  const float bucket = abs_pos <= mid ? static_cast<float>(rel) : log_pos * static_cast<float>(sign);
+  const float bucket =
+      abs_pos <= mid ? static_cast<float>(rel) : log_pos * static_cast<float>(sign);
   return static_cast<long>(bucket);
 }
 
@@ -46,14 +47,13 @@ std::vector<float> attention_head(const AttentionSetup& setup, int seq_len, int 
                                   const std::vector<float>& pos_query) {
   const int n = seq_len;
   const int d = head_size;
-  const int att_span = setup.position_buckets > 0 ? setup.position_buckets
-                                                  : setup.max_relative_positions;
+  const int att_span =
+      setup.position_buckets > 0 ? setup.position_buckets : setup.max_relative_positions;
   const int rows = 2 * att_span;
   const int scale_factor =
       1 + (setup.listed_terms >= 0 ? setup.listed_terms : int(setup.c2p) + int(setup.p2c));
   const float scale = std::sqrt(static_cast<float>(d) * static_cast<float>(scale_factor));
-  const auto rel =
-      build_relative_position(n, setup.position_buckets, setup.max_relative_positions);
+  const auto rel = build_relative_position(n, setup.position_buckets, setup.max_relative_positions);
   const auto at = [n](int i, int j) { return static_cast<std::size_t>(i) * n + j; };
 
   // attention_scores = bmm(query, key^T / scale)

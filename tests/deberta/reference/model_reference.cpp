@@ -1,9 +1,8 @@
 #include "reference/model_reference.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -141,8 +140,8 @@ std::vector<float> forward(const ModelSetup& s, const TensorSource& t,
   const Matrix embedding_output = x;
 
   // DebertaV2Encoder.get_rel_embedding: the whole table, LayerNorm'd when norm_rel_ebd says so.
-  const int max_rel = s.max_relative_positions < 1 ? s.max_position_embeddings
-                                                   : s.max_relative_positions;
+  const int max_rel =
+      s.max_relative_positions < 1 ? s.max_position_embeddings : s.max_relative_positions;
   const int att_span = s.position_buckets > 0 ? s.position_buckets : max_rel;
   Matrix rel;
   if (s.relative_attention) {
@@ -194,10 +193,10 @@ std::vector<float> forward(const ModelSetup& s, const TensorSource& t,
       return out;
     };
     for (int h = 0; h < heads; ++h) {
-      const Matrix ctx = attention_head(
-          setup, len, d, head_of(q, len, h), head_of(k, len, h), head_of(v, len, h),
-          pos_key.empty() ? Matrix{} : head_of(pos_key, rows, h),
-          pos_query.empty() ? Matrix{} : head_of(pos_query, rows, h));
+      const Matrix ctx =
+          attention_head(setup, len, d, head_of(q, len, h), head_of(k, len, h), head_of(v, len, h),
+                         pos_key.empty() ? Matrix{} : head_of(pos_key, rows, h),
+                         pos_query.empty() ? Matrix{} : head_of(pos_query, rows, h));
       for (int i = 0; i < len; ++i)
         for (int c = 0; c < d; ++c) context[i * hid + h * d + c] = ctx[i * d + c];
     }

@@ -1,11 +1,11 @@
 #include "support/model_folder.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <stdexcept>
-
-#include <unistd.h>
 
 namespace onepass::testing::deberta_support {
 namespace {
@@ -28,7 +28,8 @@ void write_safetensors(const std::filesystem::path& file,
   std::uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     const std::uint64_t bytes = t.values.size() * sizeof(float);
-    header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+    header[name] = {
+        {"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   std::string text = header.dump();

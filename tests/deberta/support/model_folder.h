@@ -3,11 +3,10 @@
 // tensors that config needs (names and shapes of the Hugging Face state_dict).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
