@@ -1,0 +1,37 @@
+// Starts the real `onepass serve` binary on 127.0.0.1 port 0, reads the bound port from its
+// "listening on HOST:PORT" line, and stops it (SIGTERM, or SIGKILL in the destructor).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace onepass::testing {
+
+class ServeProcess {
+ public:
+  // `args` follow "onepass serve"; "--port 0" and "--host 127.0.0.1" are added.
+  explicit ServeProcess(const std::vector<std::string>& args);
+  ~ServeProcess();
+
+  std::uint16_t port() const { return port_; }
+  // Polls /ping until 200; false after `timeout_ms`.
+  bool wait_ready(int timeout_ms = 60000) const;
+  void signal(int sig) const;
+  // Waits for the exit; the exit code, or 128 + signal; -1 after `timeout_ms`.
+  int wait_exit(int timeout_ms = 35000);
+  // What the server wrote to stderr so far.
+  std::string log() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::uint16_t port_ = 0;
+  std::string log_path_;
+};
+
+std::string fixture_model(const std::string& name);
+std::string onepass_binary();
+
+}  // namespace onepass::testing
