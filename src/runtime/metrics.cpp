@@ -178,9 +178,15 @@ std::string Metrics::render(const RuntimeGauges& gauges) const {
     for (const auto& [model, s] : models_) histogram_series(out, f.name, model_label(model), s.*(f.member));
   }
 
-  family(out, "onepass_queue_depth", "gauge", "Inputs waiting for tokenization, a load or a batch.");
+  family(out, "onepass_queue_depth", "gauge", "Inputs waiting for tokenization or for a batch.");
   for (const ModelGauges& m : gauges.models) {
     fmt::format_to(it, "onepass_queue_depth{{{}}} {}\n", model_label(m.model), m.queue_depth);
+  }
+  family(out, "onepass_batch_queue_depth", "gauge",
+         "Inputs tokenized and waiting for a batch (part of onepass_queue_depth).");
+  for (const ModelGauges& m : gauges.models) {
+    fmt::format_to(it, "onepass_batch_queue_depth{{{}}} {}\n", model_label(m.model),
+                   m.batch_queue_depth);
   }
   family(out, "onepass_inflight_requests", "gauge", "Requests admitted and not yet answered.");
   fmt::format_to(it, "onepass_inflight_requests {}\n", gauges.in_flight_requests);

@@ -85,7 +85,12 @@ struct Runtime::Impl {
     metrics.record_request(job->model_name, job->request.items.size(), result.total_tokens,
                            result.timings, result.error == nullptr);
     Completion done = std::move(job->done);
-    done(std::move(result));
+    try {
+      done(std::move(result));
+    } catch (...) {
+      // A completion must not throw (service.h); if one does, it cannot take a runtime thread
+      // down with it, and its slot is still given back below.
+    }
     // After `done`, so that wait_idle() returns only once every answer was handed over.
     if (in_flight.fetch_sub(1) == 1) {
       std::lock_guard lock(idle_mutex);
@@ -256,7 +261,10 @@ std::string Runtime::render_metrics() const {
   const auto depths = impl_->scheduler->queue_depths();
   for (ModelGauges& m : gauges.models) {
     auto it = depths.find(m.model);
-    if (it != depths.end()) m.queue_depth = it->second;
+    if (it != depths.end()) {
+      m.queue_depth = it->second.total;
+      m.batch_queue_depth = it->second.batch;
+    }
   }
   return impl_->metrics.render(gauges);
 }

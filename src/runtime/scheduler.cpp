@@ -72,7 +72,7 @@ void Scheduler::enqueue(const JobRef& job) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
-      depth_[job->model_name] += job->request.items.size();
+      depth_[job->model_name].total += job->request.items.size();
       tokenize_queue_.push_back(job);
       tokenize_cv_.notify_one();
       return;
@@ -96,7 +96,7 @@ void Scheduler::mark_failed(const JobRef& job, std::exception_ptr error) {
   job->failed.store(true, std::memory_order_relaxed);
 }
 
-std::map<std::string, std::size_t> Scheduler::queue_depths() const {
+std::map<std::string, Scheduler::Depth> Scheduler::queue_depths() const {
   std::lock_guard lock(mutex_);
   return depth_;
 }
@@ -127,7 +127,7 @@ void Scheduler::tokenizer_loop() {
     lock.lock();
     const std::size_t n = job->request.items.size();
     if (error || stopping_) {
-      auto& depth = depth_[job->model_name];
+      auto& depth = depth_[job->model_name].total;
       depth -= std::min(depth, n);
       mark_failed(job, error ? error : shutting_down());
       lock.unlock();
@@ -138,6 +138,7 @@ void Scheduler::tokenizer_loop() {
     job->queued = end;
     job->remaining = n;
     job->result.items.resize(n);
+    depth_[job->model_name].batch += n;
     for (std::size_t i = 0; i < n; ++i) {
       batcher_.push(job->model->instance_id, ItemRef{job, i}, job->prepared[i].input_ids.size(),
                     end);
@@ -147,7 +148,7 @@ void Scheduler::tokenizer_loop() {
 }
 
 void Scheduler::compute_loop() {
-  model::ForwardOutput scratch;
+  Scratch scratch;
   std::vector<ItemRef> live;
   std::vector<ItemResult> results;
   std::vector<JobRef> finished;
@@ -172,8 +173,9 @@ void Scheduler::compute_loop() {
     const auto start = Clock::now();
     for (ItemRef& item : batch->items) {
       Job& job = *item.job;
-      auto& depth = depth_[job.model_name];
-      depth -= std::min<std::size_t>(depth, 1);
+      Depth& depth = depth_[job.model_name];
+      depth.total -= std::min<std::size_t>(depth.total, 1);
+      depth.batch -= std::min<std::size_t>(depth.batch, 1);
       if (job.failed.load(std::memory_order_relaxed)) {
         // Its request already failed: skip the work, count the item as done.
         if (--job.remaining == 0) finished.push_back(item.job);
@@ -207,12 +209,12 @@ void Scheduler::compute_loop() {
   }
 }
 
-void Scheduler::run_batch(const std::vector<ItemRef>& items, model::ForwardOutput& scratch,
+void Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
                           std::vector<ItemResult>& results) {
   results.assign(items.size(), ItemResult{});
   const LoadedModel& model = *items.front().job->model;
-  std::vector<model::SequenceInput> inputs;
-  inputs.reserve(items.size());
+  std::vector<model::SequenceInput>& inputs = scratch.inputs;
+  inputs.clear();
   std::size_t tokens = 0;
   for (const ItemRef& item : items) {
     const PreparedItem& p = item.job->prepared[item.index];
@@ -220,7 +222,7 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, model::ForwardOutpu
     tokens += p.input_ids.size();
   }
   try {
-    model.encoder->forward(inputs, scratch);
+    model.encoder->forward(inputs, scratch.forward);
   } catch (...) {
     // Validation should have caught a bad input; if the engine still refuses the batch, find
     // the culprit by running each item alone so that the others are served.
@@ -237,8 +239,8 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, model::ForwardOutpu
     ItemOutput& out = job.result.items[items[i].index];
     out.num_tokens = static_cast<int>(inputs[i].input_ids.size());
     try {
-      if (!extract_output(model.description.info, job.request.output, job.pooling, scratch, i,
-                          out)) {
+      if (!extract_output(model.description.info, job.request.output, job.pooling,
+                          scratch.forward, i, out)) {
         results[i] = ItemResult{false, non_finite_output()};
       }
     } catch (...) {
@@ -247,8 +249,7 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, model::ForwardOutpu
   }
 }
 
-void Scheduler::run_alone(const ItemRef& item, model::ForwardOutput& scratch,
-                          ItemResult& result) {
+void Scheduler::run_alone(const ItemRef& item, Scratch& scratch, ItemResult& result) {
   std::vector<ItemRef> one{item};
   std::vector<ItemResult> results;
   run_batch(one, scratch, results);

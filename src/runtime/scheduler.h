@@ -51,8 +51,13 @@ class Scheduler {
   // kUnavailable. Later enqueue() calls fail their job at once.
   void stop();
 
-  // Inputs per model waiting for tokenization or for a batch.
-  std::map<std::string, std::size_t> queue_depths() const;
+  // Inputs per model waiting for tokenization or for a batch (`total`), and of those the ones
+  // tokenized and waiting in the batcher (`batch`).
+  struct Depth {
+    std::size_t total = 0;
+    std::size_t batch = 0;
+  };
+  std::map<std::string, Depth> queue_depths() const;
 
  private:
   struct ItemRef {
@@ -67,9 +72,13 @@ class Scheduler {
   void tokenizer_loop();
   void compute_loop();
   // Runs one batch (no lock held); fills `results` per item.
-  void run_batch(const std::vector<ItemRef>& items, model::ForwardOutput& scratch,
+  struct Scratch {  // per compute thread, reused so that steady-state batches do not allocate
+    model::ForwardOutput forward;
+    std::vector<model::SequenceInput> inputs;
+  };
+  void run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
                  std::vector<ItemResult>& results);
-  void run_alone(const ItemRef& item, model::ForwardOutput& scratch, ItemResult& result);
+  void run_alone(const ItemRef& item, Scratch& scratch, ItemResult& result);
   void finish(const JobRef& job);  // no lock held
   void mark_failed(const JobRef& job, std::exception_ptr error);  // under mutex_
 
@@ -82,7 +91,7 @@ class Scheduler {
   std::condition_variable compute_cv_;
   std::deque<JobRef> tokenize_queue_;
   Batcher<ItemRef> batcher_;
-  std::map<std::string, std::size_t> depth_;
+  std::map<std::string, Depth> depth_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -266,10 +266,10 @@ TEST(Lifecycle, AFloodedModelCannotStarveAnother) {
   for (int i = 0; i < 30; ++i) flood.push_back(submit(rt, ids("nli", {{1, 100 + i, 2}})));
   ASSERT_TRUE(eventually([&] {
     return world.forward_gate.blocked() == 1 &&
-           metric(rt, "onepass_queue_depth", {{"model", "nli"}}) == 29;
+           metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) == 29;
   }));
   Pending other = submit(rt, ids("rerank", {{1, 7 + 50, 2}}));
-  ASSERT_TRUE(eventually([&] { return metric(rt, "onepass_queue_depth", {{"model", "rerank"}}) == 1; }));
+  ASSERT_TRUE(eventually([&] { return metric(rt, "onepass_batch_queue_depth", {{"model", "rerank"}}) == 1; }));
   world.forward_gate.open();
   EXPECT_FALSE(other.get().error);
   for (auto& p : flood) EXPECT_FALSE(p.get().error);

@@ -69,7 +69,15 @@ TEST(Metrics, CountsAndHistogramsMatchWhatWasRecorded) {
 
   RuntimeGauges gauges;
   gauges.in_flight_requests = 5;
-  gauges.models = {{"nli", 7, true, 0.25}, {"embed", 0, false, 0}};
+  ModelGauges nli;
+  nli.model = "nli";
+  nli.queue_depth = 7;
+  nli.batch_queue_depth = 5;
+  nli.loaded = true;
+  nli.load_seconds = 0.25;
+  ModelGauges embed;
+  embed.model = "embed";
+  gauges.models = {nli, embed};
   const std::string text = metrics.render(gauges);
   std::vector<Sample> s;
   const auto problems = check_prometheus_text(text, &s);
@@ -103,6 +111,8 @@ TEST(Metrics, CountsAndHistogramsMatchWhatWasRecorded) {
             1);
   EXPECT_EQ(sample_value(s, "onepass_batch_size_tokens_sum", {{"model", "nli"}}), 650);
   EXPECT_EQ(sample_value(s, "onepass_queue_depth", {{"model", "nli"}}), 7);
+  EXPECT_EQ(sample_value(s, "onepass_batch_queue_depth", {{"model", "nli"}}), 5);
+  EXPECT_EQ(sample_value(s, "onepass_queue_depth", {{"model", "embed"}}), 0);
   EXPECT_EQ(sample_value(s, "onepass_inflight_requests"), 5);
   EXPECT_EQ(sample_value(s, "onepass_loaded_models"), 1);
   EXPECT_EQ(sample_value(s, "onepass_model_load_seconds", {{"model", "nli"}}), 0.25);

@@ -105,7 +105,7 @@ TEST(Serving, RequestsFromManyThreadsMergeIntoBatchesAndKeepTheirOwnAnswers) {
   ASSERT_TRUE(eventually([&] {
     auto log = world.batch_log();
     return log.size() == 1 &&
-           metric(rt, "onepass_queue_depth", {{"model", "nli"}}) ==
+           metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) ==
                total_inputs - static_cast<double>(log[0].lengths.size());
   }));
   world.forward_gate.open();
@@ -226,7 +226,7 @@ TEST(Serving, BadItemsFailAloneWithoutDisturbingTheirBatch) {
   Pending nan = submit(rt, ids("nli", {{1, 40, 2}, {1, kNanId, 2}}));
   Pending good2 = submit(rt, texts("nli", {"hello there world"}));
   ASSERT_TRUE(eventually([&] {
-    return metric(rt, "onepass_queue_depth", {{"model", "nli"}}) == 4;  // 1 + 2 + 1
+    return metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) == 4;  // 1 + 2 + 1
   }));
   world.forward_gate.open();
 
@@ -263,7 +263,7 @@ TEST(Serving, ABatchTheEngineRefusesIsRerunItemByItem) {
   Pending good1 = submit(rt, ids("nli", {{1, 30, 2}}));
   Pending refused = submit(rt, ids("nli", {{1, kThrowId, 2}, {1, 31, 2}}));
   Pending good2 = submit(rt, ids("nli", {{1, 32, 33, 2}}));
-  ASSERT_TRUE(eventually([&] { return metric(rt, "onepass_queue_depth", {{"model", "nli"}}) == 4; }));
+  ASSERT_TRUE(eventually([&] { return metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) == 4; }));
   world.forward_gate.open();
   ASSERT_FALSE(good1.get().error);
   expect_logits(good1.get().items[0], {1, 30, 2}, {0, 0, 0}, 3);
