@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <thread>
 
 #include "base/error.h"
 #include "fixture_cases.h"
@@ -117,6 +118,30 @@ TEST(TokenizerJson, InvalidUtf8IsAClearError) {
     EXPECT_NE(std::string(e.what()).find("invalid UTF-8"), std::string::npos) << e.what();
   }
   EXPECT_THROW(tok->encode("fine", std::string_view("\xED\xA0\x80")), Error);
+}
+
+// encode() is const and shared between server threads: two threads over the same cases must
+// produce what one thread does.
+TEST(TokenizerJson, ConcurrentEncodesAgree) {
+  for (const auto& dir : testing::tokenizer_json_folders()) {
+    const auto tok = load_tokenizer_json(dir / "tokenizer.json");
+    const auto cases = testing::read_cases(dir / "tokenizer_cases.json", false);
+    std::vector<std::size_t> matched(2, 0);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 2; ++t) {
+      threads.emplace_back([&, t] {
+        for (std::size_t i = t; i < cases.size() + t; ++i) {
+          const Case& c = cases[(i * 7 + t) % cases.size()];
+          const auto e = tok->encode(c.text, c.pair ? std::optional<std::string_view>(*c.pair) : std::nullopt,
+                                     c.truncation);
+          matched[t] += e.ids == c.ids;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(matched[0], cases.size()) << dir.filename();
+    EXPECT_EQ(matched[1], cases.size()) << dir.filename();
+  }
 }
 
 }  // namespace

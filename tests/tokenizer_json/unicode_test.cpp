@@ -73,6 +73,8 @@ TEST(Classes, MatchBertDefinitions) {
   EXPECT_TRUE(is_word_char(0x200D));
   EXPECT_TRUE(is_word_char(U'_'));
   EXPECT_FALSE(is_word_char(U'-'));
+  EXPECT_TRUE(is_word_char(0x24B6));   // Ⓐ: So, but Other_Alphabetic
+  EXPECT_FALSE(is_word_char(0x2460));  // ①: No
 }
 
 TEST(Normalize, FormsAndSourceIndex) {

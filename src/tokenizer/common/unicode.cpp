@@ -243,6 +243,11 @@ bool is_decimal_digit(char32_t cp) { return category(cp) == UTF8PROC_CATEGORY_ND
 
 bool is_word_char(char32_t cp) {
   if (cp == 0x200C || cp == 0x200D) return true;
+  // Other_Alphabetic symbols (circled and squared Latin letters) are Alphabetic, hence \w,
+  // although their category is So; every other Other_Alphabetic code point is a mark.
+  if ((cp >= 0x24B6 && cp <= 0x24E9) || (cp >= 0x1F130 && cp <= 0x1F149) ||
+      (cp >= 0x1F150 && cp <= 0x1F169) || (cp >= 0x1F170 && cp <= 0x1F189))
+    return true;
   const auto c = category(cp);
   return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) ||
          (c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME) || c == UTF8PROC_CATEGORY_ND ||

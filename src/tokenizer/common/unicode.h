@@ -51,8 +51,8 @@ bool is_mark(char32_t cp);             // Mn, Mc, Me
 bool is_letter(char32_t cp);           // L*
 bool is_number(char32_t cp);           // N*
 bool is_decimal_digit(char32_t cp);    // Nd
-// Unicode Alphabetic-or-word class used for `\w` by the Rust regex crate: letters, marks,
-// Nd, Nl, Pc and the join controls U+200C/U+200D.
+// `\w` of the Rust regex crate (Alphabetic, marks, Nd, Pc, Join_Control): letters, marks, Nd,
+// Nl, Pc, U+200C/U+200D and the circled/squared letters that are Other_Alphabetic.
 bool is_word_char(char32_t cp);
 // Canonical combining class (0 for starters).
 int combining_class(char32_t cp);
