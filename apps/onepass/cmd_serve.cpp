@@ -130,6 +130,13 @@ int serve(ServeFlags& flags, bool port_given) {
     runtime.begin_drain();
     api.begin_drain();
   });
+  if (server.in_flight() > 0) {
+    // The drain deadline passed: answers can no longer be delivered, and completions still
+    // queued in the runtime would reach a server being torn down.
+    std::fprintf(stderr, "onepass: drain timed out with %zu requests in flight\n", server.in_flight());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
   runtime.wait_idle(std::chrono::seconds(5));
   std::fprintf(stderr, "onepass: stopped\n");
   return 0;

@@ -37,6 +37,9 @@ class InProcessServer {
   ~InProcessServer() {
     server_->stop();
     if (thread_.joinable()) thread_.join();
+    // Late completions post into the stopped (still alive) io_context, then die with it.
+    service_.reset();
+    server_.reset();
   }
 
   std::uint16_t port() const { return server_->port(); }
