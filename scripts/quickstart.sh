@@ -4,7 +4,7 @@
 # in each main dialect, then stops the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+[ "${ONEPASS_SKIP_DEPS:-0}" = 1 ] || bash scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j"$(nproc)" --target onepass
 bin=build/release/apps/onepass/onepass
@@ -24,13 +24,14 @@ if [ -z "$addr" ]; then
   exit 1
 fi
 echo "onepass is serving $model at http://$addr"
-set -x
-curl -s "http://$addr/invocations" -H 'Content-Type: application/json' \
+ask() {
+  echo "\$ curl $*"
+  curl -s "$@"
+  echo
+}
+ask "http://$addr/invocations" -H 'Content-Type: application/json' \
   -d '{"inputs":{"text":"A man is playing a guitar.","text_pair":"Someone makes music."}}'
-echo
-curl -s "http://$addr/predict" -H 'Content-Type: application/json' \
+ask "http://$addr/predict" -H 'Content-Type: application/json' \
   -d '{"inputs":["A man is playing a guitar.","Someone makes music."]}'
-echo
-curl -s "http://$addr/invocations" -H 'Content-Type: application/json' \
+ask "http://$addr/invocations" -H 'Content-Type: application/json' \
   -d '{"inputs":"The new phone has a great camera.","parameters":{"candidate_labels":["technology","sports","cooking"]}}'
-echo
