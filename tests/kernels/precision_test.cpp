@@ -223,3 +223,33 @@ TEST(PrecisionLinear, WrongInt8ScaleIsFarFromFp32) {
 
 }  // namespace
 }  // namespace onepass::kernels
+
+namespace onepass::kernels {
+namespace {
+
+TEST(PrecisionLinear, RowsAreBitIdenticalWhateverTheRowCountInEveryPrecision) {
+  // Batch invariance rests on this: a row computed alone equals the same row inside a big call,
+  // whichever primitive (row count, chunking) ran it.
+  const std::int64_t in = 96, out = 192, total = 700;
+  const auto w = random_values(out * in, 50, -0.1f, 0.1f), b = random_values(out, 51, -0.1f, 0.1f);
+  const auto x = random_values(total * in, 52, -1.0f, 1.0f);
+  for (const auto precision : {MatmulPrecision::kFp32, MatmulPrecision::kBf16, MatmulPrecision::kInt8}) {
+    for (const bool accumulate : {false, true}) {
+      const Linear linear(w.data(), b.data(), out, in, Activation::kGeluErf, 0, precision);
+      std::vector<float> full(total * out, 0.5f);
+      linear.forward(x.data(), total, full.data(), accumulate);
+      for (const std::int64_t rows : {1, 3, 15, 16, 17, 40, 129, 300}) {
+        for (const std::int64_t first : {0, 9, 355}) {
+          std::vector<float> part(rows * out, 0.5f);
+          linear.forward(x.data() + first * in, rows, part.data(), accumulate);
+          for (std::int64_t i = 0; i < rows * out; ++i) {
+            ASSERT_EQ(part[i], full[first * out + i]) << precision_name(precision) << " " << rows << " rows";
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onepass::kernels
