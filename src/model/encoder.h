@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace onepass::model {
@@ -53,9 +55,24 @@ struct ForwardOutput {
   std::vector<float> pooler_output;
 };
 
+// Token ids of one text (and optional pair), as the model's tokenizer makes them.
+struct TokenizedText {
+  std::vector<std::int32_t> input_ids;
+  std::vector<std::int32_t> token_type_ids;
+};
+using TextTokenizer = std::function<TokenizedText(std::string_view text, std::optional<std::string_view> pair)>;
+
 struct LoadOptions {
   int threads = 0;  // 0: all cores
+  // bf16 / int8 run the encoder layers' matrix products in that precision (LayerNorm, softmax,
+  // GELU, attention and the heads stay fp32).
   Precision precision = Precision::kFp32;
+  // bf16 / int8 only: unless set, load_encoder compares the model with its fp32 twin on the
+  // built-in check set (model/precision_check.h) and throws kInvalidModel, naming the criterion
+  // missed, when the precision fails RELIABILITY.md's bar for this model.
+  bool force_precision = false;
+  // Tokenizes the built-in check texts for that comparison; unset: synthetic token ids.
+  TextTokenizer check_tokenizer;
 };
 
 class Encoder {

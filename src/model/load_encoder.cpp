@@ -6,6 +6,7 @@
 #include "model/architectures/architectures.h"
 #include "model/architectures/deberta_v2.h"
 #include "model/encoder.h"
+#include "model/precision_check.h"
 
 namespace onepass::model {
 namespace {
@@ -62,7 +63,9 @@ std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir, co
       throw Error(ErrorKind::kUnsupported,
                   "architecture " + name + " is not available in this build yet; supported: " + supported_list());
     }
-    return entry.loader(config, weights::WeightStore::open(model_dir), options);
+    auto encoder = entry.loader(config, weights::WeightStore::open(model_dir), options);
+    enforce_precision_gate(*encoder, model_dir, options);  // bf16 / int8 unless forced; see precision_check.h
+    return encoder;
   }
   throw Error(ErrorKind::kUnsupported,
               "unsupported architecture " + name.substr(0, 80) + "; supported: " + supported_list());

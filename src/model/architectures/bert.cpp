@@ -16,6 +16,7 @@
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/thread_scope.h"
+#include "model/precision_check.h"
 #include "tensor/arena.h"
 
 namespace onepass::model {
@@ -65,9 +66,6 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
     throw Error(ErrorKind::kUnsupported,
                 "position_embedding_type " + config.position_embedding_type + " is not supported (only absolute)");
   }
-  if (options.precision != Precision::kFp32) {
-    throw Error(ErrorKind::kUnsupported, "only fp32 precision is implemented for " + arch);
-  }
 
   // Classification checkpoints nest the encoder under "bert." / "roberta."; base models are
   // saved without a prefix, though some carry one anyway.
@@ -103,7 +101,8 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
   embedding_norm_ = load_layer_norm(store_, base + "embeddings.LayerNorm", h, config.layer_norm_eps);
   layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
-    layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config);
+    layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config,
+                         to_matmul_precision(options.precision));
   }
 
   const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in, kernels::Activation act) {

@@ -12,6 +12,7 @@
 #include "model/architectures/deberta_v2.h"
 #include "model/architectures/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2_model.h"
+#include "model/precision_check.h"
 
 namespace onepass::model {
 namespace deberta_v2 {
@@ -63,6 +64,7 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
   head_size_ = c.hidden_size / c.num_attention_heads;
   intermediate_size_ = c.intermediate_size;
   threads_ = options.threads;
+  precision_ = to_matmul_precision(options.precision);
   eps_ = static_cast<float>(c.layer_norm_eps);
   // HF counts c2p / p2c for the scale even when relative_attention is off.
   const bool lists_c2p = has_token(c.pos_att_type, "c2p");
@@ -174,7 +176,8 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
     layer.qkv_weight.insert(layer.qkv_weight.end(), w->data, w->data + h * h);
   for (const auto* b : {&q_b, &k_b, &v_b})
     layer.qkv_bias.insert(layer.qkv_bias.end(), b->data, b->data + h);
-  layer.qkv = kernels::Linear(layer.qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_);
+  layer.qkv = kernels::Linear(layer.qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_,
+                              kernels::Activation::kIdentity, 0, precision_);
 
   if (rel != nullptr && (c2p_ || p2c_)) {
     // pos_key = key projection of the relative embeddings (pos_key_proj unless share_att_key),
@@ -204,16 +207,18 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
   const std::string o = p + "attention.output.";
   layer.attention_output =
       kernels::Linear(store_.get(o + "dense.weight", {hidden_, hidden_}).data,
-                      store_.get(o + "dense.bias", {hidden_}).data, hidden_, hidden_);
+                      store_.get(o + "dense.bias", {hidden_}).data, hidden_, hidden_,
+                      kernels::Activation::kIdentity, 0, precision_);
   layer.attention_norm = {store_.get(o + "LayerNorm.weight", {hidden_}).data,
                           store_.get(o + "LayerNorm.bias", {hidden_}).data};
   layer.intermediate = kernels::Linear(
       store_.get(p + "intermediate.dense.weight", {intermediate_size_, hidden_}).data,
       store_.get(p + "intermediate.dense.bias", {intermediate_size_}).data, intermediate_size_,
-      hidden_, kernels::activation_from_hf(c.hidden_act));
+      hidden_, kernels::activation_from_hf(c.hidden_act), 0, precision_);
   layer.output = kernels::Linear(
       store_.get(p + "output.dense.weight", {hidden_, intermediate_size_}).data,
-      store_.get(p + "output.dense.bias", {hidden_}).data, hidden_, intermediate_size_);
+      store_.get(p + "output.dense.bias", {hidden_}).data, hidden_, intermediate_size_,
+      kernels::Activation::kIdentity, 0, precision_);
   layer.output_norm = {store_.get(p + "output.LayerNorm.weight", {hidden_}).data,
                        store_.get(p + "output.LayerNorm.bias", {hidden_}).data};
   layers_.push_back(std::move(layer));

@@ -59,6 +59,7 @@ class Model final : public Encoder {
   int head_size_ = 0;
   int intermediate_size_ = 0;
   int threads_ = 0;  // LoadOptions::threads; 0: all cores
+  kernels::MatmulPrecision precision_ = kernels::MatmulPrecision::kFp32;  // encoder layers' products
   float eps_ = 0.0f;
   float scale_ = 1.0f;  // HF's divisor sqrt(head_size * (1 + #c2p/p2c listed))
   bool c2p_ = false;    // relative_attention and "c2p" in pos_att_type

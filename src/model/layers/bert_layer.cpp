@@ -15,7 +15,7 @@ LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::s
 }
 
 BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefix,
-                     const weights::ModelConfig& config)
+                     const weights::ModelConfig& config, kernels::MatmulPrecision precision)
     : hidden_(config.hidden_size), heads_(config.num_attention_heads) {
   const std::int64_t h = hidden_;
   const std::int64_t inter = config.intermediate_size;
@@ -27,15 +27,17 @@ BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefi
     std::memcpy(qkv_weight_.get() + p * h * h, store.get(base + ".weight", {h, h}).data, h * h * sizeof(float));
     std::memcpy(qkv_bias_.get() + p * h, store.get(base + ".bias", {h}).data, h * sizeof(float));
   }
-  qkv_ = kernels::Linear(qkv_weight_.get(), qkv_bias_.get(), 3 * h, h);
+  const auto identity = kernels::Activation::kIdentity;
+  qkv_ = kernels::Linear(qkv_weight_.get(), qkv_bias_.get(), 3 * h, h, identity, 0, precision);
   attention_output_ = kernels::Linear(store.get(prefix + "attention.output.dense.weight", {h, h}).data,
-                                      store.get(prefix + "attention.output.dense.bias", {h}).data, h, h);
+                                      store.get(prefix + "attention.output.dense.bias", {h}).data, h, h, identity,
+                                      0, precision);
   attention_norm_ = load_layer_norm(store, prefix + "attention.output.LayerNorm", h, config.layer_norm_eps);
   intermediate_ = kernels::Linear(store.get(prefix + "intermediate.dense.weight", {inter, h}).data,
                                   store.get(prefix + "intermediate.dense.bias", {inter}).data, inter, h,
-                                  kernels::activation_from_hf(config.hidden_act));
+                                  kernels::activation_from_hf(config.hidden_act), 0, precision);
   output_ = kernels::Linear(store.get(prefix + "output.dense.weight", {h, inter}).data,
-                            store.get(prefix + "output.dense.bias", {h}).data, h, inter);
+                            store.get(prefix + "output.dense.bias", {h}).data, h, inter, identity, 0, precision);
   output_norm_ = load_layer_norm(store, prefix + "output.LayerNorm", h, config.layer_norm_eps);
 }
 

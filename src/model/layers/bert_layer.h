@@ -36,8 +36,10 @@ struct LayerScratch {
 class BertLayer {
  public:
   // prefix: "<base>encoder.layer.<i>." Throws kInvalidModel (missing / misshapen weights),
-  // kUnsupported (hidden_act).
-  BertLayer(const weights::WeightStore& store, const std::string& prefix, const weights::ModelConfig& config);
+  // kUnsupported (hidden_act). precision: of the four matrix products (LayerNorm, softmax and
+  // GELU stay fp32).
+  BertLayer(const weights::WeightStore& store, const std::string& prefix, const weights::ModelConfig& config,
+            kernels::MatmulPrecision precision = kernels::MatmulPrecision::kFp32);
 
   // x: [tokens, hidden], updated in place. offsets: num_seqs + 1 token offsets.
   void forward(float* x, std::int64_t tokens, const std::size_t* offsets, std::size_t num_seqs,
