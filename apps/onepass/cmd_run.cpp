@@ -25,6 +25,7 @@
 #include "model/batch_check.h"
 #include "model/encoder.h"
 #include "model/heads/postprocess.h"
+#include "model/precision_check.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::app {
@@ -41,6 +42,8 @@ struct RunOptions {
   std::string pooling = "mean";
   bool normalize = false;
   bool bench = false;
+  std::string precision = "fp32";
+  bool force_precision = false;
 };
 
 struct Item {
@@ -221,6 +224,7 @@ int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& it
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json report{{"batch_size", options.batch_size},
+              {"precision", options.precision},
               {"batches", ms.size()},
               {"samples", items.size()},
               {"p50_ms", percentile(ms, 50)},
@@ -247,6 +251,25 @@ int run_command(const RunOptions& options) {
 
   model::LoadOptions load;
   load.threads = options.threads;
+  load.precision = model::precision_from_name(options.precision);
+  load.force_precision = options.force_precision;
+  std::shared_ptr<tokenizer::Tokenizer> check_tok;
+  if (load.precision != model::Precision::kFp32 && !load.force_precision) {
+    // The load-time accuracy gate tokenizes its built-in texts with the folder's tokenizer;
+    // without a usable one it falls back to synthetic ids.
+    try {
+      check_tok = tokenizer::load_tokenizer(options.model_dir);
+    } catch (const Error&) {
+    }
+    if (check_tok) {
+      load.check_tokenizer = [check_tok](std::string_view text, std::optional<std::string_view> pair) {
+        tokenizer::TruncationOptions truncation;
+        truncation.max_length = 128;
+        auto enc = check_tok->encode(text, pair, truncation);
+        return model::TokenizedText{std::move(enc.ids), std::move(enc.type_ids)};
+      };
+    }
+  }
   const auto encoder = model::load_encoder(options.model_dir, load);
   const auto& info = encoder->info();
   // problem_type lives in config.json; ModelInfo only says multi_label, so regression is
@@ -307,6 +330,11 @@ CommandRegistration registration{Command{
       sub.add_option("--pooling", options->pooling, "base models: mean or cls");
       sub.add_flag("--normalize", options->normalize, "base models: L2-normalise the embedding");
       sub.add_flag("--bench", options->bench, "time the input in batches and print one JSON report");
+      sub.add_option("--precision", options->precision,
+                     "fp32, bf16 or int8 for the encoder's matrix products (refused if `onepass check` fails)")
+          ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+      sub.add_flag("--force-precision", options->force_precision,
+                   "use --precision even when it fails the accuracy check for this model");
       return [options] { return run_command(*options); };
     }}};
 

@@ -1,0 +1,209 @@
+// The reduced-precision accuracy gate (model/precision_check.h): bf16 and int8 pass it on every
+// fixture model; a deliberately broken int8 quantization (weight scales 1/16 of the right ones,
+// injected through kernels::testing) fails it and is refused at load; the verdict logic catches
+// a collapse onto one class and NaN outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "base/error.h"
+#include "kernels/matmul.h"
+#include "model/encoder.h"
+#include "model/precision_check.h"
+#include "tokenizer/tokenizer.h"
+
+namespace onepass::model {
+namespace {
+
+std::filesystem::path fixture(const std::string& name) {
+  return std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models" / name;
+}
+
+TextTokenizer text_tokenizer(const std::filesystem::path& dir) {
+  std::shared_ptr<tokenizer::Tokenizer> tok = tokenizer::load_tokenizer(dir);
+  return [tok](std::string_view text, std::optional<std::string_view> pair) {
+    auto enc = tok->encode(text, pair, {});
+    return TokenizedText{std::move(enc.ids), std::move(enc.type_ids)};
+  };
+}
+
+std::vector<CheckExample> builtin_examples(const std::filesystem::path& dir) {
+  return tokenize_check_texts(text_tokenizer(dir), builtin_check_texts());
+}
+
+std::unique_ptr<Encoder> load(const std::filesystem::path& dir, Precision precision) {
+  LoadOptions options;
+  options.threads = 1;
+  options.precision = precision;
+  options.force_precision = true;
+  return load_encoder(dir, options);
+}
+
+TEST(PrecisionGate, BuiltinSetIsMultilingualWithPairsAndOverAHundredExamples) {
+  const auto texts = builtin_check_texts();
+  EXPECT_GE(texts.size(), 100u);
+  std::set<std::string> languages;
+  std::size_t pairs = 0;
+  for (const auto& t : texts) {
+    languages.insert(t.language);
+    pairs += t.pair != nullptr ? 1 : 0;
+  }
+  EXPECT_GE(languages.size(), 20u);
+  EXPECT_GE(pairs, texts.size() / 3);
+}
+
+class FixturePrecisionTest : public ::testing::TestWithParam<std::tuple<std::string, Precision>> {};
+
+TEST_P(FixturePrecisionTest, PassesTheBar) {
+  const auto& [name, precision] = GetParam();
+  const auto dir = fixture(name);
+  const auto reference = load(dir, Precision::kFp32);
+  const auto candidate = load(dir, precision);
+  const auto examples = builtin_examples(dir);
+  const auto report = compare_precisions(*reference, *candidate, examples, precision);
+  EXPECT_TRUE(report.pass) << name << " " << precision_name(precision) << ": " << summarize_failures(report);
+  EXPECT_EQ(report.non_finite, 0u);
+  EXPECT_GT(report.max_abs_logit_diff, 0.0) << "the candidate really ran in reduced precision";
+  EXPECT_GT(report.min_cosine, 0.9);
+  // The gate at load (what `run` and `serve` do) agrees: no throw without force_precision.
+  LoadOptions gated;
+  gated.threads = 1;
+  gated.precision = precision;
+  gated.check_tokenizer = text_tokenizer(dir);
+  EXPECT_NO_THROW(load_encoder(dir, gated));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, FixturePrecisionTest,
+    ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank"),
+                       ::testing::Values(Precision::kBf16, Precision::kInt8)),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param) + "_" + precision_name(std::get<1>(info.param));
+      for (auto& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return name;
+    });
+
+// Resets the test hook whatever the test's outcome.
+struct WrongInt8Scale {
+  explicit WrongInt8Scale(float multiplier) { kernels::testing::set_int8_weight_scale_multiplier(multiplier); }
+  ~WrongInt8Scale() { kernels::testing::set_int8_weight_scale_multiplier(1.0f); }
+};
+
+TEST(PrecisionGate, WrongInt8ScaleFailsTheCheckAndIsRefusedAtLoad) {
+  for (const char* name : {"bert-tiny-nli", "xlmr-tiny-nli"}) {
+    const auto dir = fixture(name);
+    const auto reference = load(dir, Precision::kFp32);
+    const WrongInt8Scale broken(1.0f / 16.0f);
+    const auto candidate = load(dir, Precision::kInt8);
+    const auto report = compare_precisions(*reference, *candidate, builtin_examples(dir), Precision::kInt8);
+    EXPECT_FALSE(report.pass) << name;
+    EXPECT_FALSE(report.failures.empty());
+
+    LoadOptions gated;
+    gated.threads = 1;
+    gated.precision = Precision::kInt8;
+    try {
+      load_encoder(dir, gated);  // synthetic ids: no check_tokenizer given
+      ADD_FAILURE() << name << ": a broken int8 model was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kInvalidModel);
+      const std::string message = e.what();
+      EXPECT_NE(message.find("int8"), std::string::npos) << message;
+      EXPECT_NE(message.find("--force-precision"), std::string::npos) << message;
+      EXPECT_EQ(message.find(dir.string()), std::string::npos) << "no full path in messages";
+    }
+    gated.force_precision = true;
+    EXPECT_NO_THROW(load_encoder(dir, gated));
+  }
+}
+
+// An encoder that answers fixed logits, to test the verdict on outputs no real model gives.
+class FixedEncoder final : public Encoder {
+ public:
+  explicit FixedEncoder(std::function<std::vector<float>(std::size_t)> logits) : logits_(std::move(logits)) {
+    info_.head = HeadKind::kSequenceClassification;
+    info_.num_labels = 3;
+    info_.id2label = {"a", "b", "c"};
+    info_.hidden_size = 4;
+    info_.vocab_size = 100;
+    info_.max_tokens = 64;
+  }
+  const ModelInfo& info() const override { return info_; }
+  void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override {
+    out.logits.clear();
+    for (const auto& s : batch) {
+      const auto row = logits_(static_cast<std::size_t>(s.input_ids[0]));
+      out.logits.insert(out.logits.end(), row.begin(), row.end());
+    }
+  }
+
+ private:
+  ModelInfo info_;
+  std::function<std::vector<float>(std::size_t)> logits_;
+};
+
+std::vector<CheckExample> numbered(std::size_t n) {
+  std::vector<CheckExample> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i].input_ids = {static_cast<std::int32_t>(i)};
+  return out;
+}
+
+TEST(PrecisionGate, VerdictCatchesCollapseNanAndSingleFlips) {
+  const FixedEncoder reference([](std::size_t i) {
+    std::vector<float> v(3, 0.0f);
+    v[i % 3] = 1.0f;
+    return v;
+  });
+  const auto examples = numbered(200);
+
+  const auto same = compare_precisions(reference, reference, examples, Precision::kInt8);
+  EXPECT_TRUE(same.pass);
+  EXPECT_EQ(same.label_agreement, 1.0);
+  EXPECT_EQ(same.max_abs_logit_diff, 0.0);
+
+  // Everything predicted as class 0: agreement 1/3 and class shares moving by 2/3.
+  const FixedEncoder collapsed([](std::size_t) { return std::vector<float>{1.0f, 0.0f, 0.0f}; });
+  const auto c = compare_precisions(reference, collapsed, examples, Precision::kInt8);
+  EXPECT_FALSE(c.pass);
+  EXPECT_NEAR(c.max_share_shift, 2.0 / 3.0, 0.01);
+  EXPECT_NEAR(c.candidate_share[0], 1.0, 1e-12);
+  EXPECT_EQ(c.failures.size(), 2u);
+
+  // Two flips in 200 (99%) pass; three (98.5%) fail.
+  for (const int flips : {2, 3}) {
+    const FixedEncoder flipped([flips](std::size_t i) {
+      std::vector<float> v(3, 0.0f);
+      v[(i % 3 + (i < static_cast<std::size_t>(flips) ? 1 : 0)) % 3] = 1.0f;
+      return v;
+    });
+    const auto f = compare_precisions(reference, flipped, examples, Precision::kBf16);
+    EXPECT_EQ(f.pass, flips == 2) << flips << " flips: " << summarize_failures(f);
+  }
+
+  const FixedEncoder nan([](std::size_t i) {
+    std::vector<float> v(3, 0.0f);
+    v[i % 3] = 1.0f;
+    if (i == 7) v[1] = std::nanf("");
+    return v;
+  });
+  const auto n = compare_precisions(reference, nan, examples, Precision::kInt8);
+  EXPECT_FALSE(n.pass);
+  EXPECT_EQ(n.non_finite, 1u);
+
+  // Labelled examples: accuracy in both precisions.
+  auto labelled = numbered(30);
+  for (std::size_t i = 0; i < labelled.size(); ++i) labelled[i].label = static_cast<int>(i % 3);
+  const auto acc = compare_precisions(reference, collapsed, labelled, Precision::kInt8);
+  ASSERT_TRUE(acc.reference_accuracy.has_value());
+  EXPECT_EQ(*acc.reference_accuracy, 1.0);
+  EXPECT_NEAR(*acc.candidate_accuracy, 1.0 / 3.0, 1e-12);
+  labelled[0].label = 3;
+  EXPECT_THROW(compare_precisions(reference, collapsed, labelled, Precision::kInt8), Error);
+}
+
+}  // namespace
+}  // namespace onepass::model
