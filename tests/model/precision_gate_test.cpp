@@ -79,7 +79,8 @@ TEST_P(FixturePrecisionTest, PassesTheBar) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, FixturePrecisionTest,
-    ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank"),
+    ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli", "bert-tiny-embed",
+                                         "bert-tiny-rerank"),
                        ::testing::Values(Precision::kBf16, Precision::kInt8)),
     [](const auto& info) {
       std::string name = std::get<0>(info.param) + "_" + precision_name(std::get<1>(info.param));
@@ -94,7 +95,7 @@ struct WrongInt8Scale {
 };
 
 TEST(PrecisionGate, WrongInt8ScaleFailsTheCheckAndIsRefusedAtLoad) {
-  for (const char* name : {"bert-tiny-nli", "xlmr-tiny-nli"}) {
+  for (const char* name : {"bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli"}) {
     const auto dir = fixture(name);
     const auto reference = load(dir, Precision::kFp32);
     const WrongInt8Scale broken(1.0f / 16.0f);
