@@ -126,7 +126,7 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
 
   std::optional<std::int32_t> base_token_to_id(std::string_view token) const override {
     if (flavor_ == Flavor::kXlmRoberta) {
-      if (auto it = fairseq_.find(std::string(token)); it != fairseq_.end()) return it->second;
+      if (auto it = fairseq_.find(token); it != fairseq_.end()) return it->second;
       const int id = spm_.PieceToId(token);
       if (id == 0 || spm_.IdToPiece(id) != token) return std::nullopt;
       return id + 1;
@@ -198,7 +198,7 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
   bool do_lower_case_ = false;
   bool split_by_punct_ = false;
   std::int32_t deberta_unk_id_ = 0;
-  std::unordered_map<std::string, std::int32_t> fairseq_;
+  slow::StringMap<std::int32_t> fairseq_;
   std::unordered_map<std::int32_t, std::string> added_tokens_by_id_;
 };
 

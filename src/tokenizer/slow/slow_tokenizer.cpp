@@ -122,7 +122,7 @@ void SlowTokenizer::init(SlowConfig config, const SpecialLayout& layout,
 }
 
 std::optional<std::int32_t> SlowTokenizer::added_token_id(std::string_view content) const {
-  const auto it = added_ids_.find(std::string(content));
+  const auto it = added_ids_.find(content);
   if (it == added_ids_.end()) return std::nullopt;
   return it->second;
 }
@@ -186,7 +186,7 @@ Segment SlowTokenizer::tokenize(std::string_view text) const {
     if (piece.added >= 0) {
       const AddedTokenSpec& token = splitter_->tokens()[static_cast<std::size_t>(piece.added)];
       const auto [lo, hi] = std::minmax_element(piece.source.begin(), piece.source.end());
-      segment.push(added_ids_.at(token.content), token.content, *lo, *hi + 1);
+      segment.push(added_ids_.find(token.content)->second, token.content, *lo, *hi + 1);
     } else {
       tokenize_piece(piece, segment);
     }

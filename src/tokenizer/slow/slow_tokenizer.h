@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,14 @@
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::tokenizer::slow {
+
+// Hash for maps keyed by std::string that are looked up with string_views, without a copy.
+struct StringViewHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename T>
+using StringMap = std::unordered_map<std::string, T, StringViewHash, std::equal_to<>>;
 
 // The tokens of one text before special tokens are added. Offsets are [start, end) code point
 // indices of the original text.
@@ -78,7 +87,7 @@ class SlowTokenizer : public Tokenizer {
 
   SlowConfig config_;
   std::optional<AddedTokenSplitter> splitter_;
-  std::unordered_map<std::string, std::int32_t> added_ids_;
+  StringMap<std::int32_t> added_ids_;
   std::vector<std::u32string> keep_case_;  // tokens the lowercasing step leaves alone
   SpecialLayout layout_;
   std::string cls_token_;

@@ -28,12 +28,8 @@ using wordpiece::Word;
 
 constexpr std::size_t kMaxInputCharsPerWord = 100;
 
-// Heterogeneous lookup, so pieces of a word are looked up without a copy.
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-using VocabMap = std::unordered_map<std::string, std::int32_t, StringHash, std::equal_to<>>;
+// Pieces of a word are looked up as views, without a copy.
+using VocabMap = slow::StringMap<std::int32_t>;
 
 // load_vocab(): one token per line, the line number is the id, a later duplicate wins. Python
 // reads the file in text mode, so "\r\n" and a lone "\r" end lines too.
