@@ -1,39 +1,21 @@
 // The real loaders: model::load_encoder and tokenizer::load_tokenizer.
-#include <system_error>
-
 #include "base/error.h"
 #include "runtime/runtime.h"
 
 namespace onepass::runtime {
-namespace {
 
-namespace fs = std::filesystem;
-
-// tokenizer.json first (the ids TEI and AutoTokenizer give); when it uses a component this
-// build lacks, the folder's slow-tokenizer files still serve the model rather than failing it.
-std::unique_ptr<tokenizer::Tokenizer> load_folder_tokenizer(const fs::path& dir) {
-  try {
-    return tokenizer::load_tokenizer(dir);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kUnsupported) throw;
-    for (const char* slow : {"spm.model", "sentencepiece.bpe.model", "vocab.txt"}) {
-      std::error_code ec;
-      if (fs::is_regular_file(dir / slow, ec)) {
-        return tokenizer::load_tokenizer(dir, dir / slow);
-      }
-    }
-    throw;
-  }
-}
-
-}  // namespace
-
+// The folder's tokenizer comes from tokenizer::load_tokenizer's own order (tokenizer.json, then
+// the SentencePiece model, then vocab.txt). A tokenizer.json that uses a component onepass lacks
+// fails the model's load with a message naming the component: silently serving the slow
+// tokenizer's ids instead would change answers on the inputs where the two disagree.
 ModelLoaders default_model_loaders() {
   ModelLoaders loaders;
-  loaders.encoder = [](const fs::path& dir, const model::LoadOptions& options) {
+  loaders.encoder = [](const std::filesystem::path& dir, const model::LoadOptions& options) {
     return model::load_encoder(dir, options);
   };
-  loaders.tokenizer = load_folder_tokenizer;
+  loaders.tokenizer = [](const std::filesystem::path& dir) {
+    return tokenizer::load_tokenizer(dir);
+  };
   return loaders;
 }
 
