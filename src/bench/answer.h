@@ -20,6 +20,9 @@ struct Answer {
   // Embeddings: the vector (token-level answers flattened). Classification: the scores of every
   // label when the dialect returns them, in a fixed order per dialect (by label name or index).
   std::vector<float> values;
+  // False when the label is only an index ("LABEL_2": logits without id2label), which says
+  // nothing about the dataset's label names, so accuracy skips it.
+  bool label_named = true;
 };
 
 // True when `got` is the same answer as `expected` up to `tolerance`, absolute for values within

@@ -93,7 +93,7 @@ Reference reference_pass(const Dialect& dialect, const http::Url& url,
     }
     ++answered;
     Answer& answer = outcome.answers.front();
-    if (samples[i].label && !answer.label.empty()) {
+    if (samples[i].label && !answer.label.empty() && answer.label_named) {
       ++reference.labelled;
       reference.correct += same_label(answer.label, *samples[i].label);
     }
@@ -163,7 +163,8 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
           r.mismatches += !same_answer(outcome.answers[k], *reference.answers[sample],
                                        spec.tolerance);
         }
-        if (samples[sample].label && !outcome.answers[k].label.empty()) {
+        if (samples[sample].label && !outcome.answers[k].label.empty() &&
+            outcome.answers[k].label_named) {
           ++r.labelled;
           r.correct += same_label(outcome.answers[k].label, *samples[sample].label);
         }

@@ -107,7 +107,16 @@ TEST(KServeDialect, TextTensorsWhenNoTokenizer) {
   EXPECT_EQ(answers[0].label, "entailment");
   EXPECT_NEAR(answers[0].score, std::exp(2.0) / (std::exp(2.0) + 2), 1e-6);
   EXPECT_EQ(answers[1].label, "contradiction");
+  EXPECT_TRUE(answers[1].label_named);
   EXPECT_THROW(make_dialect("triton", {})->build(batch, Task::kClassify), Error);  // no model
+  // Without id2label the label is only an index: kept for verification, not for accuracy.
+  DialectOptions unnamed;
+  unnamed.model = "nli";
+  const auto index_only = make_dialect("triton", unnamed)->parse(
+      ok(R"({"outputs":[{"name":"logits","shape":[1,3],"datatype":"FP32","data":[0,2,0]}]})"), 1,
+      Task::kClassify);
+  EXPECT_EQ(index_only[0].label, "LABEL_1");
+  EXPECT_FALSE(index_only[0].label_named);
 }
 
 TEST(KServeDialect, TokenizedTensorsPaddedToTheLongestOrToMaxLen) {

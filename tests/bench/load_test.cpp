@@ -4,6 +4,8 @@
 // caught by the content verification.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "bench/bench.h"
@@ -196,6 +198,42 @@ TEST(Load, UnreachableEndpointStopsTheBench) {
   e.name = "nothing";
   e.url = "http://127.0.0.1:1";
   EXPECT_THROW(run_bench({e}, w), Error);
+}
+
+}  // namespace
+}  // namespace onepass::bench::testing
+
+namespace onepass::bench::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Load, SixtyFourRequestsInFlight) {
+  // Each answer waits (up to 200 ms) until 64 requests have been inside the server at once: the
+  // count only reaches 64 if the generator really keeps 64 requests in flight.
+  std::mutex mutex;
+  std::condition_variable cv;
+  int inside = 0, most = 0;
+  FakeServer server([&](const FakeRequest& r) {
+    std::unique_lock lock(mutex);
+    most = std::max(most, ++inside);
+    cv.notify_all();
+    cv.wait_for(lock, 200ms, [&] { return most >= 64; });
+    --inside;
+    lock.unlock();
+    return answer_like_onepass(r, false);
+  });
+  Workload w = small_workload();
+  w.requests = 256;
+  w.warmup = 0;
+  w.samples.resize(8);
+  w.sweep_concurrency = {64};
+  const BenchResult result = run_bench({endpoint("wide", server, "onepass")}, w);
+  const RunResult& r = result.endpoints[0].runs[0];
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.ok_requests, 256u);
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_EQ(most, 64);
 }
 
 }  // namespace

@@ -127,6 +127,7 @@ class KServeDialect final : public Dialect {
         static_cast<std::size_t>(std::max_element(probs.begin(), probs.end()) - probs.begin());
     const auto& names = options().label_names;
     answer.label = best < names.size() ? names[best] : "LABEL_" + std::to_string(best);
+    answer.label_named = best < names.size();
     answer.score = probs[best];
     answer.values = std::move(probs);
     return answer;
