@@ -147,8 +147,9 @@ void print_tables(const BenchResult& result, std::FILE* out) {
                  r.batch_efficiency ? fmt::format("{:.2f}", *r.batch_efficiency) : "-");
     }
   }
+  if (!result.agreement.empty()) fmt::print(out, "\n");
   for (const auto& a : result.agreement) {
-    fmt::print(out, "\nagreement {} vs {}: {} of {} samples ({})\n", a.a, a.b, a.agreeing,
+    fmt::print(out, "agreement {} vs {}: {} of {} samples ({})\n", a.a, a.b, a.agreeing,
                a.compared, percent(a.rate()));
   }
   const std::size_t mismatches = result.mismatches();
