@@ -59,6 +59,13 @@ std::optional<double> Reference::accuracy() const {
   return static_cast<double>(correct) / static_cast<double>(labelled);
 }
 
+Task Reference::answered_task() const {
+  for (const auto& answer : answers) {
+    if (answer) return answer->label.empty() ? Task::kEmbed : Task::kClassify;
+  }
+  return task;
+}
+
 std::optional<double> RunResult::accuracy() const {
   if (labelled == 0) return std::nullopt;
   return static_cast<double>(correct) / static_cast<double>(labelled);

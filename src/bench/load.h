@@ -38,6 +38,9 @@ struct Reference {
   ErrorCounts errors;
   std::size_t labelled = 0, correct = 0;       // accuracy against the dataset's labels
   std::optional<double> accuracy() const;
+  // What the answers are, whatever was asked: kEmbed when they carry no label (an embedder
+  // behind a route that serves both, like /invocations or KServe).
+  Task answered_task() const;
 };
 
 // Sends samples[0..count) one per request. With Task::kAuto, tries the dialect's tasks in order

@@ -87,7 +87,7 @@ json to_json(const BenchResult& result) {
                          {"url", e.spec.url},
                          {"dialect", e.spec.dialect},
                          {"model", e.spec.options.model},
-                         {"task", task_name(e.reference.task)},
+                         {"task", task_name(e.reference.answered_task())},
                          {"reference",
                           {{"samples", e.reference.answers.size()},
                            {"answered", answered},
@@ -125,7 +125,7 @@ void print_tables(const BenchResult& result, std::FILE* out) {
     std::size_t answered = 0;
     for (const auto& a : e.reference.answers) answered += a.has_value();
     fmt::print(out, "\n== {} ({} dialect, {}) task {}: reference {}/{} answered, accuracy {}\n",
-               e.spec.name, e.spec.dialect, e.spec.url, task_name(e.reference.task), answered,
+               e.spec.name, e.spec.dialect, e.spec.url, task_name(e.reference.answered_task()), answered,
                e.reference.answers.size(), percent(e.reference.accuracy()));
     std::string kind;
     for (const auto& r : e.runs) {

@@ -38,6 +38,9 @@ TEST(SageMakerDialect, ItemsOfAClientBatchInOneInvocation) {
   EXPECT_EQ(header(r, "X-Amzn-SageMaker-Target-Model"), "nli.tar.gz");
   EXPECT_EQ(body_of(r), json::parse(R"({"inputs":[{"text":"A man plays.","text_pair":
       "Someone makes music."},"Hello world"],"parameters":{"truncation":true}})"));
+  // Asking an embedder: strings only.
+  EXPECT_EQ(body_of(d->build(batch, Task::kEmbed))["inputs"],
+            json::parse(R"(["A man plays.","Hello world"])"));
 
   const auto answers = d->parse(ok(R"([{"label":"entailment","score":0.75},
       {"label":"neutral","score":0.5}])"), 2, Task::kClassify);

@@ -63,6 +63,7 @@ TEST_P(EveryDialect, SweepsVerifyEveryAnswerAndReportAccuracy) {
   ASSERT_EQ(result.endpoints.size(), 1u);
   const EndpointResult& e = result.endpoints[0];
   EXPECT_EQ(e.reference.task, c.expected_task);
+  EXPECT_EQ(e.reference.answered_task(), c.embedder ? Task::kEmbed : Task::kClassify);
   // The reference covers what the largest run sends: (24 + 2) * 4 = 104 > 84 samples.
   EXPECT_EQ(e.reference.answers.size(), w.samples.size());
   EXPECT_TRUE(e.reference.errors.empty());

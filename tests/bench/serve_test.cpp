@@ -119,9 +119,12 @@ TEST(Serve, SweepInEveryDialectOfAClassifier) {
                        "--host", "127.0.0.1", "--port", "0"});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
   for (const char* dialect : {"onepass", "hf", "tei", "triton"}) {
-    const BenchResult result = run_bench({spec(dialect, server.url(), dialect, "nli")}, tiny_sweep());
+    EndpointSpec e = spec(dialect, server.url(), dialect, "nli");
+    // KServe answers logits only: the label names come from the fixture's id2label.
+    e.options.label_names = {"entailment", "neutral", "contradiction"};
+    const BenchResult result = run_bench({e}, tiny_sweep());
     ASSERT_EQ(result.endpoints.size(), 1u);
-    EXPECT_EQ(result.endpoints[0].reference.task, Task::kClassify) << dialect;
+    EXPECT_EQ(result.endpoints[0].reference.answered_task(), Task::kClassify) << dialect;
     expect_clean(result.endpoints[0]);
     // A 3-label NLI model on a labelled dataset: accuracy is always reported.
     EXPECT_TRUE(result.endpoints[0].reference.accuracy().has_value()) << dialect;
@@ -136,6 +139,7 @@ TEST(Serve, SweepInEveryDialectOfAnEmbedder) {
   for (const char* dialect : {"onepass", "tei", "triton", "openai", "vllm"}) {
     Workload w = tiny_sweep();
     const BenchResult result = run_bench({spec(dialect, server.url(), dialect, "emb")}, w);
+    EXPECT_EQ(result.endpoints[0].reference.answered_task(), Task::kEmbed) << dialect;
     expect_clean(result.endpoints[0]);
   }
 }

@@ -1,6 +1,7 @@
 // SageMaker / Hugging Face inference toolkit: POST /invocations {"inputs","parameters"}; the
 // items of a client batch travel as one list. The route answers per the model's task, so the
-// parser accepts a classifier's {"label","score"} objects and an embedder's nested floats.
+// parser accepts a classifier's {"label","score"} objects and an embedder's nested floats;
+// Task::kEmbed only changes the request (strings, never pairs).
 #include "base/error.h"
 #include "bench/dialects/dialects.h"
 
@@ -15,7 +16,8 @@ class SageMakerDialect final : public Dialect {
       : Dialect(std::move(options)), name_(std::move(name)) {}
 
   std::string_view name() const override { return name_; }
-  std::vector<Task> tasks() const override { return {Task::kClassify}; }
+  // An embedder refuses premise/hypothesis objects, so auto-detection falls back to plain text.
+  std::vector<Task> tasks() const override { return {Task::kClassify, Task::kEmbed}; }
 
   http::Request build(std::span<const Sample* const> batch, Task task) const override {
     json inputs = json::array();
