@@ -39,6 +39,8 @@ struct ServeFlags {
   double idle_unload_seconds = 0;
   bool enable_model_management = false;
   std::string pooling;
+  std::string precision = "fp32";
+  bool force_precision = false;
   double http_timeout_seconds = 30;
 };
 
@@ -86,6 +88,11 @@ int serve(ServeFlags& flags, bool port_given) {
   options.auto_truncate = flags.auto_truncate;
   options.lazy = flags.lazy;
   options.idle_unload = std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
+  if (flags.precision == "fp32") options.precision = model::Precision::kFp32;
+  else if (flags.precision == "bf16") options.precision = model::Precision::kBf16;
+  else if (flags.precision == "int8") options.precision = model::Precision::kInt8;
+  else throw Error(ErrorKind::kInvalidArgument, "--precision must be fp32, bf16 or int8");
+  options.force_precision = flags.force_precision;
   if (flags.pooling == "cls") options.pooling = runtime::Pooling::kCls;
   else if (flags.pooling == "mean") options.pooling = runtime::Pooling::kMean;
   else if (!flags.pooling.empty())
@@ -186,6 +193,12 @@ CommandRegistration registration{Command{
       sub.add_flag("--enable-model-management", flags->enable_model_management,
                    "SageMaker multi-model routes (POST/DELETE /models)")
           ->envname("ONEPASS_ENABLE_MODEL_MANAGEMENT");
+      sub.add_option("--precision", flags->precision,
+                     "fp32, bf16 or int8 matrix products (bf16/int8 must pass the accuracy gate)")
+          ->envname("ONEPASS_PRECISION");
+      sub.add_flag("--force-precision", flags->force_precision,
+                   "serve bf16/int8 even when the accuracy gate at load fails")
+          ->envname("ONEPASS_FORCE_PRECISION");
       sub.add_option("--pooling", flags->pooling, "embedders: cls or mean")
           ->envname("ONEPASS_POOLING");
       sub.add_option("--http-timeout", flags->http_timeout_seconds,

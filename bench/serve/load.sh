@@ -24,3 +24,11 @@ for c in 1 8 64; do
   wrk -t"$(( c < 2 ? 1 : 2 ))" -c"$c" -d"${seconds}s" --latency -s "$work/post.lua" "http://$addr/predict" |
     grep -E 'Requests/sec|50%|99%|Non-2xx|Socket errors'
 done
+
+# The same input through `onepass run --bench` (engine alone, batch 1, no HTTP, no batcher):
+# the difference to the server's p50 at concurrency 1 is the server's overhead per request.
+echo "== onepass run --bench (engine alone, batch 1)"
+for _ in $(seq 1 200); do
+  echo '{"text":"A man is playing a guitar on a busy street corner.","text_pair":"Someone is making music outside."}'
+done >"$work/lines.jsonl"
+"$bin" run --model "$model" --input "$work/lines.jsonl" --bench --batch-size 1

@@ -253,8 +253,20 @@ void ModelRegistry::queue_load(const SlotRef& slot) {
 std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
                                                       ModelDescription description) {
   auto model = std::make_shared<LoadedModel>();
-  model->encoder = options_.loaders.encoder(spec.dir, options_.load);
   model->tokenizer = options_.loaders.tokenizer(spec.dir);
+  model::LoadOptions load = options_.load;
+  if (load.precision != model::Precision::kFp32 && !load.force_precision) {
+    // The reduced-precision gate compares against fp32 on real text, tokenized as served. It
+    // runs inside load_encoder, while `model` (and so its tokenizer) is alive.
+    const tokenizer::Tokenizer* tok = model->tokenizer.get();
+    load.check_tokenizer = [tok](std::string_view text, std::optional<std::string_view> pair) {
+      tokenizer::TruncationOptions truncation;
+      truncation.max_length = 128;
+      tokenizer::Encoding encoding = tok->encode(text, pair, truncation);
+      return model::TokenizedText{std::move(encoding.ids), std::move(encoding.type_ids)};
+    };
+  }
+  model->encoder = options_.loaders.encoder(spec.dir, load);
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
   // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
   description.info = model->encoder->info();

@@ -140,6 +140,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   registry_options.loaders = o.loaders;
   registry_options.load.threads = o.threads;
   registry_options.load.precision = o.precision;
+  registry_options.load.force_precision = o.force_precision;
   registry_options.max_input_length = o.max_input_length;
   registry_options.pooling = o.pooling;
   registry_options.idle_unload = o.idle_unload;

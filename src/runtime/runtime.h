@@ -53,6 +53,8 @@ struct RuntimeOptions {
   std::vector<ModelSpec> models;
   int threads = 0;  // engine threads per forward pass; 0: all cores
   model::Precision precision = model::Precision::kFp32;
+  // Serve a bf16/int8 model even when it fails the accuracy gate at load.
+  bool force_precision = false;
 
   // Dynamic batcher: a batch holds at most this many tokens (an input longer than the budget
   // runs alone) and this many inputs (each item of a client batch counts).

@@ -60,7 +60,7 @@ void handle_predict(Call& call) {
     request.items.push_back(sequence_item(*inputs));
   } else if (inputs->is_array()) {
     batch = true;
-    if (inputs->empty()) throw ApiError(ApiErrorKind::kEmpty, "`inputs` cannot be empty", "inputs");
+    if (inputs->empty()) throw ApiError(ApiErrorKind::kValidation, "`inputs` cannot be an empty list", "inputs");
     if (inputs->size() > call.options.max_client_batch_size)
       throw ApiError(ApiErrorKind::kTooManyInputs,
                      "batch size " + std::to_string(inputs->size()) +
@@ -113,7 +113,7 @@ void handle_rerank(Call& call) {
   if (!texts) throw ApiError(ApiErrorKind::kValidation, "missing field `texts`", "texts");
   if (!texts->is_array())
     throw ApiError(ApiErrorKind::kValidation, "`texts` must be a list of strings", "texts");
-  if (texts->empty()) throw ApiError(ApiErrorKind::kEmpty, "`texts` cannot be empty", "texts");
+  if (texts->empty()) throw ApiError(ApiErrorKind::kValidation, "`texts` cannot be an empty list", "texts");
   if (texts->size() > call.options.max_client_batch_size)
     throw ApiError(ApiErrorKind::kTooManyInputs,
                    "batch size " + std::to_string(texts->size()) + " > maximum allowed batch size " +
