@@ -149,7 +149,7 @@ for (const threads of String(args.threads).split(',').map(Number)) {
   const t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), {
     executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1,
-    graphOptimizationLevel: 'all', executionMode: 'sequential' });
+    graphOptimizationLevel: 'all', executionMode: 'sequential', logSeverityLevel: 3 });
   const createMs = Number(process.hrtime.bigint() - t0) / 1e6;
   for (const w of ws) {
     const o = runOnepass(w, threads);
