@@ -32,6 +32,7 @@ struct ServeFlags {
   std::size_t max_concurrent_requests = 512;
   std::size_t max_client_batch_size = 32;
   std::size_t max_input_length = 0;
+  std::size_t max_input_bytes = 0;
   bool auto_truncate = false;
   std::size_t payload_limit = 6 * 1024 * 1024;
   std::string api_key;
@@ -85,6 +86,7 @@ int serve(ServeFlags& flags, bool port_given) {
   options.max_wait = std::chrono::microseconds(static_cast<long long>(flags.max_wait_ms * 1000));
   options.max_concurrent_requests = flags.max_concurrent_requests;
   options.max_input_length = flags.max_input_length;
+  options.max_input_bytes = flags.max_input_bytes;
   options.auto_truncate = flags.auto_truncate;
   options.lazy = flags.lazy;
   options.idle_unload = std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
@@ -179,6 +181,10 @@ CommandRegistration registration{Command{
       sub.add_option("--max-input-length", flags->max_input_length,
                      "tokens per input (0: the model's limit)")
           ->envname("ONEPASS_MAX_INPUT_LENGTH");
+      sub.add_option("--max-input-bytes", flags->max_input_bytes,
+                     "bytes per text, refused before tokenizing even with truncation (0: 64 per "
+                     "token of the model's input length, at least 64 KiB)")
+          ->envname("ONEPASS_MAX_INPUT_BYTES");
       sub.add_flag("--auto-truncate", flags->auto_truncate, "truncate over-long inputs")
           ->envname("ONEPASS_AUTO_TRUNCATE");
       sub.add_option("--payload-limit", flags->payload_limit, "largest request body in bytes")

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "base/error.h"
+#include "runtime/input_limits.h"
 #include "runtime/job.h"
 #include "runtime/metrics.h"
 #include "runtime/model_registry.h"
@@ -168,10 +169,18 @@ bool Runtime::wait_ready(std::chrono::milliseconds timeout) {
   return ready();
 }
 
-std::vector<ModelDescription> Runtime::models() const { return impl_->registry->describe(); }
+std::vector<ModelDescription> Runtime::models() const {
+  auto described = impl_->registry->describe();
+  for (ModelDescription& d : described)
+    d.max_input_bytes = input_byte_limit(d, impl_->options.max_input_bytes);
+  return described;
+}
 
 std::optional<ModelDescription> Runtime::find_model(std::string_view name) const {
-  return impl_->registry->find(name);
+  auto described = impl_->registry->find(name);
+  if (described)
+    described->max_input_bytes = input_byte_limit(*described, impl_->options.max_input_bytes);
+  return described;
 }
 
 void Runtime::submit(InferenceRequest request, Completion done) {
@@ -189,6 +198,16 @@ void Runtime::submit(InferenceRequest request, Completion done) {
                 described->task == ModelTask::kEmbedder
                     ? "model '" + described->name + "' is an embedding model; it has no logits"
                     : "model '" + described->name + "' is a classifier; it has no embeddings");
+  }
+  if (described) {
+    // Before admission and tokenization: a multi-megabyte text costs neither a slot nor
+    // tokenizer time, whatever the truncation.
+    const std::size_t limit = input_byte_limit(*described, impl.options.max_input_bytes);
+    for (const InferenceItem& item : request.items) {
+      if (item.pretokenized) continue;
+      check_input_bytes(item.text, limit, item.text_pair ? "the first text of a pair" : "an input");
+      if (item.text_pair) check_input_bytes(*item.text_pair, limit, "the second text of a pair");
+    }
   }
 
   auto job = std::make_shared<Job>();
@@ -237,6 +256,9 @@ tokenizer::Encoding Runtime::tokenize(std::string_view model, std::string_view t
                                       bool add_special_tokens) const {
   if (impl_->draining.load()) throw Error(ErrorKind::kUnavailable, "the server is shutting down");
   auto loaded = impl_->registry->loaded_now(model);
+  const std::size_t limit = input_byte_limit(loaded->description, impl_->options.max_input_bytes);
+  check_input_bytes(text, limit, "an input");
+  if (pair) check_input_bytes(*pair, limit, "the second text of a pair");
   return loaded->tokenizer->encode(text, pair, {}, add_special_tokens);
 }
 

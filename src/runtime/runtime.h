@@ -71,6 +71,9 @@ struct RuntimeOptions {
   // Tokens per input, special tokens included: min(model's limit, this); 0: the model's limit.
   std::size_t max_input_length = 0;
   bool auto_truncate = false;  // truncate over-long inputs even when the request did not ask
+  // Bytes per text, refused before tokenizing (kInvalidInput) even when truncating. 0: derived
+  // per model (input_limits.h): kInputBytesPerToken per token of its max_input_length, at least kMinInputBytes.
+  std::size_t max_input_bytes = 0;
 
   bool lazy = false;                     // load a model on its first request
   std::chrono::milliseconds idle_unload{0};  // 0: never unload an idle model

@@ -38,6 +38,9 @@ struct ModelDescription {
   model::ModelInfo info;   // valid once the config was read
   Pooling pooling = Pooling::kMean;
   int max_input_length = 0;  // tokens, special tokens included
+  // Bytes per text (each side of a pair, each label), checked before anything is tokenized so
+  // that a multi-megabyte string costs no tokenizer time, truncation or not. 0: no limit.
+  std::size_t max_input_bytes = 0;
   // Zero-shot needs an entailment label; -1 when the model has none.
   int entailment_index = -1;
   int contradiction_index = -1;

@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/scores.h"
+#include "runtime/input_limits.h"
 
 namespace onepass::api {
 
@@ -73,6 +74,22 @@ void require_zero_shot_model(const runtime::ModelDescription& model) {
                    "model '" + model.name +
                        "' cannot do zero-shot classification: it has no label starting with "
                        "'entail'");
+}
+
+void check_zero_shot_inputs(const std::vector<std::string>& sequences, const ZeroShotSpec& spec,
+                            const runtime::ModelDescription& model, std::size_t max_labels) {
+  if (spec.labels.size() > max_labels)
+    throw ApiError(ApiErrorKind::kTooManyInputs,
+                   std::to_string(spec.labels.size()) + " candidate labels > maximum allowed " +
+                       std::to_string(max_labels) + " (each label is one input per sequence)",
+                   "candidate_labels");
+  // onepass::Error kInvalidInput: 422 in every dialect.
+  for (const auto& sequence : sequences)
+    runtime::check_input_bytes(sequence, model.max_input_bytes, "an input");
+  for (const auto& label : spec.labels)
+    runtime::check_input_bytes(label, model.max_input_bytes, "a candidate label");
+  runtime::check_input_bytes(spec.hypothesis_template, model.max_input_bytes,
+                             "hypothesis_template");
 }
 
 runtime::InferenceRequest expand_zero_shot(const std::vector<std::string>& sequences,

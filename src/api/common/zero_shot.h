@@ -27,6 +27,12 @@ ZeroShotSpec parse_zero_shot(const Json* candidate_labels, const Json* hypothesi
 // Throws ApiError kValidation unless `model` is a classifier with an entailment label.
 void require_zero_shot_model(const runtime::ModelDescription& model);
 
+// Before expand_zero_shot, which copies every sequence once per label: each sequence, label and
+// the template within the model's per-text byte cap (422), and at most `max_labels` labels (the
+// client batch limit; 422 kTooManyInputs), so one request's expansion stays bounded.
+void check_zero_shot_inputs(const std::vector<std::string>& sequences, const ZeroShotSpec& spec,
+                            const runtime::ModelDescription& model, std::size_t max_labels);
+
 // sequences x labels premise/hypothesis items, sequence-major; the premise is truncated first.
 runtime::InferenceRequest expand_zero_shot(const std::vector<std::string>& sequences,
                                            const ZeroShotSpec& spec, const std::string& model);

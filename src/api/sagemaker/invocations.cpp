@@ -100,6 +100,7 @@ void zero_shot(Call& call, const runtime::ModelDescription& model, const Toolkit
   check_batch_size(inputs.items.size(), call.options.max_client_batch_size);
   auto sequences = std::make_shared<std::vector<std::string>>();
   for (auto& item : inputs.items) sequences->push_back(std::move(item.text));
+  check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
   const bool list = inputs.is_list() || flavor == Flavor::kInferenceApi;
   submit_and_reply(call.service, std::move(request), call.reply,

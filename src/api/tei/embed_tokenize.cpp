@@ -120,6 +120,7 @@ void handle_zero_shot(Call& call) {
                                             get_field(body, "hypothesis_template"),
                                             get_field(body, "multi_label"));
   for (const auto& label : spec.labels) require_non_empty(label, "candidate_labels");
+  check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,

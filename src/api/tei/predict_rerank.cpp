@@ -7,6 +7,7 @@
 #include "api/common/scores.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
+#include "runtime/input_limits.h"
 
 namespace onepass::api::tei {
 
@@ -109,6 +110,8 @@ void handle_rerank(Call& call) {
   const auto query = get_string(body, "query");
   if (!query) throw ApiError(ApiErrorKind::kValidation, "missing field `query`", "query");
   require_non_empty(*query, "query");
+  // Before the query is copied into every pair.
+  runtime::check_input_bytes(*query, model.max_input_bytes, "the query");
   const Json* texts = get_field(body, "texts");
   if (!texts) throw ApiError(ApiErrorKind::kValidation, "missing field `texts`", "texts");
   if (!texts->is_array())
@@ -125,8 +128,10 @@ void handle_rerank(Call& call) {
   for (const auto& text : *texts) {
     if (!text.is_string())
       throw ApiError(ApiErrorKind::kValidation, "`texts` must be a list of strings", "texts");
+    require_non_empty(text.get_ref<const std::string&>(), "texts");
+    runtime::check_input_bytes(text.get_ref<const std::string&>(), model.max_input_bytes,
+                               "a text");
     documents->push_back(text.get<std::string>());
-    require_non_empty(documents->back(), "texts");
     runtime::InferenceItem item;
     item.text = *query;
     item.text_pair = documents->back();
