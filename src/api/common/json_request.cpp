@@ -68,6 +68,10 @@ Json parse_json_text(std::string_view text) {
     const auto last_read = what.find("; last read");
     if (last_read != std::string::npos) what.resize(last_read);
     throw ApiError(ApiErrorKind::kBadRequest, "body is not valid JSON: " + what);
+  } catch (const Json::out_of_range&) {
+    // A number beyond double's range (1e999999). nlohmann's message quotes the whole number,
+    // which may be megabytes long: name the problem only.
+    throw ApiError(ApiErrorKind::kBadRequest, "body is not valid JSON: a number is out of range");
   }
 }
 
