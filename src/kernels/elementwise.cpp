@@ -4,26 +4,116 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/vec_math.h"
+
+#if defined(__AVX512F__)
+// GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
+// (_mm512_undefined_*), which -Wmaybe-uninitialized reports at every inlined use.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace onepass::kernels {
 namespace {
 
 // Small per-element work: only fan out to threads when there is enough of it.
 constexpr std::int64_t kParallelMinElements = 1 << 14;
+// activate() hands threads blocks of this many elements.
+constexpr std::int64_t kActivateBlock = 4096;
 
-inline float apply(float x, Activation act) {
-  switch (act) {
-    case Activation::kIdentity: return x;
-    case Activation::kGeluErf: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-    case Activation::kGeluTanh: {
-      const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-      return 0.5f * x * (1.0f + std::tanh(inner));
-    }
-    case Activation::kQuickGelu: return x / (1.0f + std::exp(-1.702f * x));
-    case Activation::kRelu: return x > 0.0f ? x : 0.0f;
-    case Activation::kSilu: return x / (1.0f + std::exp(-x));
-    case Activation::kTanh: return std::tanh(x);
+// Each row's sums run in a fixed order that depends only on the row length, so a row's result
+// never depends on its neighbours (batch invariance).
+void layer_norm_row(float* row, std::int64_t cols, const float* gamma, const float* beta, float eps) {
+  const float n = static_cast<float>(cols);
+  std::int64_t c = 0;
+#if defined(__AVX512F__)
+  __m512 vsum = _mm512_setzero_ps();
+  for (; c + 16 <= cols; c += 16) vsum = _mm512_add_ps(vsum, _mm512_loadu_ps(row + c));
+  if (c < cols) vsum = _mm512_add_ps(vsum, _mm512_maskz_loadu_ps(vec::tail_mask(cols - c), row + c));
+  const float mean = _mm512_reduce_add_ps(vsum) / n;
+  const __m512 vmean = _mm512_set1_ps(mean);
+  __m512 vsq = _mm512_setzero_ps();
+  for (c = 0; c + 16 <= cols; c += 16) {
+    const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(row + c), vmean);
+    vsq = _mm512_fmadd_ps(d, d, vsq);
   }
-  return x;
+  if (c < cols) {
+    const __mmask16 m = vec::tail_mask(cols - c);
+    const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + c), vmean);
+    vsq = _mm512_fmadd_ps(d, d, vsq);
+  }
+  const __m512 vinv = _mm512_set1_ps(1.0f / std::sqrt(_mm512_reduce_add_ps(vsq) / n + eps));
+  for (c = 0; c + 16 <= cols; c += 16) {
+    const __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + c), vmean), vinv);
+    _mm512_storeu_ps(row + c, _mm512_fmadd_ps(d, _mm512_loadu_ps(gamma + c), _mm512_loadu_ps(beta + c)));
+  }
+  if (c < cols) {
+    const __mmask16 m = vec::tail_mask(cols - c);
+    const __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, row + c), vmean), vinv);
+    _mm512_mask_storeu_ps(row + c, m,
+                          _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(m, gamma + c), _mm512_maskz_loadu_ps(m, beta + c)));
+  }
+#else
+  float sum = 0.0f;
+  for (; c < cols; ++c) sum += row[c];
+  const float mean = sum / n;
+  float sq = 0.0f;
+  for (c = 0; c < cols; ++c) {
+    const float d = row[c] - mean;
+    sq += d * d;
+  }
+  const float inv = 1.0f / std::sqrt(sq / n + eps);
+  for (c = 0; c < cols; ++c) row[c] = (row[c] - mean) * inv * gamma[c] + beta[c];
+#endif
+}
+
+void softmax_row(float* row, std::int64_t cols) {
+#if defined(__AVX512F__)
+  std::int64_t c = 0;
+  const __mmask16 tail = vec::tail_mask(cols % 16);
+  const std::int64_t full = cols - cols % 16;
+  __m512 vmax = _mm512_set1_ps(-INFINITY);
+  for (; c < full; c += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(row + c));
+  if (tail != 0) vmax = _mm512_mask_max_ps(vmax, tail, vmax, _mm512_maskz_loadu_ps(tail, row + c));
+  const __m512 max = _mm512_set1_ps(_mm512_reduce_max_ps(vmax));
+  __m512 vsum = _mm512_setzero_ps();
+  for (c = 0; c < full; c += 16) {
+    const __m512 e = vec::exp(_mm512_sub_ps(_mm512_loadu_ps(row + c), max));
+    _mm512_storeu_ps(row + c, e);
+    vsum = _mm512_add_ps(vsum, e);
+  }
+  if (tail != 0) {
+    const __m512 e = vec::exp(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, row + c), max));
+    _mm512_mask_storeu_ps(row + c, tail, e);
+    vsum = _mm512_mask_add_ps(vsum, tail, vsum, e);
+  }
+  const __m512 inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(vsum));
+  for (c = 0; c < full; c += 16) _mm512_storeu_ps(row + c, _mm512_mul_ps(_mm512_loadu_ps(row + c), inv));
+  if (tail != 0) _mm512_mask_storeu_ps(row + c, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, row + c), inv));
+#else
+  float max = row[0];
+  for (std::int64_t c = 1; c < cols; ++c) max = std::max(max, row[c]);
+  float sum = 0.0f;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    row[c] = std::exp(row[c] - max);
+    sum += row[c];
+  }
+  const float inv = 1.0f / sum;
+  for (std::int64_t c = 0; c < cols; ++c) row[c] *= inv;
+#endif
+}
+
+template <Activation kAct>
+void activate_block(float* x, std::int64_t n) {
+#if defined(__AVX512F__)
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, vec::activate<kAct>(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = vec::tail_mask(n - i);
+    _mm512_mask_storeu_ps(x + i, m, vec::activate<kAct>(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+#else
+  for (std::int64_t i = 0; i < n; ++i) x[i] = vec::activate_scalar(x[i], kAct);
+#endif
 }
 
 }  // namespace
@@ -31,41 +121,24 @@ inline float apply(float x, Activation act) {
 void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma, const float* beta,
                 float eps) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* row = x + r * cols;
-    float sum = 0.0f;
-    for (std::int64_t c = 0; c < cols; ++c) sum += row[c];
-    const float mean = sum / static_cast<float>(cols);
-    float sq = 0.0f;
-    for (std::int64_t c = 0; c < cols; ++c) {
-      const float d = row[c] - mean;
-      sq += d * d;
-    }
-    const float inv = 1.0f / std::sqrt(sq / static_cast<float>(cols) + eps);
-    for (std::int64_t c = 0; c < cols; ++c) row[c] = (row[c] - mean) * inv * gamma[c] + beta[c];
-  }
+  for (std::int64_t r = 0; r < rows; ++r) layer_norm_row(x + r * cols, cols, gamma, beta, eps);
 }
 
 void activate(float* x, std::int64_t n, Activation act) {
   if (act == Activation::kIdentity) return;
+  vec::with_activation(act, [&](auto kind) {
+    const std::int64_t blocks = (n + kActivateBlock - 1) / kActivateBlock;
 #pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
-  for (std::int64_t i = 0; i < n; ++i) x[i] = apply(x[i], act);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t begin = b * kActivateBlock;
+      activate_block<decltype(kind)::value>(x + begin, std::min(kActivateBlock, n - begin));
+    }
+  });
 }
 
 void softmax_rows(float* x, std::int64_t rows, std::int64_t cols) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* row = x + r * cols;
-    float max = row[0];
-    for (std::int64_t c = 1; c < cols; ++c) max = std::max(max, row[c]);
-    float sum = 0.0f;
-    for (std::int64_t c = 0; c < cols; ++c) {
-      row[c] = std::exp(row[c] - max);
-      sum += row[c];
-    }
-    const float inv = 1.0f / sum;
-    for (std::int64_t c = 0; c < cols; ++c) row[c] *= inv;
-  }
+  for (std::int64_t r = 0; r < rows; ++r) softmax_row(x + r * cols, cols);
 }
 
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,

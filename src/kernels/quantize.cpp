@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+
+#include "kernels/vec_math.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -43,6 +46,36 @@ void row_min_max(const float* x, std::int64_t n, float& lo, float& hi) {
     lo = std::min(lo, x[i]);
     hi = std::max(hi, x[i]);
   }
+}
+
+// One row of the int8 Linear's epilogue in a single pass over the s32 accumulators:
+// y (+)= act(sa · sw[c] · (acc[c] − za · Σk qw[c, k]) + b[c]).
+template <Activation kAct, bool kBias, bool kAccumulate>
+void dequantize_row(const std::int32_t* a, std::int64_t cols, float sa, std::int32_t za, const float* col_scales,
+                    const std::int32_t* col_sums, const float* bias, float* dst) {
+#if defined(__AVX512F__)
+  const __m512i vza = _mm512_set1_epi32(za);
+  const __m512 vsa = _mm512_set1_ps(sa);
+  auto lanes = [&](std::int64_t c, __mmask16 m) {
+    const __m512i centred =
+        _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, a + c), _mm512_mullo_epi32(vza, _mm512_maskz_loadu_epi32(m, col_sums + c)));
+    __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(centred), _mm512_mul_ps(vsa, _mm512_maskz_loadu_ps(m, col_scales + c)));
+    if constexpr (kBias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias + c));
+    v = vec::activate<kAct>(v);
+    if constexpr (kAccumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, dst + c), v);
+    _mm512_mask_storeu_ps(dst + c, m, v);
+  };
+  std::int64_t c = 0;
+  for (; c + 16 <= cols; c += 16) lanes(c, 0xffff);
+  if (c < cols) lanes(c, vec::tail_mask(cols - c));
+#else
+  for (std::int64_t c = 0; c < cols; ++c) {
+    float v = static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]);
+    if constexpr (kBias) v += bias[c];
+    v = vec::activate_scalar(v, kAct);
+    dst[c] = kAccumulate ? dst[c] + v : v;
+  }
+#endif
 }
 
 }  // namespace
@@ -126,27 +159,25 @@ void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, floa
 
 void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t cols, const float* row_scales,
                      const std::int32_t* zero_points, const float* col_scales, const std::int32_t* col_sums,
-                     const float* bias, float* y, bool accumulate) {
+                     const float* bias, Activation act, float* y, bool accumulate) {
+  // One switch per call; inside, every row runs a loop with no branches.
+  vec::with_activation(act, [&](auto kind) {
+    constexpr Activation kAct = decltype(kind)::value;
+    auto rows_with = [&](auto with_bias, auto with_accumulate) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int32_t* a = acc + r * cols;
-    float* dst = y + r * cols;
-    const float sa = row_scales[r];
-    const std::int32_t za = zero_points[r];
-    // Plain loops: GCC vectorises these (-O3); the four variants keep branches out of them.
-    if (bias != nullptr && accumulate) {
-      for (std::int64_t c = 0; c < cols; ++c)
-        dst[c] += static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]) + bias[c];
-    } else if (bias != nullptr) {
-      for (std::int64_t c = 0; c < cols; ++c)
-        dst[c] = static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]) + bias[c];
-    } else if (accumulate) {
-      for (std::int64_t c = 0; c < cols; ++c)
-        dst[c] += static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        dequantize_row<kAct, decltype(with_bias)::value, decltype(with_accumulate)::value>(
+            acc + r * cols, cols, row_scales[r], zero_points[r], col_scales, col_sums, bias, y + r * cols);
+      }
+    };
+    using Yes = std::true_type;
+    using No = std::false_type;
+    if (bias != nullptr) {
+      accumulate ? rows_with(Yes{}, Yes{}) : rows_with(Yes{}, No{});
     } else {
-      for (std::int64_t c = 0; c < cols; ++c) dst[c] = static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]);
+      accumulate ? rows_with(No{}, Yes{}) : rows_with(No{}, No{});
     }
-  }
+  });
 }
 
 }  // namespace onepass::kernels

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "kernels/activation.h"
+
 namespace onepass::kernels {
 
 // out[r, c] = bf16(x[r * ldx + c]), round to nearest even; out is contiguous [rows, cols].
@@ -32,10 +34,12 @@ void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std:
 void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, float scale_multiplier, std::int8_t* q,
                          float* scales, std::int32_t* col_sums);
 
-// y[r, c] (+)= sa[r] · sw[c] · (acc[r, c] − za[r] · col_sums[c]) + bias[c] (bias may be null);
+// The int8 Linear's whole epilogue in one pass:
+// y[r, c] (+)= act(sa[r] · sw[c] · (acc[r, c] − za[r] · col_sums[c]) + bias[c]) (bias may be
+// null; with accumulate the activation comes before the residual add, as in nn.Linear + add).
 // acc and y are contiguous [rows, cols] and distinct.
 void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t cols, const float* row_scales,
                      const std::int32_t* zero_points, const float* col_scales, const std::int32_t* col_sums,
-                     const float* bias, float* y, bool accumulate);
+                     const float* bias, Activation act, float* y, bool accumulate);
 
 }  // namespace onepass::kernels

@@ -146,7 +146,6 @@ struct ThreadBuffers {
   std::vector<float> row_scales;
   std::vector<std::int32_t> zero_points;
   std::vector<std::int32_t> acc;
-  std::vector<float> staged;
   std::vector<std::uint8_t> scratchpad;
 };
 
@@ -245,7 +244,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
       }
       case MatmulPrecision::kInt8: {
         // s32 out of oneDNN; scales, zero-point correction, bias, activation and residual in
-        // dequantize_rows / activate (oneDNN 2.6 has no per-row scale on the product).
+        // dequantize_rows' single pass (oneDNN 2.6 has no per-row scale on the product).
         s.src = dt::u8;
         s.weights = dt::s8;
         s.dst = dt::s32;
@@ -305,14 +304,8 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
       quantize_rows_u8(x, rows, in_, ldx_, xq, row_scales, zero_points);
       m.run(s, xq, static_cast<std::size_t>(in_), rows, acc, static_cast<std::size_t>(out_) * sizeof(std::int32_t),
             nullptr, m.packed.get_data_handle());
-      const bool staged = accumulate && act_ != Activation::kIdentity;  // act before the residual add
-      float* target = staged ? thread_buffer(b.staged, rows * out_) : y;
-      dequantize_rows(acc, rows, out_, row_scales, zero_points, m.col_scales.data(), m.col_sums.data(), bias_, target,
-                      accumulate && !staged);
-      activate(target, rows * out_, act_);
-      if (staged) {
-        for (std::int64_t i = 0; i < rows * out_; ++i) y[i] += target[i];
-      }
+      dequantize_rows(acc, rows, out_, row_scales, zero_points, m.col_scales.data(), m.col_sums.data(), bias_, act_,
+                      y, accumulate);
       return;
     }
   }
