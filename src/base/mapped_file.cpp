@@ -38,6 +38,22 @@ MappedFile::MappedFile(const std::filesystem::path& path) {
   ::close(fd);
 }
 
+void MappedFile::drop_resident_pages() const {
+  // MADV_DONTNEED on a read-only private file mapping discards only the page-table entries:
+  // nothing was ever written, so the next access reads the file's page-cache copy again.
+  if (data_ != nullptr) ::madvise(const_cast<std::uint8_t*>(data_), size_, MADV_DONTNEED);
+}
+
+void MappedFile::drop_resident_pages(const void* begin, std::size_t length) const {
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto lo = reinterpret_cast<std::uintptr_t>(begin);
+  const auto base = reinterpret_cast<std::uintptr_t>(data_);
+  if (data_ == nullptr || lo < base || lo + length > base + size_) return;
+  const std::uintptr_t first = (lo + page - 1) / page * page;
+  const std::uintptr_t last = (lo + length) / page * page;
+  if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(const_cast<std::uint8_t*>(data_), size_);
 }

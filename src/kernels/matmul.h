@@ -1,15 +1,16 @@
 // Dense products on oneDNN (the implementation lives in onednn/, the only folder that includes
 // oneDNN headers).
 //
-// Linear is one nn.Linear: y[rows, out] = act(x[rows, in] · Wᵀ + b) (+ y when accumulating, the
-// residual add fused into the product). W is PyTorch's [out, in] row-major weight; it must
-// outlive the Linear (it is kept for weight() and, in fp32, read in place, e.g. straight from
-// the safetensors mapping). Input, output, bias and activation are fp32 in every precision:
-//   kFp32  W read in place;
-//   kBf16  W converted once at construction to bf16 in oneDNN's blocked layout; x converted per
-//          call; AVX512-BF16 products with fp32 accumulation;
-//   kInt8  W quantized once per output channel to s8 (blocked layout), x quantized per token to
-//          u8 on each call (VNNI u8 x s8 products, s32 accumulation), see kernels/quantize.h.
+// Linear is one nn.Linear: y[rows, out] = act(x·Wᵀ + b) (+ y when accumulating, the residual add
+// fused into the product). W is PyTorch's [out, in] row-major weight, read only by the
+// constructor, which packs it once into oneDNN's blocked layout (brgemm otherwise repacks weight
+// blocks on every call); the bias must outlive the Linear. Input, output, bias and activation
+// are fp32 in every precision:
+//   kFp32  W packed as fp32;
+//   kBf16  W converted to bf16 and packed; x converted per call; AVX512-BF16 products with fp32
+//          accumulation;
+//   kInt8  W quantized once per output channel to s8 and packed, x quantized per token to u8 on
+//          each call (VNNI u8 x s8 products, s32 accumulation), see kernels/quantize.h.
 // oneDNN's fastest matmul (brgemm) needs the row count at creation, so primitives are made for
 // exact row counts (up to 128 rows; larger batches run in chunks of multiples of 32 rows, at
 // most 512, plus a tail), shared by every Linear with the same shape class and team size, and
@@ -46,7 +47,6 @@ class Linear {
 
   std::int64_t in_features() const { return in_; }
   std::int64_t out_features() const { return out_; }
-  const float* weight() const { return weight_; }
   const float* bias() const { return bias_; }
   Activation activation() const { return act_; }
   MatmulPrecision precision() const { return precision_; }
@@ -54,7 +54,6 @@ class Linear {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  const float* weight_ = nullptr;
   const float* bias_ = nullptr;
   std::int64_t out_ = 0;
   std::int64_t in_ = 0;

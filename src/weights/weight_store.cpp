@@ -87,6 +87,27 @@ std::map<std::string, std::vector<std::string>> read_index(const fs::path& path)
   return by_shard;
 }
 
+// Index of the first NaN/Inf in data[0, n), or n. Every load scans every float of the file, so
+// blocks are checked with a branch-free exponent test the compiler vectorises, and only a block
+// that holds a non-finite value is searched element by element.
+std::size_t first_non_finite(const float* data, std::size_t n) {
+  constexpr std::size_t kBlock = 4096;
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t end = std::min(n, begin + kBlock);
+    std::uint32_t all_ones_exponent = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, data + i, sizeof(bits));
+      all_ones_exponent |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    if (all_ones_exponent == 0) continue;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!std::isfinite(data[i])) return i;
+    }
+  }
+  return n;
+}
+
 }  // namespace
 
 std::int64_t WeightView::numel() const {
@@ -132,13 +153,12 @@ void WeightStore::add_file(MappedFile file, const std::string& file_label,
       owned_.push_back(std::move(owned));
     }
     if (entry.data) {
-      for (std::size_t i = 0; i < n; ++i) {
-        if (!std::isfinite(entry.data[i])) {
-          throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + t.name +
-                                                    " contains NaN or Inf (element " +
-                                                    std::to_string(i) + ")");
-        }
+      if (const std::size_t bad = first_non_finite(entry.data, n); bad < n) {
+        throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + t.name + " contains NaN or Inf (element " +
+                                                  std::to_string(bad) + ")");
       }
+      // Scanned: drop the pages now, so loading never holds the whole file resident at once.
+      files_.back()->drop_resident_pages(bytes, t.end - t.begin);
     }
     entries_.emplace(t.name, std::move(entry));
   }
@@ -222,6 +242,10 @@ std::int64_t WeightStore::parameter_count() const {
     n += k;
   }
   return n;
+}
+
+void WeightStore::drop_resident_pages() const {
+  for (const auto& file : files_) file->drop_resident_pages();
 }
 
 }  // namespace onepass::weights

@@ -42,6 +42,11 @@ class WeightStore {
   std::vector<std::string> names() const;
   std::int64_t parameter_count() const;  // float elements over all tensors
 
+  // Drops the resident pages of the mapped files (contents unchanged, see MappedFile). A model
+  // calls it after packing its matrices: only the tensors it still reads in place (embedding
+  // rows actually looked up, norms, biases) come back into memory.
+  void drop_resident_pages() const;
+
   WeightStore(WeightStore&&) noexcept = default;
   WeightStore& operator=(WeightStore&&) noexcept = default;
   ~WeightStore();

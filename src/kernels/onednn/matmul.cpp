@@ -211,7 +211,7 @@ Linear& Linear::operator=(Linear&&) noexcept = default;
 
 Linear::Linear(const float* weight, const float* bias, std::int64_t out_features, std::int64_t in_features,
                Activation act, std::int64_t ldx, MatmulPrecision precision)
-    : impl_(std::make_unique<Impl>()), weight_(weight), bias_(bias), out_(out_features), in_(in_features),
+    : impl_(std::make_unique<Impl>()), bias_(bias), out_(out_features), in_(in_features),
       act_(act), precision_(precision) {
   ONEPASS_CHECK(weight != nullptr && out_features > 0 && in_features > 0, "Linear needs a weight");
   ldx = ldx == 0 ? in_features : ldx;
@@ -226,16 +226,23 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   auto& stream = thread_stream();
   try {
     switch (precision_) {
-      case MatmulPrecision::kFp32:
+      case MatmulPrecision::kFp32: {
+        // Packed once into brgemm's blocked layout: read in place ([out, in]), brgemm repacks
+        // weight blocks on every call, which costs ~20% at one short request (kernels_bench).
         s.ld_src = ldx;
-        impl_->weights_md = memory::desc({in_, out_}, dt::f32, memory::dims{1, in_});  // [out, in] in place
+        impl_->weights_md = packed_weights_desc(s);
+        memory source({{in_, out_}, dt::f32, tag::ba}, engine, const_cast<float*>(weight));
+        impl_->packed = memory(impl_->weights_md, engine);
+        dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
+        stream.wait();
         break;
+      }
       case MatmulPrecision::kBf16: {
         s.src = s.weights = dt::bf16;
         s.ld_src = in_;  // the converted copy is contiguous
         impl_->weights_md = packed_weights_desc(s);
         std::vector<std::uint16_t> plain(static_cast<std::size_t>(out_ * in_));
-        convert_rows_to_bf16(weight_, out_, in_, in_, plain.data());
+        convert_rows_to_bf16(weight, out_, in_, in_, plain.data());
         memory source({{in_, out_}, dt::bf16, tag::ba}, engine, plain.data());
         impl_->packed = memory(impl_->weights_md, engine);
         dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
@@ -255,7 +262,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         std::vector<std::int8_t> q(static_cast<std::size_t>(out_ * in_));
         impl_->col_scales.resize(static_cast<std::size_t>(out_));
         impl_->col_sums.resize(static_cast<std::size_t>(out_));
-        quantize_weights_s8(weight_, out_, in_, int8_scale_multiplier.load(), q.data(), impl_->col_scales.data(),
+        quantize_weights_s8(weight, out_, in_, int8_scale_multiplier.load(), q.data(), impl_->col_scales.data(),
                             impl_->col_sums.data());
         memory source({{in_, out_}, dt::s8, tag::ba}, engine, q.data());
         impl_->packed = memory(impl_->weights_md, engine);
@@ -286,7 +293,8 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
   switch (precision_) {
     case MatmulPrecision::kFp32:
-      m.run(s, x, static_cast<std::size_t>(ldx_) * sizeof(float), rows, y, dst_row_bytes, bias_, weight_);
+      m.run(s, x, static_cast<std::size_t>(ldx_) * sizeof(float), rows, y, dst_row_bytes, bias_,
+            m.packed.get_data_handle());
       return;
     case MatmulPrecision::kBf16: {
       std::uint16_t* xb = thread_buffer(thread_buffers().bf16, rows * in_);

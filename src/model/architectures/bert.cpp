@@ -103,6 +103,7 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
   for (int i = 0; i < config.num_hidden_layers; ++i) {
     layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config,
                          to_matmul_precision(options.precision));
+    store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
   const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in, kernels::Activation act) {
@@ -132,6 +133,7 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
     if (pooler_present) pooler_ = linear(base + "pooler.dense", h, h, kernels::Activation::kTanh);
   }
   info_.parameter_count = store_.parameter_count();
+  store_.drop_resident_pages();  // every matrix is packed now
 }
 
 void BertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,

@@ -109,8 +109,10 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
     }
   }
   layers_.reserve(static_cast<std::size_t>(c.num_hidden_layers));
-  for (int l = 0; l < c.num_hidden_layers; ++l)
+  for (int l = 0; l < c.num_hidden_layers; ++l) {
     load_layer(c, l, rel.empty() ? nullptr : rel.data());
+    store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
+  }
 
   if (c.conv_kernel_size > 0) {
     if (c.conv_kernel_size % 2 == 0)
@@ -127,6 +129,7 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
                       kernels::activation_from_hf(c.conv_act), g.data, beta.data, eps_);
   }
   if (classifier) load_head(c);
+  store_.drop_resident_pages();  // every matrix is packed now
 }
 
 void Model::load_head(const weights::ModelConfig& c) {
@@ -172,11 +175,14 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
   const auto k_b = store_.get(a + "key_proj.bias", {hidden_});
   const auto v_w = store_.get(a + "value_proj.weight", {hidden_, hidden_});
   const auto v_b = store_.get(a + "value_proj.bias", {hidden_});
-  for (const auto* w : {&q_w, &k_w, &v_w})
-    layer.qkv_weight.insert(layer.qkv_weight.end(), w->data, w->data + h * h);
+  // Query, key and value rows stacked into one [3 hidden, hidden] product; the Linear packs its
+  // own copy, so this staging buffer ends here.
+  std::vector<float> qkv_weight;
+  qkv_weight.reserve(3 * h * h);
+  for (const auto* w : {&q_w, &k_w, &v_w}) qkv_weight.insert(qkv_weight.end(), w->data, w->data + h * h);
   for (const auto* b : {&q_b, &k_b, &v_b})
     layer.qkv_bias.insert(layer.qkv_bias.end(), b->data, b->data + h);
-  layer.qkv = kernels::Linear(layer.qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_,
+  layer.qkv = kernels::Linear(qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_,
                               kernels::Activation::kIdentity, 0, precision_);
 
   if (rel != nullptr && (c2p_ || p2c_)) {

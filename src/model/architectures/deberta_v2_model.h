@@ -23,7 +23,6 @@ struct LayerNormParams {
 };
 
 struct Layer {
-  std::vector<float> qkv_weight;  // query, key, value rows stacked: [3 hidden, hidden]
   std::vector<float> qkv_bias;    // [3 hidden]
   kernels::Linear qkv;
   std::vector<float> pos_key;    // [2 att_span, hidden]; empty without c2p

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "kernels/attention.h"
 #include "kernels/elementwise.h"
@@ -19,16 +20,18 @@ BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefi
     : hidden_(config.hidden_size), heads_(config.num_attention_heads) {
   const std::int64_t h = hidden_;
   const std::int64_t inter = config.intermediate_size;
-  qkv_weight_ = std::make_unique<float[]>(3 * h * h);
+  // Query, key and value rows stacked into one [3 hidden, hidden] product; the Linear packs its
+  // own copy, so this staging buffer ends with the constructor.
+  std::vector<float> qkv_weight(static_cast<std::size_t>(3 * h * h));
   qkv_bias_ = std::make_unique<float[]>(3 * h);
   const char* parts[] = {"query", "key", "value"};
   for (int p = 0; p < 3; ++p) {
     const std::string base = prefix + "attention.self." + parts[p];
-    std::memcpy(qkv_weight_.get() + p * h * h, store.get(base + ".weight", {h, h}).data, h * h * sizeof(float));
+    std::memcpy(qkv_weight.data() + p * h * h, store.get(base + ".weight", {h, h}).data, h * h * sizeof(float));
     std::memcpy(qkv_bias_.get() + p * h, store.get(base + ".bias", {h}).data, h * sizeof(float));
   }
   const auto identity = kernels::Activation::kIdentity;
-  qkv_ = kernels::Linear(qkv_weight_.get(), qkv_bias_.get(), 3 * h, h, identity, 0, precision);
+  qkv_ = kernels::Linear(qkv_weight.data(), qkv_bias_.get(), 3 * h, h, identity, 0, precision);
   attention_output_ = kernels::Linear(store.get(prefix + "attention.output.dense.weight", {h, h}).data,
                                       store.get(prefix + "attention.output.dense.bias", {h}).data, h, h, identity,
                                       0, precision);

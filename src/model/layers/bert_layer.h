@@ -48,7 +48,6 @@ class BertLayer {
  private:
   std::int64_t hidden_;
   std::int64_t heads_;
-  std::unique_ptr<float[]> qkv_weight_;  // [3 * hidden, hidden]: query, key, value rows
   std::unique_ptr<float[]> qkv_bias_;
   kernels::Linear qkv_;
   kernels::Linear attention_output_;
