@@ -24,16 +24,7 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
 class Bpe final : public Model {
  public:
   explicit Bpe(const Json& j) {
-    const Json& vocab = require(j, "BPE", "vocab");
-    if (!vocab.is_object()) bad_field("BPE", "vocab", "must be an object");
-    for (const auto& [token, id] : vocab.items()) {
-      if (!id.is_number_integer() || id.get<std::int64_t>() < 0)
-        bad_field("BPE", "vocab", "must map tokens to non-negative ids");
-      const auto i = static_cast<std::int32_t>(id.get<std::int64_t>());
-      vocab_[token] = i;
-      if (static_cast<std::size_t>(i) >= by_id_.size()) by_id_.resize(static_cast<std::size_t>(i) + 1);
-      by_id_[static_cast<std::size_t>(i)] = token;
-    }
+    parse_vocab(require(j, "BPE", "vocab"), "BPE", vocab_, by_id_);
     unk_token_ = get_string_or(j, "BPE", "unk_token", "");
     has_unk_ = j.contains("unk_token") && j.at("unk_token").is_string();
     prefix_ = get_string_or(j, "BPE", "continuing_subword_prefix", "");

@@ -40,6 +40,10 @@ class Model {
   virtual std::string_view kind() const = 0;
 };
 
+// Reads a {"token": id} object (WordPiece and BPE `vocab`) into `vocab` and its inverse `by_id`
+// (ids need not be dense: gaps stay empty strings). `where` names the model in errors.
+void parse_vocab(const Json& vocab_json, std::string_view where, Vocab& vocab, std::vector<std::string>& by_id);
+
 // Dispatches on "type" (WordPiece, Unigram, BPE); anything else is Error(kUnsupported).
 std::unique_ptr<Model> make_model(const Json& j);
 std::unique_ptr<Model> make_wordpiece(const Json& j);

@@ -112,27 +112,17 @@ class Strip final : public Normalizer {
 
 class Replace final : public Normalizer {
  public:
-  explicit Replace(const Json& j) {
-    const Json& pattern = require(j, "Replace", "pattern");
-    content_ = unicode::decode_utf8(get_string(j, "Replace", "content"));
-    if (pattern.is_object() && pattern.contains("String") && pattern.at("String").is_string()) {
-      literal_ = unicode::decode_utf8(pattern.at("String").get<std::string>());
-    } else if (pattern.is_object() && pattern.contains("Regex") &&
-               pattern.at("Regex").is_string()) {
-      regex_ = std::make_unique<Regex>(pattern.at("Regex").get<std::string>());
-    } else {
-      bad_field("Replace", "pattern", "must be {\"String\": ...} or {\"Regex\": ...}");
-    }
-  }
+  explicit Replace(const Json& j)
+      : pattern_(require(j, "Replace", "pattern"), "Replace"),
+        content_(unicode::decode_utf8(get_string(j, "Replace", "content"))) {}
 
   void normalize(NormalizedString& s) const override {
-    const Matches m = regex_ ? regex_->find_matches(s.get()) : find_literal_matches(s.get(), literal_);
+    const Matches m = pattern_.find_matches(s.get());
     s.replace(m, content_);
   }
 
  private:
-  std::u32string literal_;
-  std::unique_ptr<Regex> regex_;
+  Pattern pattern_;
   std::u32string content_;
 };
 

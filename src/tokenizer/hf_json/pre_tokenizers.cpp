@@ -91,30 +91,15 @@ class SplitPattern final : public PreTokenizer {
  public:
   explicit SplitPattern(const Json& j)
       : behavior_(parse_split_behavior(j, "Split", SplitBehavior::kRemoved)),
-        invert_(get_bool(j, "Split", "invert", false)) {
+        invert_(get_bool(j, "Split", "invert", false)),
+        pattern_(require(j, "Split", "pattern"), "Split") {
     require(j, "Split", "behavior");
-    const Json& pattern = require(j, "Split", "pattern");
-    if (pattern.is_object() && pattern.contains("String") && pattern.at("String").is_string()) {
-      literal_ = unicode::decode_utf8(pattern.at("String").get<std::string>());
-    } else if (pattern.is_object() && pattern.contains("Regex") &&
-               pattern.at("Regex").is_string()) {
-      regex_ = std::make_unique<Regex>(pattern.at("Regex").get<std::string>());
-    } else {
-      bad_field("Split", "pattern", "must be {\"String\": ...} or {\"Regex\": ...}");
-    }
-    // The crate escapes a literal into an Oniguruma pattern; an empty one then matches the
-    // empty string everywhere, which only the regex engine reproduces faithfully.
-    if (!regex_ && literal_.empty()) regex_ = std::make_unique<Regex>("");
+    pattern_.match_empty_literal_as_regex();
   }
 
   void pre_tokenize(std::vector<Split>& splits) const override {
     split_each(splits, [this](const NormalizedString& s) {
-      Matches m;
-      if (regex_) {
-        m = regex_->find_matches(s.get());
-      } else {
-        m = find_literal_matches(s.get(), literal_);
-      }
+      Matches m = pattern_.find_matches(s.get());
       if (invert_) invert_matches(m);
       return s.split(m, behavior_);
     });
@@ -123,8 +108,7 @@ class SplitPattern final : public PreTokenizer {
  private:
   SplitBehavior behavior_;
   bool invert_;
-  std::u32string literal_;
-  std::unique_ptr<Regex> regex_;
+  Pattern pattern_;
 };
 
 class Metaspace final : public PreTokenizer {

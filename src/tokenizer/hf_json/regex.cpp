@@ -105,4 +105,22 @@ Matches Regex::find_matches(std::u32string_view text) const {
   return out;
 }
 
+Pattern::Pattern(const Json& pattern, std::string_view where) {
+  if (pattern.is_object() && pattern.contains("String") && pattern.at("String").is_string()) {
+    literal_ = unicode::decode_utf8(pattern.at("String").get<std::string>());
+  } else if (pattern.is_object() && pattern.contains("Regex") && pattern.at("Regex").is_string()) {
+    regex_ = std::make_unique<Regex>(pattern.at("Regex").get<std::string>());
+  } else {
+    bad_field(where, "pattern", "must be {\"String\": ...} or {\"Regex\": ...}");
+  }
+}
+
+Matches Pattern::find_matches(std::u32string_view text) const {
+  return regex_ ? regex_->find_matches(text) : find_literal_matches(text, literal_);
+}
+
+void Pattern::match_empty_literal_as_regex() {
+  if (!regex_ && literal_.empty()) regex_ = std::make_unique<Regex>("");
+}
+
 }  // namespace onepass::tokenizer::hf_json

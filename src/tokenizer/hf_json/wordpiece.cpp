@@ -11,16 +11,7 @@ namespace {
 class WordPiece final : public Model {
  public:
   explicit WordPiece(const Json& j) {
-    const Json& vocab = require(j, "WordPiece", "vocab");
-    if (!vocab.is_object()) bad_field("WordPiece", "vocab", "must be an object");
-    for (const auto& [token, id] : vocab.items()) {
-      if (!id.is_number_integer() || id.get<std::int64_t>() < 0)
-        bad_field("WordPiece", "vocab", "must map tokens to non-negative ids");
-      const auto i = static_cast<std::int32_t>(id.get<std::int64_t>());
-      vocab_[token] = i;
-      if (static_cast<std::size_t>(i) >= by_id_.size()) by_id_.resize(static_cast<std::size_t>(i) + 1);
-      by_id_[static_cast<std::size_t>(i)] = token;
-    }
+    parse_vocab(require(j, "WordPiece", "vocab"), "WordPiece", vocab_, by_id_);
     unk_token_ = get_string_or(j, "WordPiece", "unk_token", "[UNK]");
     prefix_ = get_string_or(j, "WordPiece", "continuing_subword_prefix", "##");
     if (j.contains("max_input_chars_per_word") && !j.at("max_input_chars_per_word").is_null())
@@ -105,15 +96,5 @@ class WordPiece final : public Model {
 }  // namespace
 
 std::unique_ptr<Model> make_wordpiece(const Json& j) { return std::make_unique<WordPiece>(j); }
-
-std::unique_ptr<Model> make_model(const Json& j) {
-  const std::string type = j.is_object() && !j.contains("type") && j.contains("merges")
-                               ? std::string("BPE")
-                               : type_of(j, "model");
-  if (type == "WordPiece") return make_wordpiece(j);
-  if (type == "Unigram") return make_unigram(j);
-  if (type == "BPE") return make_bpe(j);
-  unsupported("model", type);
-}
 
 }  // namespace onepass::tokenizer::hf_json
