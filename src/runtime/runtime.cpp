@@ -74,6 +74,11 @@ struct Runtime::Impl {
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ModelRegistry> registry;
 
+  // `admitted` holds the --max-concurrent-requests slots; `in_flight` also counts the answers
+  // being handed over (wait_idle, the gauge). A slot is freed before its answer leaves, so a
+  // client that sends its next request the instant it reads an answer finds the slot free: K
+  // closed-loop clients never see 429.
+  std::atomic<std::size_t> admitted{0};
   std::atomic<std::size_t> in_flight{0};
   std::atomic<bool> draining{false};
   std::mutex idle_mutex;
@@ -86,6 +91,7 @@ struct Runtime::Impl {
     metrics.record_request(job->model_name, job->request.items.size(), result.total_tokens,
                            result.timings, result.error == nullptr);
     Completion done = std::move(job->done);
+    admitted.fetch_sub(1);
     try {
       done(std::move(result));
     } catch (...) {
@@ -100,17 +106,19 @@ struct Runtime::Impl {
   }
 
   void admit_in_flight() {
-    std::size_t current = in_flight.load();
+    std::size_t current = admitted.load();
     do {
       if (current >= options.max_concurrent_requests) {
         throw Error(ErrorKind::kOverloaded,
                     "too many requests in flight (limit " +
                         std::to_string(options.max_concurrent_requests) + ")");
       }
-    } while (!in_flight.compare_exchange_weak(current, current + 1));
+    } while (!admitted.compare_exchange_weak(current, current + 1));
+    in_flight.fetch_add(1);
   }
 
   void leave_in_flight() {
+    admitted.fetch_sub(1);
     if (in_flight.fetch_sub(1) == 1) {
       std::lock_guard lock(idle_mutex);
       idle_cv.notify_all();

@@ -238,6 +238,31 @@ TEST(Lifecycle, AdmissionAllowsExactlyTheLimitAndAClientBatchCountsOnce) {
   EXPECT_FALSE(submit(rt, ids("nli", {{1, 24, 2}})).get().error);
 }
 
+TEST(Lifecycle, TheSlotIsFreeBeforeTheAnswerIsHandedOver) {
+  // A client may send its next request the instant it reads an answer, before the thread that
+  // delivered the answer has returned; K such clients never hold more than K requests, so
+  // none of them may get 429. Modelled here by submitting from inside the completion.
+  FakeWorld world;
+  RuntimeOptions o = fake_options(world);
+  o.max_concurrent_requests = 1;
+  Runtime rt(o);
+  ASSERT_TRUE(rt.wait_ready(5s));
+  std::promise<std::optional<ErrorKind>> next_admission;
+  Pending next;
+  rt.submit(ids("nli", {{1, 20, 2}}), [&](InferenceResult first) {
+    EXPECT_FALSE(first.error);
+    next_admission.set_value(thrown_kind([&] { next = submit(rt, ids("nli", {{1, 21, 2}})); }));
+  });
+  auto admission = next_admission.get_future();
+  ASSERT_EQ(admission.wait_for(5s), std::future_status::ready);
+  ASSERT_EQ(admission.get(), std::nullopt) << "the closed-loop client's next request got 429";
+  const InferenceResult second = next.get();
+  ASSERT_FALSE(second.error);
+  EXPECT_FLOAT_EQ(second.items[0].values[0], fake_logits({1, 21, 2}, {0, 0, 0}, 3)[0]);
+  ASSERT_TRUE(rt.wait_idle(5s));
+  EXPECT_EQ(metric(rt, "onepass_inflight_requests"), 0);
+}
+
 TEST(Lifecycle, PerModelQueueCapRefusesOnlyThatModel) {
   FakeWorld world;
   world.forward_gate.close();
