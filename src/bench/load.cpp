@@ -50,6 +50,7 @@ struct Record {
   double latency_s = 0;
   Clock::time_point sent, finished;
   std::size_t samples = 0, verified = 0, mismatches = 0, labelled = 0, correct = 0;
+  std::size_t retries = 0;
 };
 
 }  // namespace
@@ -158,8 +159,10 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
       Record& r = records[i];
       r.sent = std::max(Clock::now(), start);
       const auto batch = batch_of(i);  // built after the due time: its cost is part of latency
+      const std::size_t retries_before = connection.retries();
       Outcome outcome = exchange(dialect, connection, batch, reference.task);
       r.finished = Clock::now();
+      r.retries = connection.retries() - retries_before;
       r.latency_s = seconds(r.finished - (paced ? due : r.sent));
       r.error = std::move(outcome.error);
       r.samples = b;
@@ -203,6 +206,7 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
     result.mismatches += r.mismatches;
     result.labelled += r.labelled;
     result.correct += r.correct;
+    result.retries += r.retries;
     if (!r.error.empty()) {
       ++result.errors[r.error];
       continue;

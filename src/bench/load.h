@@ -71,6 +71,7 @@ struct RunResult {
   LatencySummary latency_ms;
   ErrorCounts errors;
   std::size_t verified = 0, mismatches = 0;  // samples checked against the reference
+  std::size_t retries = 0;  // requests sent twice because a reused connection failed (client.h)
   std::size_t labelled = 0, correct = 0;
   std::optional<double> accuracy() const;
   std::optional<double> batch_efficiency;    // filled by the batch sweep

@@ -51,6 +51,7 @@ json run_json(const RunResult& r) {
           {"errors", errors_json(r.errors)},
           {"verified", r.verified},
           {"mismatches", r.mismatches},
+          {"retries", r.retries},
           {"accuracy", optional_number(r.accuracy())},
           {"batch_efficiency", optional_number(r.batch_efficiency)}};
 }

@@ -173,6 +173,7 @@ Response Connection::send(const Request& request) {
     // that is not the server failing this request, so retry once on a fresh connection.
     if (!reused || e.failure() != TransportFailure::kIo) throw;
   }
+  ++retries_;
   connect();
   try {
     return exchange(request, deadline);

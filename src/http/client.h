@@ -75,6 +75,11 @@ class Connection {
 
   const Url& url() const { return url_; }
 
+  // How many times send() reopened the connection and sent a request again after the reused
+  // one failed. A server that resets busy connections hides behind this retry, so load tests
+  // report it: under a healthy server it stays 0 until an idle connection times out.
+  std::size_t retries() const { return retries_; }
+
  private:
   Response exchange(const Request& request, std::chrono::steady_clock::time_point deadline);
   void close();
@@ -82,6 +87,7 @@ class Connection {
   Url url_;
   std::chrono::milliseconds timeout_;
   int fd_ = -1;
+  std::size_t retries_ = 0;
   std::string buffer_;  // bytes read past the end of the previous response
 };
 

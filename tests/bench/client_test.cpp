@@ -78,6 +78,48 @@ TEST(Client, TimeoutAndRefusedAreTransportFailures) {
   }
 }
 
+TEST(Client, AConnectionClosedByTheServerIsRetriedOnceAndCounted) {
+  // A bare server that answers one request per connection and then closes it without saying
+  // so (no Connection: close), as a server resetting busy keep-alive connections would.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  socklen_t len = sizeof(addr);
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::thread server([listener] {
+    for (int i = 0; i < 3; ++i) {
+      const int fd = ::accept(listener, nullptr, nullptr);
+      if (fd < 0) return;
+      std::string request;
+      char chunk[4096];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = ::recv(fd, chunk, sizeof(chunk), 0);
+        if (n <= 0) break;
+        request.append(chunk, static_cast<std::size_t>(n));
+      }
+      const std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+      ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+      ::close(fd);
+    }
+  });
+  http::Connection c(http::Url::parse("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port))),
+                     5000ms);
+  EXPECT_EQ(c.send({"GET", "/", {}, ""}).body, "ok");
+  EXPECT_EQ(c.retries(), 0u);
+  // Let the close arrive, so the next send finds a dead connection and must resend.
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(c.send({"GET", "/", {}, ""}).body, "ok");
+  EXPECT_EQ(c.retries(), 1u);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(c.send({"GET", "/", {}, ""}).body, "ok");
+  EXPECT_EQ(c.retries(), 2u);
+  server.join();
+  ::close(listener);
+}
+
 TEST(Client, ManyConnectionsInParallel) {
   FakeServer server([](const FakeRequest& r) { return FakeResponse{200, r.body}; });
   std::vector<std::thread> threads;
