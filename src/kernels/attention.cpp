@@ -45,7 +45,7 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
     const float* vh = v + begin * ld + h * d;
     gemm(false, true, len, len, d, scale, qh, ld, kh, ld, 0.0f, scores, len);
     // Rows are short and many pairs run at once: stay on this thread.
-    for (std::int64_t r = 0; r < len; ++r) softmax_rows(scores + r * len, 1, len);
+    for (std::int64_t r = 0; r < len; ++r) softmax_row(scores + r * len, len);
     gemm(false, false, len, d, len, 1.0f, scores, len, vh, ld, 0.0f, ctx + begin * hidden + h * d, hidden);
   }
 }

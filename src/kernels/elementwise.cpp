@@ -66,7 +66,7 @@ void layer_norm_row(float* row, std::int64_t cols, const float* gamma, const flo
 #endif
 }
 
-void softmax_row(float* row, std::int64_t cols) {
+void softmax_row_impl(float* row, std::int64_t cols) {
 #if defined(__AVX512F__)
   std::int64_t c = 0;
   const __mmask16 tail = vec::tail_mask(cols % 16);
@@ -138,8 +138,10 @@ void activate(float* x, std::int64_t n, Activation act) {
 
 void softmax_rows(float* x, std::int64_t rows, std::int64_t cols) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
-  for (std::int64_t r = 0; r < rows; ++r) softmax_row(x + r * cols, cols);
+  for (std::int64_t r = 0; r < rows; ++r) softmax_row_impl(x + r * cols, cols);
 }
+
+void softmax_row(float* x, std::int64_t cols) { softmax_row_impl(x, cols); }
 
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,
                       float* out, bool accumulate) {

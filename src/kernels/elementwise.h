@@ -20,6 +20,11 @@ void activate(float* x, std::int64_t n, Activation act);
 // Each row of x[rows, cols] replaced by its softmax (max-subtracted, float accumulation).
 void softmax_rows(float* x, std::int64_t rows, std::int64_t cols);
 
+// One row, on the calling thread: for loops already inside a parallel region (attention runs
+// one per query row). softmax_rows(x, 1, n) there would open a one-thread OpenMP team per row,
+// which cost more than the row itself.
+void softmax_row(float* x, std::int64_t cols);
+
 // out[i, :] (+)= table[ids[i], :] for i < n; table is [num_rows, dim]. ids must be checked to be
 // in range by the caller (the model validates user ids before any compute).
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,

@@ -100,7 +100,7 @@ void attention_head(benchmark::State& state) {
       },
       [](int m, int n, float* x, int ldx) {
         for (int r = 0; r < m; ++r)
-          onepass::kernels::softmax_rows(x + static_cast<std::size_t>(r) * ldx, 1, n);
+          onepass::kernels::softmax_row(x + static_cast<std::size_t>(r) * ldx, n);
       }};
   dv2::HeadView h;
   h.seq_len = len;

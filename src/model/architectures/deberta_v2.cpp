@@ -32,7 +32,7 @@ void gemm_nn(int m, int n, int k, const float* a, int lda, const float* b, int l
 }
 // Called inside the (sequence, head) parallel loop: one row at a time stays on this thread.
 void softmax(int m, int n, float* x, int ldx) {
-  for (int r = 0; r < m; ++r) kernels::softmax_rows(x + static_cast<std::size_t>(r) * ldx, 1, n);
+  for (int r = 0; r < m; ++r) kernels::softmax_row(x + static_cast<std::size_t>(r) * ldx, n);
 }
 constexpr Gemm kGemm{gemm_nt, gemm_nn, softmax};
 
