@@ -1,0 +1,108 @@
+#include "kernels/small_gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+// GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
+// (_mm512_undefined_*), which -Wmaybe-uninitialized reports at every inlined use.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace onepass::kernels {
+
+#if defined(__AVX512F__)
+namespace {
+
+// Rows of C computed together: kRows × 2 vectors = 12 accumulators, plus the two B vectors and a
+// broadcast, well inside the 32 zmm registers.
+constexpr int kRows = 6;
+
+__mmask16 lanes(std::int64_t count) {
+  if (count >= 16) return 0xffff;
+  if (count <= 0) return 0;
+  return static_cast<__mmask16>((1u << count) - 1u);
+}
+
+// C[R, n] = alpha · A[R, k] · B[k, n] (B row-major, stride ldb), 32 columns at a time.
+template <int R>
+void row_block(std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, const float* b,
+               std::int64_t ldb, float* c, std::int64_t ldc) {
+  const __m512 valpha = _mm512_set1_ps(alpha);
+  for (std::int64_t j = 0; j < n; j += 32) {
+    const __mmask16 m0 = lanes(n - j), m1 = lanes(n - j - 16);
+    __m512 acc0[R], acc1[R];
+    for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
+    const float* bj = b + j;
+    if (m1 != 0) {
+      for (std::int64_t p = 0; p < k; ++p) {
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, bj + p * ldb);
+        const __m512 b1 = _mm512_maskz_loadu_ps(m1, bj + p * ldb + 16);
+        for (int r = 0; r < R; ++r) {
+          const __m512 av = _mm512_set1_ps(a[r * lda + p]);
+          acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+          acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+        }
+      }
+    } else {  // 16 columns or fewer left: half the work
+      for (std::int64_t p = 0; p < k; ++p) {
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, bj + p * ldb);
+        for (int r = 0; r < R; ++r) acc0[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + p]), b0, acc0[r]);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      _mm512_mask_storeu_ps(c + r * ldc + j, m0, _mm512_mul_ps(acc0[r], valpha));
+      if (m1 != 0) _mm512_mask_storeu_ps(c + r * ldc + j + 16, m1, _mm512_mul_ps(acc1[r], valpha));
+    }
+  }
+}
+
+template <int R>
+void rows_remainder(std::int64_t rows, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                    std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+  if constexpr (R > 0) {
+    if (rows == R) return row_block<R>(n, k, alpha, a, lda, b, ldb, c, ldc);
+    rows_remainder<R - 1>(rows, n, k, alpha, a, lda, b, ldb, c, ldc);
+  }
+}
+
+// dst[p, j] = src[j, p] for j < n, p < k: Bᵀ made row-major, 16 × 16 tiles through registers'
+// worth of scalars (the compiler keeps a tile's rows in cache lines).
+void transpose(const float* src, std::int64_t ld, std::int64_t n, std::int64_t k, float* dst) {
+  constexpr std::int64_t kTile = 16;
+  for (std::int64_t j0 = 0; j0 < n; j0 += kTile) {
+    const std::int64_t j1 = std::min(n, j0 + kTile);
+    for (std::int64_t p0 = 0; p0 < k; p0 += kTile) {
+      const std::int64_t p1 = std::min(k, p0 + kTile);
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (std::int64_t p = p0; p < p1; ++p) dst[p * n + j] = src[j * ld + p];
+    }
+  }
+}
+
+}  // namespace
+#endif  // __AVX512F__
+
+bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+#if defined(__AVX512F__)
+  if (m <= 0 || n <= 0) return true;
+  if (trans_b) {
+    thread_local std::vector<float> packed;
+    if (packed.size() < static_cast<std::size_t>(n * k)) packed.resize(static_cast<std::size_t>(n * k));
+    transpose(b, ldb, n, k, packed.data());
+    b = packed.data();
+    ldb = n;
+  }
+  std::int64_t i = 0;
+  for (; i + kRows <= m; i += kRows) row_block<kRows>(n, k, alpha, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
+  rows_remainder<kRows - 1>(m - i, n, k, alpha, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
+  return true;
+#else
+  (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)c, (void)ldc;
+  return false;
+#endif
+}
+
+}  // namespace onepass::kernels
