@@ -138,7 +138,6 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
 
   float* qkv = arena.alloc(tokens * 3 * h);
   float* ctx = arena.alloc(tokens * h);
-  float* attended = arena.alloc(tokens * h);
   float* inter = arena.alloc(tokens * static_cast<std::size_t>(intermediate_size_));
   const std::size_t per_thread = attention_scratch_floats(static_cast<int>(longest), *index_);
   const auto threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
@@ -149,14 +148,13 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
     const Layer& layer = layers_[l];
     layer.qkv.forward(x, rows, qkv);
     attention(layer, qkv, ctx, offsets, num_seqs, attention_scratch, per_thread);
-    // DebertaV2SelfOutput: LayerNorm(dense(context) + input), the residual add fused.
-    std::memcpy(attended, x, tokens * h * sizeof(float));
-    layer.attention_output.forward(ctx, rows, attended, /*accumulate=*/true);
-    kernels::layer_norm(attended, rows, hidden_, layer.attention_norm.gamma,
-                        layer.attention_norm.beta, eps_);
-    // DebertaV2Intermediate + DebertaV2Output.
-    layer.intermediate.forward(attended, rows, inter);
-    std::memcpy(x, attended, tokens * h * sizeof(float));
+    // DebertaV2SelfOutput: LayerNorm(dense(context) + input), the residual add fused into the
+    // product, in place: x becomes the attention block's output.
+    layer.attention_output.forward(ctx, rows, x, /*accumulate=*/true);
+    kernels::layer_norm(x, rows, hidden_, layer.attention_norm.gamma, layer.attention_norm.beta,
+                        eps_);
+    // DebertaV2Intermediate + DebertaV2Output: LayerNorm(dense(act(dense(x))) + x), in place.
+    layer.intermediate.forward(x, rows, inter);
     layer.output.forward(inter, rows, x, /*accumulate=*/true);
     kernels::layer_norm(x, rows, hidden_, layer.output_norm.gamma, layer.output_norm.beta, eps_);
     if (l == 0 && conv_.enabled())
