@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "http/wire.h"
 
 namespace onepass::http {
 
@@ -67,15 +68,6 @@ struct Server::State {
 
 namespace {
 
-std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 class Session : public std::enable_shared_from_this<Session> {
  public:
   // `state` outlives every session (see Server::State).
@@ -96,8 +88,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_header() {
     target_.clear();
     parser_.emplace();
-    parser_->header_limit(static_cast<std::uint32_t>(options().header_limit_bytes));
-    parser_->body_limit(options().payload_limit_bytes);
+    wire::limit_parser(*parser_, options());
     stream_.expires_after(options().header_timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](error_code ec, std::size_t) {
@@ -107,21 +98,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_header(error_code ec) {
     if (ec) return fail_read(ec);
-    const auto& msg = parser_->get();
-    target_ = std::string(sv(msg.target()));
+    target_ = wire::target_of(*parser_);
     received_ = std::chrono::steady_clock::now();
-    std::size_t count = 0;
-    for (auto it = msg.begin(); it != msg.end(); ++it) ++count;
-    if (count > options().max_header_count)
-      return send_error(431, "too many header fields");
-    // Beast already refuses a Content-Length above body_limit while parsing the header; this
-    // keeps the rule explicit should that ever change.
-    if (const auto length = parser_->content_length();
-        length && *length > options().payload_limit_bytes)
-      return send_error(413, "request body is larger than the payload limit");
-    const auto expect = msg[bhttp::field::expect];
-    if (!expect.empty() && beast::iequals(expect, "100-continue")) {
-      continue_.emplace(bhttp::status::continue_, msg.version());
+    if (auto refusal = wire::check_header(*parser_, options()))
+      return send_error(refusal->status, std::move(refusal->message));
+    if (wire::expects_continue(*parser_)) {
+      continue_.emplace(bhttp::status::continue_, parser_->get().version());
       stream_.expires_after(options().write_timeout);
       bhttp::async_write(stream_, *continue_,
                          [self = shared_from_this()](error_code ec, std::size_t) {
@@ -144,31 +126,17 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void fail_read(error_code ec) {
     // The start line may be parsed even when the header as a whole failed (body_limit).
-    if (target_.empty() && parser_) target_ = std::string(sv(parser_->get().target()));
-    if (ec == bhttp::error::header_limit)
-      return send_error(431, "request header fields too large");
-    if (ec == bhttp::error::body_limit)
-      return send_error(413, "request body is larger than the payload limit");
-    if (ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message ||
-        ec == beast::error::timeout || ec == asio::error::operation_aborted)
-      return close();
-    if (ec.category() == make_error_code(bhttp::error::bad_method).category())
-      return send_error(400, std::string("malformed request: ") + ec.message());
-    close();
+    if (target_.empty() && parser_) target_ = wire::target_of(*parser_);
+    auto refusal = wire::classify_read_error(ec);
+    if (refusal.status == 0) return close();
+    send_error(refusal.status, std::move(refusal.message));
   }
 
   void dispatch_request() {
-    auto msg = parser_->release();
+    keep_alive_ = parser_->get().keep_alive();
+    Request request = wire::take_request(*parser_, received_);
     parser_.reset();
-    keep_alive_ = msg.keep_alive();
-    Request request;
-    request.method = std::string(sv(msg.method_string()));
-    request.target = std::move(target_);
-    request.received = received_;
-    request.headers.reserve(8);
-    for (const auto& field : msg)
-      request.headers.push_back({lower(sv(field.name_string())), std::string(sv(field.value()))});
-    request.body = std::move(msg.body());
+    target_.clear();
     stream_.expires_never();
 
     ++state_->in_flight;
@@ -197,16 +165,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void write(Response response, bool counted) {
-    res_ = {};
-    res_.result(static_cast<unsigned>(response.status));
-    res_.version(11);
-    res_.set(bhttp::field::server, "onepass");
-    if (!response.content_type.empty()) res_.set(bhttp::field::content_type, response.content_type);
-    for (const auto& h : response.headers) res_.set(h.name, h.value);
-    res_.body() = std::move(response.body);
     close_after_ = response.close || !keep_alive_ || state_->draining.load();
-    res_.keep_alive(!close_after_);
-    res_.prepare_payload();
+    wire::fill_response(res_, std::move(response), !close_after_);
     stream_.expires_after(options().write_timeout);
     bhttp::async_write(stream_, res_,
                        [self = shared_from_this(), counted](error_code ec, std::size_t) {
