@@ -1,0 +1,134 @@
+// Shared by the API fuzz targets: sends fuzz bytes through the real api::Api (routing, model
+// selection, the dialect's decoder and validation, submit, the completion's encoder and the
+// error mapping) over FuzzService, and checks what must hold for any request:
+//   - exactly one answer, after the service's completions ran;
+//   - a status from API.md's error classes, never 500 (an internal error on client input is a
+//     bug: a decoder let an exception escape, or an encoder met a result it did not expect);
+//   - a JSON body (when the answer says application/json) that strict JSON parsing accepts;
+//   - an error message that is onepass's own words, not a leaked nlohmann exception;
+//   - header names and values without CR, LF or NUL (no response splitting).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/api.h"
+#include "api/fuzz/fuzz_service.h"
+
+namespace onepass::api::fuzzing {
+
+inline bool allowed_status(int status) {
+  switch (status) {
+    case 200: case 400: case 401: case 404: case 405: case 409: case 413: case 415: case 422:
+    case 424: case 429: case 431: case 503: case 507:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline bool clean_header_text(std::string_view text) {
+  for (const char c : text)
+    if (c == '\r' || c == '\n' || c == '\0') return false;
+  return true;
+}
+
+// The error text of any dialect's error body: {"error": "..."}, {"message": "..."} or
+// {"error": {"message": "..."}}.
+inline std::string error_message(const nlohmann::json& body) {
+  if (!body.is_object()) return {};
+  for (const char* key : {"error", "message"}) {
+    const auto it = body.find(key);
+    if (it == body.end()) continue;
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_object() && it->contains("message") && (*it)["message"].is_string())
+      return (*it)["message"].get<std::string>();
+  }
+  return {};
+}
+
+// Aborts (so libFuzzer saves the input) after printing what broke and the answer itself.
+[[noreturn]] inline void fail(const char* rule, const http::Response& response) {
+  std::fprintf(stderr, "api fuzz: %s\nstatus %d, content type '%s'\nbody: %.2000s\n", rule,
+               response.status, response.content_type.c_str(), response.body.c_str());
+  std::abort();
+}
+
+inline void check_response(const http::Response& response) {
+  if (!allowed_status(response.status)) fail("status outside API.md's error classes", response);
+  if (!clean_header_text(response.content_type))
+    fail("CR, LF or NUL in the content type", response);
+  for (const auto& h : response.headers)
+    if (h.name.empty() || !clean_header_text(h.name) || !clean_header_text(h.value))
+      fail("empty header name, or CR, LF or NUL in a header", response);
+  if (response.content_type.rfind("application/json", 0) != 0) return;
+  // nlohmann rejects invalid UTF-8, NaN and anything after the value.
+  const auto body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) fail("the body is not strict JSON", response);
+  if (response.status >= 400 && error_message(body).rfind("[json.exception", 0) == 0)
+    fail("an nlohmann exception leaked into the error message", response);
+}
+
+// One Api over one FuzzService.
+struct Endpoint {
+  std::unique_ptr<FuzzService> service;
+  std::unique_ptr<Api> api;
+
+  Endpoint(const std::vector<std::string>& models, ApiOptions options)
+      : service(std::make_unique<FuzzService>(models)),
+        api(std::make_unique<Api>(*service, std::move(options))) {}
+
+  // Handles `request`, runs the completions it queued, checks and returns the one answer.
+  http::Response exchange(http::Request request) {
+    auto answers = std::make_shared<std::vector<http::Response>>();
+    api->handle(std::move(request),
+                [answers](http::Response response) { answers->push_back(std::move(response)); });
+    service->run_pending();
+    if (answers->size() != 1) {
+      std::fprintf(stderr, "api fuzz: %zu answers to one request\n", answers->size());
+      std::abort();
+    }
+    check_response(answers->front());
+    return std::move(answers->front());
+  }
+};
+
+inline ApiOptions fuzz_options() {
+  ApiOptions options;
+  options.max_client_batch_size = 8;  // small, so the fuzzer reaches the limit
+  options.enable_model_management = true;  // FuzzService never loads anything
+  return options;
+}
+
+// The body of one POST, sent once to each single-model service, so that every task's decoding
+// and encoding (classifier, reranker, embedder) sees it. `path` may hold "{model}", replaced by
+// each service's model name (KServe's infer route).
+inline void post_to_each_task(std::string_view path, const std::uint8_t* data, std::size_t size) {
+  static std::vector<Endpoint>* endpoints = [] {
+    auto* list = new std::vector<Endpoint>();
+    for (const char* model : {"nli", "rerank", "embed"})
+      list->emplace_back(std::vector<std::string>{model}, fuzz_options());
+    return list;
+  }();
+  const std::string body(reinterpret_cast<const char*>(data), size);
+  for (auto& endpoint : *endpoints) {
+    http::Request request;
+    request.method = "POST";
+    request.target = std::string(path);
+    if (const auto slot = request.target.find("{model}"); slot != std::string::npos)
+      request.target.replace(slot, 7, endpoint.service->models().front().name);
+    request.headers.push_back({"content-type", "application/json"});
+    request.body = body;
+    endpoint.exchange(std::move(request));
+  }
+}
+
+}  // namespace onepass::api::fuzzing

@@ -1,0 +1,211 @@
+// A single-threaded runtime::InferenceService for the API fuzz targets. It keeps the promises of
+// service.h that the dialects rely on, with fixed-shape outputs instead of an engine:
+//   - admission on the caller's thread (unknown model kNotFound, no inputs kInvalidArgument);
+//   - `done` runs later, never inside submit(): completions wait in a queue until
+//     run_pending(), which the harness calls after Api::handle returned (the real runtime runs
+//     them on another thread);
+//   - per-item failures as InferenceResult::error, like the runtime's prepare step: too many
+//     tokens without truncation, an empty or out-of-vocabulary pre-tokenized input;
+//   - outputs of the right shape: logits [num_labels], pooled [hidden], tokens
+//     [num_tokens, hidden], with num_tokens within the model's limit.
+// It also checks that what the dialects submit is well formed (abort otherwise).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/error.h"
+#include "runtime/service.h"
+
+namespace onepass::api::fuzzing {
+
+inline void check(bool ok) {
+  if (!ok) std::abort();
+}
+
+class FuzzService : public runtime::InferenceService {
+ public:
+  static constexpr int kHidden = 8;
+  static constexpr int kMaxTokens = 32;
+  static constexpr int kVocab = 1000;
+
+  // A classifier with an entailment label ("nli"), a reranker ("rerank"), an embedder
+  // ("embed"); `names` picks which of them this service hosts.
+  explicit FuzzService(const std::vector<std::string>& names) {
+    for (const auto& name : names) models_.push_back(describe(name));
+  }
+
+  std::vector<runtime::ModelDescription> models() const override { return models_; }
+
+  std::optional<runtime::ModelDescription> find_model(std::string_view name) const override {
+    if (name.empty()) {
+      if (models_.size() == 1) return models_.front();
+      return std::nullopt;
+    }
+    for (const auto& m : models_)
+      if (m.name == name) return m;
+    return std::nullopt;
+  }
+
+  void submit(runtime::InferenceRequest request, runtime::Completion done) override {
+    const auto model = find_model(request.model);
+    if (!model) throw Error(ErrorKind::kNotFound, "model '" + request.model + "' is not loaded");
+    if (request.items.empty()) throw Error(ErrorKind::kInvalidArgument, "no inputs");
+    // A dialect must ask for the output its model can give.
+    const bool embedder = model->task == runtime::ModelTask::kEmbedder;
+    check(embedder == (request.output != runtime::OutputKind::kLogits));
+    pending_.emplace_back(std::move(request), std::move(done));
+  }
+
+  tokenizer::Encoding tokenize(std::string_view model, std::string_view text,
+                               std::optional<std::string_view> pair,
+                               bool add_special_tokens) const override {
+    if (!find_model(model)) throw Error(ErrorKind::kNotFound, "no such model");
+    tokenizer::Encoding e;
+    const auto add = [&](std::int32_t id, std::string token, std::uint32_t start,
+                         std::uint32_t end, bool special) {
+      e.ids.push_back(id);
+      e.type_ids.push_back(0);
+      e.tokens.push_back(std::move(token));
+      e.offsets.push_back({start, end});
+      e.special_tokens_mask.push_back(special ? 1 : 0);
+    };
+    if (add_special_tokens) add(1, "[CLS]", 0, 0, true);
+    // One token per space-separated word; offsets in code points, as the real tokenizers give.
+    std::uint32_t cp = 0, start = 0;
+    std::string word;
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (i == text.size() || text[i] == ' ') {
+        if (!word.empty())
+          add(100 + static_cast<std::int32_t>(word.size() % 800), word, start, cp, false);
+        word.clear();
+        if (i < text.size()) ++cp;
+        continue;
+      }
+      if (word.empty()) start = cp;
+      word.push_back(text[i]);
+      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++cp;
+    }
+    if (add_special_tokens) add(2, "[SEP]", 0, 0, true);
+    (void)pair;
+    return e;
+  }
+
+  void load_model(const std::string& name, const std::filesystem::path&) override {
+    // Never touch the filesystem from fuzz input.
+    throw Error(ErrorKind::kInvalidModel, "model '" + name + "' cannot be loaded here");
+  }
+  void unload_model(const std::string& name) override {
+    throw Error(ErrorKind::kNotFound, "model '" + name + "' is not loaded");
+  }
+  bool ready() const override { return true; }
+  void begin_drain() override {}
+  bool wait_idle(std::chrono::milliseconds) override { return pending_.empty(); }
+  std::string render_metrics() const override { return "onepass_fuzz_requests_total 0\n"; }
+  void record_http_request(std::string_view, std::string_view, int,
+                           std::chrono::nanoseconds) override {}
+
+  // Runs every queued completion, as the runtime's threads would.
+  void run_pending() {
+    while (!pending_.empty()) {
+      auto job = std::move(pending_.front());
+      pending_.pop_front();
+      job.second(run(job.first));
+    }
+  }
+
+ private:
+  static runtime::ModelDescription describe(const std::string& name) {
+    runtime::ModelDescription d;
+    d.name = name;
+    d.state = runtime::ModelState::kReady;
+    d.max_input_length = kMaxTokens;
+    d.info.hidden_size = kHidden;
+    d.info.vocab_size = kVocab;
+    d.info.type_vocab_size = 2;
+    d.info.max_tokens = kMaxTokens;
+    if (name == "embed") {
+      d.task = runtime::ModelTask::kEmbedder;
+      d.info.architecture = "BertModel";
+      d.pooling = runtime::Pooling::kMean;
+    } else if (name == "rerank") {
+      d.task = runtime::ModelTask::kReranker;
+      d.info.architecture = "BertForSequenceClassification";
+      d.info.head = model::HeadKind::kSequenceClassification;
+      d.info.num_labels = 1;
+      d.info.id2label = {"LABEL_0"};
+    } else {
+      d.task = runtime::ModelTask::kClassifier;
+      d.info.architecture = "BertForSequenceClassification";
+      d.info.head = model::HeadKind::kSequenceClassification;
+      d.info.num_labels = 3;
+      d.info.id2label = {"contradiction", "entailment", "neutral"};
+      d.entailment_index = 1;
+      d.contradiction_index = 0;
+    }
+    return d;
+  }
+
+  static int count_tokens(const runtime::InferenceItem& item) {
+    if (item.pretokenized) return static_cast<int>(item.input_ids.size());
+    int words = 2;  // [CLS] and [SEP]
+    for (const char c : item.text) words += c == ' ';
+    if (item.text_pair) {
+      words += 2;
+      for (const char c : *item.text_pair) words += c == ' ';
+    }
+    return words;
+  }
+
+  runtime::InferenceResult run(const runtime::InferenceRequest& request) const {
+    runtime::InferenceResult result;
+    const auto model = *find_model(request.model);
+    const std::size_t limit = request.max_length
+                                  ? std::min<std::size_t>(request.max_length, kMaxTokens)
+                                  : static_cast<std::size_t>(kMaxTokens);
+    try {
+      for (const auto& item : request.items) {
+        if (item.pretokenized) {
+          if (item.input_ids.empty()) throw Error(ErrorKind::kInvalidInput, "input_ids is empty");
+          if (!item.token_type_ids.empty() && item.token_type_ids.size() != item.input_ids.size())
+            throw Error(ErrorKind::kInvalidInput, "token_type_ids and input_ids differ in length");
+          for (const auto id : item.input_ids)
+            if (id < 0 || id >= kVocab)
+              throw Error(ErrorKind::kInvalidInput, "token id outside the vocabulary");
+        }
+        std::size_t tokens = static_cast<std::size_t>(count_tokens(item));
+        if (tokens > limit) {
+          if (!request.truncate) throw Error(ErrorKind::kInvalidInput, "input has too many tokens");
+          tokens = limit;
+        }
+        // Fixed, finite values derived from the input length, so answers differ by input.
+        const float base = static_cast<float>(item.text.size() % 7) - 3.0f;
+        runtime::ItemOutput out;
+        out.num_tokens = static_cast<int>(tokens);
+        if (model.task != runtime::ModelTask::kEmbedder) {
+          for (int j = 0; j < model.info.num_labels; ++j) out.values.push_back(base + j * 0.5f);
+        } else {
+          const int rows = request.output == runtime::OutputKind::kTokens ? out.num_tokens : 1;
+          for (int t = 0; t < rows; ++t)
+            for (int h = 0; h < kHidden; ++h) out.values.push_back(base + 0.25f * (h + t));
+        }
+        result.total_tokens += tokens;
+        result.items.push_back(std::move(out));
+      }
+    } catch (...) {
+      result.items.clear();
+      result.error = std::current_exception();
+    }
+    return result;
+  }
+
+  std::vector<runtime::ModelDescription> models_;
+  std::deque<std::pair<runtime::InferenceRequest, runtime::Completion>> pending_;
+};
+
+}  // namespace onepass::api::fuzzing

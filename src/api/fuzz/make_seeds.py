@@ -1,0 +1,156 @@
+# Writes the seed corpora of src/api/fuzz/corpus: valid examples of each route and the bad-input
+# catalogue of RELIABILITY.md, each a small file.
+import json, os, sys
+root = sys.argv[1]
+def put(target, name, data):
+    d = os.path.join(root, target); os.makedirs(d, exist_ok=True)
+    if isinstance(data, str): data = data.encode('utf-8', 'surrogatepass')
+    open(os.path.join(d, name), 'wb').write(data)
+
+# Bad input that applies to every JSON route.
+common_bad = {
+  'not_json': b'hello',
+  'truncated': b'{"inputs":"a"',
+  'trailing_garbage': b'{"inputs":"a"} x',
+  'invalid_utf8': b'{"inputs":"\xff"}',
+  'lone_surrogate': b'{"inputs":"\\ud800"}',
+  'overlong_utf8': b'{"inputs":"\xc0\xaf"}',
+  'empty_body': b'',
+  'deep_nesting': b'[' * 40 + b']' * 40,
+  'huge_number': b'{"inputs":"a","parameters":{"top_k":1e999999}}',
+  'control_nul_emoji_rtl': b'{"inputs":"a\\u0000b \\u200f\\ud83d\\udc68\\u200d\\ud83d\\udc69 \\t\\u0001"}',
+  'whitespace_only': b'{"inputs":"   "}',
+  'wrong_type': b'{"inputs":5}',
+  'empty_list': b'{"inputs":[]}',
+  'empty_string': b'{"inputs":""}',
+  'too_many': json.dumps({'inputs': ['a'] * 9}).encode(),
+  'too_many_tokens': json.dumps({'inputs': ' ' * 100}).encode(),
+  'too_many_tokens_truncated': json.dumps({'inputs': ' ' * 100, 'truncate': True}).encode(),
+}
+routes = {
+ 'sagemaker_invocations_fuzz': {
+   'text': {'inputs': 'I love this'},
+   'text_list': {'inputs': ['a b', 'c']},
+   'pair': {'inputs': {'text': 'p', 'text_pair': 'h'}},
+   'pair_list': {'inputs': [{'text': 'p', 'text_pair': 'h'}, {'text': 'q'}]},
+   'params': {'inputs': 'a b', 'parameters': {'top_k': None, 'function_to_apply': 'none', 'truncation': 'only_first', 'max_length': 8, 'batch_size': 2}},
+   'top_k': {'inputs': ['a', 'b'], 'parameters': {'top_k': 2}},
+   'zero_shot': {'inputs': 'the game', 'parameters': {'candidate_labels': 'sports, cooking', 'hypothesis_template': 'This is {}.', 'multi_label': True}},
+   'zero_shot_list': {'inputs': ['x', 'y z'], 'parameters': {'candidate_labels': ['a', 'b', 'c']}},
+   'zero_shot_no_slot': {'inputs': 'a', 'parameters': {'candidate_labels': ['x'], 'hypothesis_template': 'no slot'}},
+   'bare_body': ['a', 'b'],
+   'bad_function': {'inputs': 'a', 'parameters': {'function_to_apply': 'max'}},
+   'huge_max_length': '{"inputs":"a","parameters":{"max_length":123456789012345678901234567890}}',
+ },
+ 'inference_api_fuzz': {
+   'text': {'inputs': 'I love this'},
+   'pair': {'inputs': {'text': 'p', 'text_pair': 'h'}},
+   'list_top_k': {'inputs': ['a', 'b c'], 'parameters': {'top_k': 1}},
+   'zero_shot': {'inputs': 'the game', 'parameters': {'candidate_labels': ['sports', 'cooking']}},
+   'truncation': {'inputs': 'a ' * 40, 'parameters': {'truncation': True}},
+ },
+ 'tei_predict_fuzz': {
+   'text': {'inputs': 'a b c'}, 'pair': {'inputs': ['p', 'h']},
+   'batch': {'inputs': [['a'], ['p', 'h'], 'b']},
+   'options': {'inputs': 'x', 'raw_scores': True, 'truncate': True, 'truncation_direction': 'Left'},
+   'empty_side': {'inputs': ['p', '']},
+ },
+ 'tei_rerank_fuzz': {
+   'basic': {'query': 'q', 'texts': ['d1', 'd2', 'd3'], 'return_text': True},
+   'options': {'query': 'q', 'texts': ['a b'], 'raw_scores': True, 'truncate': True, 'truncation_direction': 'left'},
+   'empty_query': {'query': '', 'texts': ['a']}, 'no_documents': {'query': 'q', 'texts': []},
+   'missing_query': {'texts': ['a']},
+ },
+ 'tei_embed_fuzz': {
+   'text': {'inputs': 'héllo world'}, 'list': {'inputs': ['a', 'b']},
+   'options': {'inputs': 'a', 'normalize': False, 'dimensions': 2, 'truncate': True},
+   'bad_dimensions': {'inputs': 'a', 'dimensions': 0},
+ },
+ 'tei_tokenize_fuzz': {
+   'text': {'inputs': 'héllo  world 東京 👨‍👩‍👧'}, 'list': {'inputs': ['a b', 'c'], 'add_special_tokens': False},
+ },
+ 'tei_zero_shot_fuzz': {
+   'basic': {'inputs': ['the game'], 'candidate_labels': ['sports', 'cooking'], 'hypothesis_template': 'This is {}.', 'multi_label': True},
+   'string_labels': {'inputs': 'x', 'candidate_labels': 'a,,b , c'},
+   'empty_labels': {'inputs': 'a', 'candidate_labels': []},
+   'empty_label': {'inputs': 'a', 'candidate_labels': ['']},
+ },
+ 'kserve_infer_fuzz': {
+   'text': {'inputs': [{'name': 'text', 'shape': [1], 'datatype': 'BYTES', 'data': ['hi']}]},
+   'text_pair': {'id': 'r1', 'inputs': [{'name': 'text', 'shape': [2, 1], 'datatype': 'BYTES', 'data': [['a'], ['b']]},
+                                       {'name': 'text_pair', 'shape': [2], 'datatype': 'BYTES', 'data': ['c', 'd']}],
+                 'outputs': [{'name': 'logits'}]},
+   'tensor': {'inputs': [{'name': 'input_ids', 'shape': [2, 3], 'datatype': 'INT64', 'data': [[1, 5, 2], [1, 2, 0]]},
+                        {'name': 'attention_mask', 'shape': [2, 3], 'datatype': 'INT64', 'data': [1, 1, 1, 1, 1, 0]},
+                        {'name': 'token_type_ids', 'shape': [2, 3], 'datatype': 'INT32', 'data': [0, 0, 0, 0, 0, 0]}],
+              'outputs': [{'name': 'embeddings'}]},
+   'shape_mismatch': {'inputs': [{'name': 'text', 'shape': [2], 'datatype': 'BYTES', 'data': ['a']}]},
+   'empty_inputs': {'inputs': []},
+   'out_of_range': {'inputs': [{'name': 'input_ids', 'shape': [1, 1], 'datatype': 'INT64', 'data': [4294967296]}]},
+ },
+ 'sagemaker_models_fuzz': {
+   'load': {'model_name': 'm', 'url': '/opt/ml/models/m'},
+   'file_url': {'model_name': 'm2', 'url': 'file:///opt/ml/models/m2/'},
+   'taken': {'model_name': 'nli', 'url': '/opt/ml/models/nli'},
+   'traversal': {'model_name': 'm', 'url': '/opt/../etc'},
+   'remote': {'model_name': 'm', 'url': 's3://bucket/m'},
+   'relative': {'model_name': 'm', 'url': 'models/m'},
+   'bad_name': {'model_name': '../m', 'url': '/opt/m'},
+   'nul_name': {'model_name': 'a\u0000b', 'url': '/opt/m'},
+ },
+ 'openai_embeddings_fuzz': {
+   'text': {'input': 'a', 'model': 'embed', 'encoding_format': 'base64'},
+   'list': {'input': ['a', 'b'], 'model': 'text-embedding-3-small', 'dimensions': 3},
+   'tokens': {'input': [[12, 7, 13]], 'model': 'embed'},
+   'flat_tokens': {'input': [12, 7], 'encoding_format': 'float'},
+   'bad_model': {'input': 'a', 'model': '../etc'},
+   'empty': {'input': [], 'model': 'embed'},
+ },
+}
+for target, seeds in routes.items():
+    for name, body in common_bad.items():
+        put(target, 'bad_' + name, body)
+    for name, body in seeds.items():
+        put(target, name, body if isinstance(body, str) else json.dumps(body, ensure_ascii=False))
+
+# The raw HTTP request path.
+def req(method, path, body=b'', headers=(('Content-Type', 'application/json'),), extra=b''):
+    head = f'{method} {path} HTTP/1.1\r\nHost: x\r\n'.encode()
+    for k, v in headers: head += f'{k}: {v}\r\n'.encode()
+    if body or method == 'POST': head += f'Content-Length: {len(body)}\r\n'.encode()
+    return head + extra + b'\r\n' + body
+T = ('X-Amzn-SageMaker-Target-Model', 'nli')
+J = ('Content-Type', 'application/json')
+http = {
+  'ping': req('GET', '/ping', headers=()),
+  'health_metrics_pipelined': req('GET', '/health', headers=()) + req('GET', '/metrics', headers=()) + req('GET', '/v2/health/ready', headers=()),
+  'invocations': req('POST', '/invocations', b'{"inputs":"a"}', (J, T)),
+  'invocations_tar': req('POST', '/invocations', b'{"inputs":"a"}', (J, ('X-Amzn-SageMaker-Target-Model', 'sub/dir/nli.tar.gz'))),
+  'traversal_header': req('POST', '/invocations', b'{"inputs":"a"}', (J, ('X-Amzn-SageMaker-Target-Model', 'sub/../../nli.tar.gz'))),
+  'kserve_encoded': req('POST', '/v2/models/%2e%2e/infer', b'{}'),
+  'kserve_nul': req('POST', '/v2/models/a%00b/infer', b'{}'),
+  'kserve_long': req('POST', '/v2/models/' + 'm' * 300 + '/infer', b'{}'),
+  'kserve_meta': req('GET', '/v2/models/embed', headers=()) + req('GET', '/v2/models/nli/ready', headers=()) + req('GET', '/v2', headers=()),
+  'predict_keepalive': req('POST', '/predict', b'{"inputs":"x"}', (J, T)) * 2,
+  'tei_info': req('GET', '/info', headers=(T,)),
+  'chunked': b'POST /embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Amzn-SageMaker-Target-Model: embed\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"inp\r\n9\r\nuts":"a"}\r\n0\r\n\r\n',
+  'conflict_cl_te': b'POST /predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+  'body_too_large': b'POST /predict HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n',
+  'chunked_too_large': b'POST /invocations HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n' + (b'200\r\n' + b' ' * 512 + b'\r\n') * 5 + b'0\r\n\r\n',
+  'header_too_large': b'GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: ' + b'a' * 1100 + b'\r\n\r\n',
+  'too_many_headers': b'GET /ping HTTP/1.1\r\nHost: x\r\n' + b''.join(b'X-H%d: v\r\n' % i for i in range(20)) + b'\r\n',
+  'garbage': b'GARBAGE\r\n\r\n',
+  'wrong_method': req('PUT', '/predict', headers=()),
+  'unknown_route': req('GET', '/nope', headers=()),
+  'no_content_type': req('POST', '/predict', b'{"inputs":"a"}', (T,)),
+  'api_key': req('POST', '/embed', b'{"inputs":"a"}', (J, ('Authorization', 'Bearer fuzz-key'))),
+  'api_key_wrong': req('POST', '/predict', b'{"inputs":"a"}', (J, ('Authorization', 'bearer nope'))),
+  'expect_continue': req('POST', '/v1/embeddings', b'{"input":"a","model":"embed"}', (J, ('Expect', '100-continue'))),
+  'mme': req('POST', '/models', b'{"model_name":"m","url":"/tmp"}') + req('GET', '/models', headers=()) + req('GET', '/models/nli', headers=()) + req('DELETE', '/models/x', headers=()),
+  'mme_invoke': req('POST', '/models/nli/invoke', b'{"inputs":"a"}'),
+  'inference_api': req('POST', '/?wait_for_model=true', b'{"inputs":"a"}', (J, T)),
+  'connection_close': req('GET', '/ping', headers=(('Connection', 'close'),)) + req('GET', '/ping', headers=()),
+  'http10': b'GET /ping HTTP/1.0\r\n\r\n',
+}
+for name, data in http.items():
+    put('http_request_fuzz', name, data)
