@@ -1,6 +1,7 @@
 // A single-threaded runtime::InferenceService for the API fuzz targets. It keeps the promises of
 // service.h that the dialects rely on, with fixed-shape outputs instead of an engine:
-//   - admission on the caller's thread (unknown model kNotFound, no inputs kInvalidArgument);
+//   - admission on the caller's thread (unknown model kNotFound, no inputs kInvalidArgument,
+//     a text over the model's max_input_bytes kInvalidInput, as runtime/input_limits.h says);
 //   - `done` runs later, never inside submit(): completions wait in a queue until
 //     run_pending(), which the harness calls after Api::handle returned (the real runtime runs
 //     them on another thread);
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "runtime/input_limits.h"
 #include "runtime/service.h"
 
 namespace onepass::api::fuzzing {
@@ -33,6 +35,7 @@ class FuzzService : public runtime::InferenceService {
   static constexpr int kHidden = 8;
   static constexpr int kMaxTokens = 32;
   static constexpr int kVocab = 1000;
+  static constexpr std::size_t kMaxInputBytes = 512;  // small, so the fuzzer reaches it
 
   // A classifier with an entailment label ("nli"), a reranker ("rerank"), an embedder
   // ("embed"); `names` picks which of them this service hosts.
@@ -56,6 +59,12 @@ class FuzzService : public runtime::InferenceService {
     const auto model = find_model(request.model);
     if (!model) throw Error(ErrorKind::kNotFound, "model '" + request.model + "' is not loaded");
     if (request.items.empty()) throw Error(ErrorKind::kInvalidArgument, "no inputs");
+    for (const auto& item : request.items) {
+      if (item.pretokenized) continue;
+      runtime::check_input_bytes(item.text, model->max_input_bytes, "an input");
+      if (item.text_pair)
+        runtime::check_input_bytes(*item.text_pair, model->max_input_bytes, "the second text");
+    }
     // A dialect must ask for the output its model can give.
     const bool embedder = model->task == runtime::ModelTask::kEmbedder;
     check(embedder == (request.output != runtime::OutputKind::kLogits));
@@ -65,7 +74,9 @@ class FuzzService : public runtime::InferenceService {
   tokenizer::Encoding tokenize(std::string_view model, std::string_view text,
                                std::optional<std::string_view> pair,
                                bool add_special_tokens) const override {
-    if (!find_model(model)) throw Error(ErrorKind::kNotFound, "no such model");
+    const auto described = find_model(model);
+    if (!described) throw Error(ErrorKind::kNotFound, "no such model");
+    runtime::check_input_bytes(text, described->max_input_bytes, "an input");
     tokenizer::Encoding e;
     const auto add = [&](std::int32_t id, std::string token, std::uint32_t start,
                          std::uint32_t end, bool special) {
@@ -125,6 +136,7 @@ class FuzzService : public runtime::InferenceService {
     d.name = name;
     d.state = runtime::ModelState::kReady;
     d.max_input_length = kMaxTokens;
+    d.max_input_bytes = kMaxInputBytes;
     d.info.hidden_size = kHidden;
     d.info.vocab_size = kVocab;
     d.info.type_vocab_size = 2;
