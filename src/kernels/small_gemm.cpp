@@ -67,17 +67,35 @@ void rows_remainder(std::int64_t rows, std::int64_t n, std::int64_t k, float alp
   }
 }
 
-// dst[p, j] = src[j, p] for j < n, p < k: Bᵀ made row-major, 16 × 16 tiles through registers'
-// worth of scalars (the compiler keeps a tile's rows in cache lines).
+// One 8 x 8 tile: dst[p, j] = src[j, p] through the unpack / shuffle / lane-swap network.
+void transpose_8x8(const float* src, std::int64_t ld, float* dst, std::int64_t ldd) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+
+// dst[p, j] = src[j, p] for j < n, p < k: Bᵀ made row-major (stride n), 8 x 8 tiles in
+// registers, the ragged edges element by element.
 void transpose(const float* src, std::int64_t ld, std::int64_t n, std::int64_t k, float* dst) {
-  constexpr std::int64_t kTile = 16;
-  for (std::int64_t j0 = 0; j0 < n; j0 += kTile) {
-    const std::int64_t j1 = std::min(n, j0 + kTile);
-    for (std::int64_t p0 = 0; p0 < k; p0 += kTile) {
-      const std::int64_t p1 = std::min(k, p0 + kTile);
-      for (std::int64_t j = j0; j < j1; ++j)
-        for (std::int64_t p = p0; p < p1; ++p) dst[p * n + j] = src[j * ld + p];
-    }
+  const std::int64_t n8 = n - n % 8, k8 = k - k % 8;
+  for (std::int64_t j = 0; j < n8; j += 8)
+    for (std::int64_t p = 0; p < k8; p += 8) transpose_8x8(src + j * ld + p, ld, dst + p * n + j, n);
+  for (std::int64_t j = 0; j < n; ++j) {
+    const std::int64_t p_begin = j < n8 ? k8 : 0;  // full tiles covered [0, k8) of these rows
+    for (std::int64_t p = p_begin; p < k; ++p) dst[p * n + j] = src[j * ld + p];
   }
 }
 
