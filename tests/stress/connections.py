@@ -29,16 +29,22 @@ PING = lib.http_request("GET", "/ping")
 
 
 def measure(server, dataset, n):
-    run, _, rc = lib.bench(server.url, dataset, n, concurrency=8, model="nli")
+    cpu0 = server.cpu_s()
+    run, reference, rc = lib.bench(server.url, dataset, n, concurrency=8, model="nli")
+    cpu = server.cpu_s() - cpu0
     errors = run["errors"]["by_status"]
+    # The server's CPU per request (the bench's reference pass and warm-up included) does not
+    # depend on what else runs on the machine, unlike throughput and latency.
+    sent = n + reference["samples"] + 3
     return {"rps": run["requests_per_s"], "p99": run["latency_ms"]["p99"],
-            "p50": run["latency_ms"]["p50"], "ok": rc == 0 and not errors and run["mismatches"] == 0,
-            "errors": errors}
+            "p50": run["latency_ms"]["p50"], "cpu_ms": 1000 * cpu / sent,
+            "ok": rc == 0 and not errors and run["mismatches"] == 0, "errors": errors}
 
 
 def median_of(runs):
     """Per-number median over rounds (the machine is shared: single runs are noisy)."""
     return {"rps": statistics.median(r["rps"] for r in runs),
+            "cpu_ms": statistics.median(r["cpu_ms"] for r in runs),
             "p99": statistics.median(r["p99"] for r in runs),
             "p50": statistics.median(r["p50"] for r in runs),
             "ok": all(r["ok"] for r in runs),
@@ -48,18 +54,31 @@ def median_of(runs):
 def show(name, runs):
     m = median_of(runs)
     each = ", ".join(f"{r['rps']:.0f}/{r['p99']:.1f}" for r in runs)
-    return (f"{name}: median {m['rps']:.1f} req/s, p50 {m['p50']:.2f} ms, p99 {m['p99']:.2f} ms "
-            f"(rounds req/s/p99: {each})")
+    return (f"{name}: median {m['rps']:.1f} req/s, p50 {m['p50']:.2f} ms, p99 {m['p99']:.2f} ms, "
+            f"server CPU {m['cpu_ms']:.3f} ms/request (rounds req/s/p99: {each})")
 
 
 def not_slower(name, with_runs, base_runs):
+    """Two verdicts: the server's CPU per request (robust on a shared machine) must not grow by
+    more than 20%; the median throughput must stay >= 85% and the median p99 <= 1.5x. When the
+    baseline rounds themselves differ by more than 30% in throughput (other work on the machine),
+    the second is reported as inconclusive instead of failing."""
     with_, base = median_of(with_runs), median_of(base_runs)
+    ok = lib.verdict(f"{name}: server CPU per request", with_["cpu_ms"] <= 1.2 * base["cpu_ms"]
+                     and with_["ok"],
+                     f"{with_['cpu_ms']:.3f} vs {base['cpu_ms']:.3f} ms/request "
+                     f"({with_['cpu_ms'] / base['cpu_ms']:.2f}x, <= 1.2x), errors {with_['errors']}")
     rps_ok = with_["rps"] >= 0.85 * base["rps"]
     p99_ok = with_["p99"] <= 1.5 * base["p99"]
-    return lib.verdict(name, rps_ok and p99_ok and with_["ok"],
-                       f"median throughput {100 * with_['rps'] / base['rps']:.1f}% of baseline "
-                       f"(>= 85%), median p99 {with_['p99']:.2f} vs {base['p99']:.2f} ms "
-                       f"({with_['p99'] / base['p99']:.2f}x, <= 1.5x), errors {with_['errors']}")
+    spread = max(r["rps"] for r in base_runs) / min(r["rps"] for r in base_runs)
+    details = (f"median throughput {100 * with_['rps'] / base['rps']:.1f}% of baseline (>= 85%), "
+               f"median p99 {with_['p99']:.2f} vs {base['p99']:.2f} ms "
+               f"({with_['p99'] / base['p99']:.2f}x, <= 1.5x)")
+    if not (rps_ok and p99_ok) and spread > 1.3:
+        print(f"INCONCLUSIVE  {name}: throughput and p99: {details}; the baseline rounds alone vary "
+              f"{100 * (spread - 1):.0f}% (the machine is busy): rerun when it is quiet", flush=True)
+        return ok
+    return lib.verdict(f"{name}: throughput and p99", rps_ok and p99_ok, details) and ok
 
 
 def idle_check(count, n, dataset, rounds):
@@ -74,8 +93,12 @@ def idle_check(count, n, dataset, rounds):
         measure(server, dataset, n // 4)  # warm-up
         threads0 = server.threads()
         threads = set()
+        fds_start = server.open_fds()
         for _ in range(rounds):
             base.append(measure(server, dataset, n))
+            deadline = time.monotonic() + 5  # the last round's connections are closing
+            while server.open_fds() > fds_start and time.monotonic() < deadline:
+                time.sleep(0.05)
             fds0, rss0 = server.open_fds(), server.rss_mib()
             idle = []
             for _ in range(count):
@@ -96,7 +119,7 @@ def idle_check(count, n, dataset, rounds):
     print(show("  without idle connections", base))
     print(show(f"  with {count} idle connections", with_idle))
     print(f"  server: {opened} more descriptors per round, threads {threads0} -> {sorted(threads)}, "
-          f"RSS {statistics.median(costs):.1f} KiB per idle connection")
+          f"RSS {max(costs):.1f} KiB per idle connection (first round; later rounds reuse it)")
     ok &= lib.verdict(f"{count} idle connections open at the server", min(opened) >= count,
                       f"{min(opened)} more descriptors (fewest of {rounds} rounds)")
     ok &= not_slower(f"{count} idle keep-alive connections do not slow traffic", with_idle, base)
@@ -162,7 +185,7 @@ def slow_check(count, timeout_s, n, dataset, rounds):
             for t in slow:
                 t.start()
             stalled = [stalled_reader(server.port, 2000) for _ in range(count)]
-            time.sleep(0.5)
+            time.sleep(1.5)  # until the stalled readers' buffers are full and the server waits
             fds_during = server.open_fds()
             threads.add(server.threads())
             during.append(measure(server, dataset, n))
@@ -207,8 +230,8 @@ def main():
     ap.add_argument("--slow", type=int, default=50, help="slowloris and stalled-reader clients (0: skip)")
     ap.add_argument("--http-timeout", type=float, default=10,
                     help="server's --http-timeout for slow clients (a measurement must fit in it)")
-    ap.add_argument("--requests", type=int, default=2000, help="requests per measurement")
-    ap.add_argument("--rounds", type=int, default=3, help="alternating with/without measurements")
+    ap.add_argument("--requests", type=int, default=1500, help="requests per measurement")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating with/without measurements")
     args = ap.parse_args()
     # 400 different inputs: the bench's reference pass (each alone) stays short, so the measured
     # run falls inside the slow clients' lifetime.

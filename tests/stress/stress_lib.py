@@ -72,6 +72,12 @@ class Server:
                     return int(line.split()[1])
         return 0
 
+    def cpu_s(self):
+        """User + system CPU seconds the server has used so far."""
+        with open(f"/proc/{self.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def open_fds(self):
         return len(os.listdir(f"/proc/{self.pid}/fd"))
 
