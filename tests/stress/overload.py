@@ -69,18 +69,29 @@ def main():
         print(f"swap visibility: {differ} of {pairs} answer pairs differ by more than "
               f"{args.tolerance:g} ({100.0 * differ / pairs:.3f}%)")
 
-        cap, _, rc = lib.bench(server.url, dataset, args.capacity_requests, concurrency=k,
-                               model="nli", extra=["--tolerance", str(args.tolerance)])
+        def capacity_run(when):
+            # The machine is shared: capacity is the best of the closed-loop runs, so that a run
+            # slowed by other work does not make the overload lighter than 3x.
+            cap, _, rc = lib.bench(server.url, dataset, args.capacity_requests, concurrency=k,
+                                   model="nli", extra=["--tolerance", str(args.tolerance)])
+            others, rejected = answers_only_200_or_429(cap)
+            print(f"capacity {when} (closed loop, {k} connections): {cap['requests_per_s']:.1f} "
+                  f"req/s, p50 {cap['latency_ms']['p50']:.1f} ms, p99 {cap['latency_ms']['p99']:.1f} "
+                  f"ms, errors {cap['errors']['by_status']}, retries {cap.get('retries', 0)}, "
+                  f"mismatches {cap['mismatches']}/{cap['verified']}")
+            good = lib.verdict(f"closed loop of K clients gets no 429 and no error ({when})",
+                               rc == 0 and not others and rejected == 0
+                               and cap.get("retries", 0) == 0 and cap["mismatches"] == 0,
+                               f"{rejected} x 429, other errors {others}, mismatches {cap['mismatches']}")
+            return cap, good
+
+        caps = []
+        for when in ("before 1", "before 2"):
+            cap, good = capacity_run(when)
+            caps.append(cap)
+            ok &= good
+        cap = max(caps, key=lambda c: c["requests_per_s"])
         capacity = cap["requests_per_s"]
-        others, rejected = answers_only_200_or_429(cap)
-        print(f"capacity (closed loop, {k} connections): {capacity:.1f} req/s, p50 "
-              f"{cap['latency_ms']['p50']:.1f} ms, p99 {cap['latency_ms']['p99']:.1f} ms, "
-              f"errors {cap['errors']['by_status']}, retries {cap.get('retries', 0)}, "
-              f"mismatches {cap['mismatches']}/{cap['verified']}")
-        ok &= lib.verdict("closed loop of K clients gets no 429 and no error",
-                          rc == 0 and not others and rejected == 0 and cap.get("retries", 0) == 0
-                          and cap["mismatches"] == 0,
-                          f"{rejected} x 429, other errors {others}, mismatches {cap['mismatches']}")
 
         rate = args.factor * capacity
         n = int(rate * args.duration)
@@ -99,6 +110,12 @@ def main():
                                extra=["--tolerance", str(args.tolerance), "--seed", "1"])
         side_thread.join()
         alive = server.proc.poll() is None
+        if alive:
+            after, good = capacity_run("after")
+            ok &= good
+            capacity_all = max(capacity, after["requests_per_s"])
+        else:
+            capacity_all = capacity
 
     others, rejected = answers_only_200_or_429(run)
     accepted = run["ok_requests"]
@@ -123,8 +140,10 @@ def main():
                       f"{run['mismatches']} mismatches, {run['verified']} of {accepted} verified")
     ok &= lib.verdict("accepted p99 bounded", p99 <= bound,
                       f"p99 {p99:.1f} ms <= {bound:.1f} ms ({args.p99_factor:g} x capacity p99)")
-    ok &= lib.verdict("goodput >= 90% of capacity", goodput >= 0.9 * capacity,
-                      f"{goodput:.1f} of {capacity:.1f} req/s = {100 * goodput / capacity:.1f}%")
+    ok &= lib.verdict("goodput >= 90% of capacity", goodput >= 0.9 * capacity_all,
+                      f"{goodput:.1f} of {capacity_all:.1f} req/s (best closed-loop run, before or "
+                      f"after) = {100 * goodput / capacity_all:.1f}%; offered was "
+                      f"{run['achieved_rate'] / capacity_all:.2f}x that")
     s_run = side["run"]
     s_others, s_rejected = answers_only_200_or_429(s_run)
     ok &= lib.verdict("co-hosted bert-tiny-nli keeps answering correctly",
