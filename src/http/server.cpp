@@ -56,7 +56,13 @@ struct Server::State {
   std::chrono::steady_clock::time_point drain_deadline;
   int signals_seen = 0;
   asio::io_context ioc;
+  // Every acceptor operation runs on this strand: the drain closes the listener from a timer
+  // handler while an accept handler may be starting the next accept on another I/O thread.
+  asio::strand<asio::io_context::executor_type> accept_strand{asio::make_strand(ioc)};
   tcp::acceptor acceptor{ioc};
+  bool listener_closed = false;  // drain timer handlers only (one chain, never concurrent)
+  tcp::endpoint bound;           // kept: the acceptor is closed at the end of a drain
+  std::chrono::steady_clock::time_point close_grace_end;
   std::optional<asio::steady_timer> drain_timer;
   std::optional<asio::signal_set> signals;
   std::function<void(error_code, int)> on_signal;
@@ -221,17 +227,20 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 void Server::State::do_accept() {
-  acceptor.async_accept(asio::make_strand(ioc), [this](error_code ec, tcp::socket socket) {
-    if (!acceptor.is_open()) return;
-    if (!ec) {
-      std::make_shared<Session>(std::move(socket), this)->start();
-      do_accept();
-      return;
-    }
-    // Out of descriptors and the like: back off instead of spinning.
-    auto timer = std::make_shared<asio::steady_timer>(ioc, std::chrono::milliseconds(50));
-    timer->async_wait([this, timer](error_code) { do_accept(); });
-  });
+  if (!acceptor.is_open()) return;
+  acceptor.async_accept(
+      asio::make_strand(ioc),
+      asio::bind_executor(accept_strand, [this](error_code ec, tcp::socket socket) {
+        if (!acceptor.is_open()) return;
+        if (!ec) {
+          std::make_shared<Session>(std::move(socket), this)->start();
+          do_accept();
+          return;
+        }
+        // Out of descriptors and the like: back off instead of spinning.
+        auto timer = std::make_shared<asio::steady_timer>(ioc, std::chrono::milliseconds(50));
+        timer->async_wait(asio::bind_executor(accept_strand, [this, timer](error_code) { do_accept(); }));
+      }));
 }
 
 void Server::State::start_drain() {
@@ -243,9 +252,26 @@ void Server::State::start_drain() {
 }
 
 void Server::State::poll_drain() {
-  if (in_flight.load() == 0 || std::chrono::steady_clock::now() >= drain_deadline) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now >= drain_deadline) {
     ioc.stop();
     return;
+  }
+  if (in_flight.load() == 0) {
+    if (!listener_closed) {
+      // Nothing left in flight: refuse new connections from now on (a refused connect is
+      // unambiguous to a client; a connection accepted and then dropped at exit is not), and
+      // give the ones already accepted a moment to send their request and get their 503.
+      listener_closed = true;
+      close_grace_end = now + std::chrono::milliseconds(100);
+      asio::post(accept_strand, [this] {
+        error_code ec;
+        acceptor.close(ec);
+      });
+    } else if (now >= close_grace_end) {
+      ioc.stop();
+      return;
+    }
   }
   drain_timer->expires_after(std::chrono::milliseconds(10));
   drain_timer->async_wait([this](error_code ec) {
@@ -278,16 +304,17 @@ void Server::listen() {
   if (!ec) st.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) st.acceptor.bind(endpoint, ec);
   if (!ec) st.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (!ec) st.bound = st.acceptor.local_endpoint(ec);
   if (ec)
     throw Error(ErrorKind::kUnavailable, "cannot listen on " + st.options.host + ":" +
                                              std::to_string(st.options.port) + ": " +
                                              ec.message());
 }
 
-std::uint16_t Server::port() const { return state_->acceptor.local_endpoint().port(); }
+std::uint16_t Server::port() const { return state_->bound.port(); }
 
 std::string Server::address() const {
-  const auto endpoint = state_->acceptor.local_endpoint();
+  const auto& endpoint = state_->bound;
   const auto host = endpoint.address().to_string();
   const bool v6 = endpoint.address().is_v6();
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(endpoint.port());

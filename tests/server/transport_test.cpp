@@ -1,7 +1,11 @@
 // Transport limits, the bad-input catalogue, authentication, overload at an exact count,
 // concurrency and drain, over real sockets against the in-process server and a FakeService.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <future>
@@ -301,6 +305,45 @@ TEST(Transport, DrainCompletesInFlightAndRefusesNewWork) {
   }
   server.join();  // run() returns once nothing is in flight
   EXPECT_EQ(server.server().in_flight(), 0u);
+}
+
+TEST(Transport, DrainAnswersConnectionsAlreadyAcceptedThenRefusesNewOnes) {
+  InProcessServer server;
+  server.service().hold(true);
+  auto held = std::async(std::launch::async, [&] {
+    return post_json(server.port(), "/predict", json{{"inputs", "t"}}.dump(), target("nli"));
+  });
+  while (server.service().queued() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Accepted while a request is in flight; its own request comes only after the last answer
+  // left, when nothing is in flight: it must still get its 503, not a reset or silence.
+  const int early = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(server.port());
+  ASSERT_EQ(::connect(early, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  server.server().begin_drain();
+  while (!server.server().draining()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  server.service().hold(false);
+  EXPECT_EQ(held.get().status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const std::string ping = "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(early, ping.data(), ping.size(), MSG_NOSIGNAL), static_cast<ssize_t>(ping.size()));
+  std::string answer;
+  char buf[4096];
+  pollfd pfd{early, POLLIN, 0};
+  while (::poll(&pfd, 1, 2000) > 0) {
+    const ssize_t n = ::recv(early, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    answer.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(early);
+  EXPECT_EQ(raw_status(answer), 503) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  // The listener is closed by now: a new connection is refused, not accepted and dropped.
+  EXPECT_THROW(raw_exchange(server.port(), ping, 500), std::exception);
+  server.join();
 }
 
 }  // namespace
