@@ -141,15 +141,38 @@ void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, floa
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < out; ++c) {
     const float* row = w + c * in;
+    std::int8_t* dst = q + c * in;
+    std::int64_t k = 0;
     float amax = 0.0f;
-    for (std::int64_t k = 0; k < in; ++k) amax = std::max(amax, std::fabs(row[k]));
+#if defined(__AVX512F__)
+    // Whole rows at 16 lanes (int8 load time went to this scalar loop); same rounding (nearest
+    // even) and clamping as the scalar tail, so the result does not depend on the path.
+    __m512 vamax = _mm512_setzero_ps();
+    for (; k + 16 <= in; k += 16) vamax = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(row + k)), vamax);
+    amax = _mm512_reduce_max_ps(vamax);
+#endif
+    for (; k < in; ++k) amax = std::max(amax, std::fabs(row[k]));
     float scale = amax / 127.0f * scale_multiplier;
     if (!(scale > 0.0f)) scale = 1.0f;
     const float inv = 1.0f / scale;
     std::int32_t sum = 0;
-    for (std::int64_t k = 0; k < in; ++k) {
+    k = 0;
+#if defined(__AVX512F__)
+    const __m512 vinv = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+    __m512i vsum = _mm512_setzero_si512();
+    for (; k + 16 <= in; k += 16) {
+      __m512 v = _mm512_roundscale_ps(_mm512_mul_ps(_mm512_loadu_ps(row + k), vinv),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+      const __m512i i32 = _mm512_cvtps_epi32(v);
+      _mm512_mask_cvtsepi32_storeu_epi8(dst + k, 0xffff, i32);
+      vsum = _mm512_add_epi32(vsum, i32);
+    }
+    sum = _mm512_reduce_add_epi32(vsum);
+#endif
+    for (; k < in; ++k) {
       const float v = std::clamp(std::nearbyint(row[k] * inv), -127.0f, 127.0f);
-      q[c * in + k] = static_cast<std::int8_t>(v);
+      dst[k] = static_cast<std::int8_t>(v);
       sum += static_cast<std::int32_t>(v);
     }
     scales[c] = scale;

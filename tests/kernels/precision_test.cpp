@@ -104,6 +104,44 @@ TEST(Quantize, WeightsS8PerChannel) {
   }
 }
 
+TEST(Quantize, WeightsS8MatchNaiveRoundingAndClampingInVectorAndTail) {
+  // 37 = two 16-lane blocks and a 5-element tail; multiplier 0.5 forces clamping at ±127; halves
+  // of a step (x.5 after scaling) check round-to-nearest-even on both paths.
+  const std::int64_t out = 4, in = 37;
+  auto w = random_values(out * in, 9, -1.0f, 1.0f);
+  w[0] = 1.0f;                   // channel 0: scale 1/127 (x 0.5) ...
+  w[5] = 2.5f / 127.0f * 0.5f;   // ... so this lands on 2.5 -> 2
+  w[30] = 3.5f / 127.0f * 0.5f;  // (in the second block) 3.5 -> 4
+  w[35] = -0.5f / 127.0f * 0.5f; // (in the tail) -0.5 -> -0
+  for (const float multiplier : {1.0f, 0.5f}) {
+    std::vector<std::int8_t> q(out * in);
+    std::vector<float> scales(out);
+    std::vector<std::int32_t> sums(out);
+    quantize_weights_s8(w.data(), out, in, multiplier, q.data(), scales.data(), sums.data());
+    for (std::int64_t c = 0; c < out; ++c) {
+      float amax = 0.0f;
+      for (std::int64_t k = 0; k < in; ++k) amax = std::max(amax, std::fabs(w[c * in + k]));
+      const float scale = amax / 127.0f * multiplier;
+      EXPECT_EQ(scales[c], scale);
+      std::int32_t sum = 0;
+      for (std::int64_t k = 0; k < in; ++k) {
+        const auto want = static_cast<std::int32_t>(std::clamp(std::nearbyint(w[c * in + k] * (1.0f / scale)), -127.0f, 127.0f));
+        ASSERT_EQ(q[c * in + k], want) << "channel " << c << " k " << k << " multiplier " << multiplier;
+        sum += want;
+      }
+      EXPECT_EQ(sums[c], sum);
+    }
+  }
+  std::vector<std::int8_t> q(out * in);
+  std::vector<float> scales(out);
+  std::vector<std::int32_t> sums(out);
+  quantize_weights_s8(w.data(), out, in, 0.5f, q.data(), scales.data(), sums.data());
+  EXPECT_EQ(q[5], 2);
+  EXPECT_EQ(q[30], 4);
+  EXPECT_EQ(q[35], 0);
+  EXPECT_EQ(q[0], 127);  // 1.0 / (0.5 / 127) = 254, clamped
+}
+
 // The int8 Linear's arithmetic done naively: quantize both operands with the same functions,
 // dequantize them back to fp32 and run the fp32 reference on those.
 std::vector<float> emulate_int8(const std::vector<float>& x, std::int64_t rows, std::int64_t in, std::int64_t ldx,
