@@ -181,6 +181,7 @@ int run_check(const CheckOptions& o) {
               {"examples", r.examples},
               {"label_agreement", r.label_agreement},
               {"max_share_shift", r.max_share_shift},
+              {"widest_flipped_margin", r.widest_flipped_margin},
               {"max_abs_logit_diff", r.max_abs_logit_diff},
               {"mean_abs_logit_diff", r.mean_abs_logit_diff},
               {"min_cosine", r.min_cosine},

@@ -214,6 +214,10 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
       } else {
         const int a = argmax(ref[i]), b = argmax(cand[i]);
         agree += a == b ? 1 : 0;
+        if (a != b) {
+          const float margin = ref[i][static_cast<std::size_t>(a)] - ref[i][static_cast<std::size_t>(b)];
+          r.widest_flipped_margin = std::max(r.widest_flipped_margin, static_cast<double>(margin));
+        }
         r.reference_share[static_cast<std::size_t>(a)] += 1.0;
         r.candidate_share[static_cast<std::size_t>(b)] += 1.0;
         if (examples[i].label >= 0) {

@@ -56,6 +56,9 @@ struct PrecisionReport {
   std::vector<double> reference_share;  // per class, fraction of examples predicted as it
   std::vector<double> candidate_share;
   double max_share_shift = 0.0;  // largest |reference_share - candidate_share|, a fraction
+  // Single-label classifiers: among the examples whose label flipped, the widest fp32 margin
+  // (top logit minus runner-up). Tells a flip at a near-tie from a real disagreement; 0 if none.
+  double widest_flipped_margin = 0.0;
   double max_abs_logit_diff = 0.0;  // logits (classifiers) or embedding values (base models)
   double mean_abs_logit_diff = 0.0;
   double min_cosine = 1.0;  // per example: logit vectors (classifiers), mean-pooled embeddings

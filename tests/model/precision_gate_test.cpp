@@ -185,6 +185,24 @@ TEST(PrecisionGate, VerdictCatchesCollapseNanAndSingleFlips) {
     EXPECT_EQ(f.pass, flips == 2) << flips << " flips: " << summarize_failures(f);
   }
 
+  EXPECT_EQ(same.widest_flipped_margin, 0.0);
+  // The widest fp32 margin among flipped examples: example i's runner-up trails by 0.01 (i + 1);
+  // examples 0 and 1 flip to their runner-up, so the widest flipped margin is example 1's 0.02.
+  const FixedEncoder close_calls([](std::size_t i) {
+    std::vector<float> v(3, 0.0f);
+    v[i % 3] = 1.0f;
+    v[(i + 1) % 3] = 1.0f - 0.01f * static_cast<float>(i + 1);
+    return v;
+  });
+  const FixedEncoder two_flipped([](std::size_t i) {
+    std::vector<float> v(3, 0.0f);
+    v[(i < 2 ? i + 1 : i) % 3] = 1.0f;
+    return v;
+  });
+  const auto m = compare_precisions(close_calls, two_flipped, examples, Precision::kInt8);
+  EXPECT_EQ(m.label_agreement, 198.0 / 200.0);
+  EXPECT_NEAR(m.widest_flipped_margin, 0.02, 1e-6);
+
   const FixedEncoder nan([](std::size_t i) {
     std::vector<float> v(3, 0.0f);
     v[i % 3] = 1.0f;
