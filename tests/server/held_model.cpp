@@ -61,8 +61,10 @@ void HeldModel::feed() {
       if (n <= 0) break;
       written += static_cast<std::size_t>(n);
     }
-    ::close(fd);
+    // Counted before the close that lets the reader see the end of the file, so that once the
+    // server has used what it read, served() already says so.
     ++served_;
+    ::close(fd);
   }
 }
 

@@ -107,8 +107,9 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
       {"POST", "/v1/embeddings", json{{"input", std::vector<std::string>(33, "a")}, {"model", "embed"}}.dump(), kJson, {}, 422, "33"},
       {"POST", "/zero_shot", json{{"inputs", "a"}, {"candidate_labels", std::vector<std::string>(33, "x")}}.dump(),
        kJson, target("nli"), 422, "33 candidate labels"},
-      // Too many tokens: 422 naming both counts; with truncation on, served (below).
-      {"POST", "/predict", json{{"inputs", long_words}}.dump(), kJson, target("nli"), 422, "tokens, more than the model's limit of 512"},
+      // Too many tokens: 422 naming both counts (each "guitar street corner" is 8 WordPiece
+      // tokens, gu ##it ##ar str ##ee ##t cor ##ner: 400 x 8 + [CLS] [SEP]); truncated: served.
+      {"POST", "/predict", json{{"inputs", long_words}}.dump(), kJson, target("nli"), 422, "input has 3202 tokens, more than the model's limit of 512"},
       {"POST", "/v1/embeddings", json{{"input", long_words}, {"model", "embed"}}.dump(), kJson, {}, 422, "512"},
       {"POST", "/predict", json{{"inputs", long_words}, {"truncate", true}}.dump(), kJson, target("nli"), 200, ""},
       {"POST", "/invocations", json{{"inputs", long_words}, {"parameters", {{"truncation", true}}}}.dump(), kJson, target("nli"), 200, ""},

@@ -172,6 +172,16 @@ TEST(ServeLifecycle, ApiKeyGuardsEverythingButHealthAndMetrics) {
   EXPECT_EQ(get(port, "/v2/health/ready").status, 200);
   EXPECT_EQ(post_json(port, "/predict", json{{"inputs", "a"}}.dump()).status, 401);
   EXPECT_EQ(get(port, "/info").status, 401);
+  // Malformed and wrong keys, on an inference route and a metadata route.
+  for (const char* value : {"Bearer wrong", "k3y", "Basic k3y", "Bearer", "Bearer k3y4"}) {
+    SCOPED_TRACE(value);
+    const HttpHeaders auth{{{"Authorization", value}}};
+    const auto r = post_json(port, "/predict", json{{"inputs", "a"}}.dump(), auth);
+    EXPECT_EQ(r.status, 401) << r.body;
+    EXPECT_EQ(r.header("www-authenticate"), "Bearer");
+    EXPECT_EQ(r.body.find("k3y"), std::string::npos) << "the key is never echoed";
+    EXPECT_EQ(get(port, "/v2/models/nli", auth).status, 401);
+  }
   EXPECT_EQ(post_json(port, "/predict", json{{"inputs", "a"}}.dump(),
                       HttpHeaders{{{"Authorization", "Bearer k3y"}}}).status, 200);
   const auto metrics = get(port, "/metrics").body;
