@@ -30,6 +30,7 @@ struct ServeFlags {
   std::size_t max_batch_requests = 256;
   double max_wait_ms = 0;
   std::size_t max_concurrent_requests = 512;
+  std::size_t max_concurrent_requests_per_model = 0;
   std::size_t max_client_batch_size = 32;
   std::size_t max_input_length = 0;
   std::size_t max_input_bytes = 0;
@@ -85,6 +86,7 @@ int serve(ServeFlags& flags, bool port_given) {
   options.max_batch_requests = flags.max_batch_requests;
   options.max_wait = std::chrono::microseconds(static_cast<long long>(flags.max_wait_ms * 1000));
   options.max_concurrent_requests = flags.max_concurrent_requests;
+  options.max_queued_requests_per_model = flags.max_concurrent_requests_per_model;
   options.max_input_length = flags.max_input_length;
   options.max_input_bytes = flags.max_input_bytes;
   options.auto_truncate = flags.auto_truncate;
@@ -175,6 +177,10 @@ CommandRegistration registration{Command{
       sub.add_option("--max-concurrent-requests", flags->max_concurrent_requests,
                      "requests in flight before 429")
           ->envname("ONEPASS_MAX_CONCURRENT_REQUESTS");
+      sub.add_option("--max-concurrent-requests-per-model", flags->max_concurrent_requests_per_model,
+                     "requests in flight for one model before 429, so that a flooded model leaves "
+                     "room for the others (0: --max-concurrent-requests)")
+          ->envname("ONEPASS_MAX_CONCURRENT_REQUESTS_PER_MODEL");
       sub.add_option("--max-client-batch-size", flags->max_client_batch_size,
                      "inputs in one request")
           ->envname("ONEPASS_MAX_CLIENT_BATCH_SIZE");

@@ -192,7 +192,8 @@ ModelRegistry::Admitted ModelRegistry::admit(std::string_view name, std::size_t 
   }
   if (max_in_use != 0 && slot->in_use >= max_in_use) {
     throw Error(ErrorKind::kOverloaded,
-                "model '" + slot->spec.name + "' has too many requests queued");
+                "model '" + slot->spec.name + "' has too many requests in flight (limit " +
+                    std::to_string(max_in_use) + " per model)");
   }
   ++slot->in_use;
   slot->last_used = Clock::now();

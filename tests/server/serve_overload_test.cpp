@@ -78,6 +78,8 @@ std::string raw_post(const std::string& target, const std::string& body) {
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
+HttpHeaders target(const std::string& model) { return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}}; }
+
 const std::string kPredict200 = R"(route="/predict",model="nli",status="200")";
 
 TEST(ServeOverload, KInFlightAllowedKPlusNSentNGet429AndKGetGoldenAnswers) {
@@ -139,6 +141,44 @@ TEST(ServeOverload, KInFlightAllowedKPlusNSentNGet429AndKGetGoldenAnswers) {
   EXPECT_EQ(scrape(port, "onepass_requests_total", "status=\"429\""), extra.size());
   // Capacity is back: a request is served again.
   expect_golden(post_json(port, "/predict", predict_body(cases[1])), cases[1]);
+}
+
+TEST(ServeOverload, AFloodedModelCannotTakeTheSlotsOfAnotherModel) {
+  constexpr int kPerModel = 3;
+  HeldModel held(fixture_model("bert-tiny-nli"));
+  held.allow(1);
+  ServeProcess server({"--model", "nli=" + held.dir(), "--model", "other=" + fixture_model("bert-tiny-nli"),
+                       "--lazy", "--threads", "1", "--max-concurrent-requests", "8",
+                       "--max-concurrent-requests-per-model", std::to_string(kPerModel)});
+  const auto port = server.port();
+  const auto cases = golden_cases(kPerModel);
+  // Load the other model first: lazy loads run one at a time, and the held one never finishes.
+  expect_golden(post_json(port, "/predict", predict_body(cases[0]), target("other")), cases[0]);
+
+  // The held model takes its own share and no more: the next request for it is 429 although the
+  // server-wide limit (8) has room.
+  std::vector<std::future<HttpResult>> flooded;
+  for (const auto& c : cases)
+    flooded.push_back(std::async(std::launch::async, [port, body = predict_body(c)] {
+      return post_json(port, "/predict", body, target("nli"));
+    }));
+  ASSERT_TRUE(wait_gauge(port, "onepass_inflight_requests", kPerModel)) << server.log();
+  const auto over = post_json(port, "/predict", predict_body(cases[0]), target("nli"));
+  EXPECT_EQ(over.status, 429) << over.body;
+  EXPECT_EQ(over.header("retry-after"), "1");
+  EXPECT_NE(over.body.find("model 'nli' has too many requests in flight (limit 3 per model)"), std::string::npos)
+      << over.body;
+
+  // The other model is still served, with its golden answers, while the first stays held.
+  for (const auto& c : cases) {
+    const auto r = post_json(port, "/predict", predict_body(c), target("other"));
+    expect_golden(r, c);
+  }
+  EXPECT_EQ(scrape(port, "onepass_inflight_requests"), kPerModel);
+
+  held.allow(1);
+  for (std::size_t i = 0; i < flooded.size(); ++i) expect_golden(flooded[i].get(), cases[i]);
+  ASSERT_TRUE(wait_gauge(port, "onepass_inflight_requests", 0));
 }
 
 TEST(ServeOverload, ClientsThatDisconnectWhileQueuedLeaveNothingBehind) {
