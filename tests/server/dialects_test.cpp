@@ -25,10 +25,6 @@ runtime::InferenceItem text_item(std::string text, std::optional<std::string> pa
 
 const std::vector<std::string> kLabels = {"contradiction", "entailment", "neutral"};
 
-HttpHeaders target(const std::string& model) {
-  return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}};
-}
-
 TEST(Dialects, ToolkitClassifierShapes) {
   InProcessServer server;
   const auto port = server.port();

@@ -30,6 +30,11 @@ HttpResult http_request(std::uint16_t port, const std::string& method, const std
                         const std::string& content_type = "application/json",
                         const HttpHeaders& headers = {});
 
+// Selects a co-hosted model the SageMaker way (API.md: target header).
+inline HttpHeaders target(const std::string& model) {
+  return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}};
+}
+
 inline HttpResult post_json(std::uint16_t port, const std::string& target, const std::string& body,
                             const HttpHeaders& headers = {}) {
   return http_request(port, "POST", target, body, "application/json", headers);

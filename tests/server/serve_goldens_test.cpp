@@ -46,10 +46,6 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
   return dot / std::sqrt(na * nb);
 }
 
-HttpHeaders target(const std::string& model) {
-  return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}};
-}
-
 class ServeGoldens : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

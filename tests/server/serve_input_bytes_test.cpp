@@ -13,10 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-HttpHeaders target(const std::string& model) {
-  return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}};
-}
-
 // Real words, so the text would tokenize into about 1.5 million tokens.
 std::string megabytes_of_words(std::size_t megabytes) {
   std::string text;

@@ -78,8 +78,6 @@ std::string raw_post(const std::string& target, const std::string& body) {
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-HttpHeaders target(const std::string& model) { return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}}; }
-
 const std::string kPredict200 = R"(route="/predict",model="nli",status="200")";
 
 TEST(ServeOverload, KInFlightAllowedKPlusNSentNGet429AndKGetGoldenAnswers) {

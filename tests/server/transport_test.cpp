@@ -19,10 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-HttpHeaders target(const std::string& model) {
-  return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}};
-}
-
 struct Case {
   std::string method, path, body, content_type;
   HttpHeaders headers;
