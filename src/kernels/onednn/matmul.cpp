@@ -3,7 +3,7 @@
 // count is known at creation: a primitive made with a runtime row count falls back to the jit
 // gemm, 1.3-2.7x slower on these shapes (src/kernels/onednn/matmul_ceiling_bench.cpp). So
 // primitives are cached per exact row count, with rows split into a bounded set of chunk sizes
-// (next_chunk) so the cache stays small. The packed bf16 / s8 weight layout does not depend on
+// (next_chunk) so the cache stays small. The packed weight layout (fp32, bf16 or s8) does not depend on
 // the row count, so one packed copy serves every primitive of a Linear.
 #include <dnnl.h>
 #include <omp.h>
@@ -67,7 +67,7 @@ std::int64_t next_chunk(std::int64_t remaining) {
 }
 
 // Everything a primitive depends on besides the weight layout, which follows from
-// (src type, in, out): PyTorch's layout read in place for fp32, the packed one otherwise.
+// (src type, in, out): the blocked layout packed_weights_desc() returns.
 struct ClassSpec {
   dt src = dt::f32;
   dt weights = dt::f32;
@@ -174,7 +174,7 @@ struct Linear::Impl {
   ClassSpec plain;       // y = act(x·Wᵀ + b)
   ClassSpec accumulate;  // y += act(x·Wᵀ + b)
   memory::desc weights_md;
-  memory packed;  // bf16 / s8 weights in weights_md's layout (empty for fp32)
+  memory packed;  // the weights (fp32, bf16 or s8) in weights_md's layout
   std::vector<float> col_scales;         // int8: per output channel
   std::vector<std::int32_t> col_sums;    // int8: Σk q[c, k]
 
