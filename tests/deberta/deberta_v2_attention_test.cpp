@@ -121,6 +121,15 @@ std::vector<float> strided(const std::vector<float>& dense, int rows, int cols, 
   return out;
 }
 
+// A relative table [rows, d] as the model stores it: transposed, head 1 of 3 heads, rows padded
+// to a stride of ld (dimension p of relative row r at out[(d + p) * ld + r]).
+std::vector<float> transposed_head(const std::vector<float>& dense, int rows, int d, int ld) {
+  std::vector<float> out(static_cast<std::size_t>(3 * d) * ld, NAN);
+  for (int r = 0; r < rows; ++r)
+    for (int p = 0; p < d; ++p) out[(d + p) * ld + r] = dense[r * d + p];
+  return out;
+}
+
 class DisentangledAttention : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
@@ -142,8 +151,9 @@ TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
   const auto qs = strided(q, n, d, ld, d);
   const auto ks = strided(k, n, d, ld, d);
   const auto vs = strided(v, n, d, ld, d);
-  const auto pks = strided(pk, 2 * span, d, ld, d);
-  const auto pqs = strided(pq, 2 * span, d, ld, d);
+  const int ld_pos = 2 * span + 3;
+  const auto pks = transposed_head(pk, 2 * span, d, ld_pos);
+  const auto pqs = transposed_head(pq, 2 * span, d, ld_pos);
   std::vector<float> out(static_cast<std::size_t>(n) * ld, NAN);
   const RelativeIndex index(c.buckets, c.max_rel, 130);
   std::vector<float> scratch(attention_scratch_floats(n, index), NAN);
@@ -157,12 +167,12 @@ TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
   h.v = vs.data() + d;
   h.ldv = ld;
   if (c.c2p) {
-    h.pos_key = pks.data() + d;
-    h.ld_pos_key = ld;
+    h.pos_key_t = pks.data() + d * ld_pos;
+    h.ld_pos_key_t = ld_pos;
   }
   if (c.p2c) {
-    h.pos_query = pqs.data() + d;
-    h.ld_pos_query = ld;
+    h.pos_query_t = pqs.data() + d * ld_pos;
+    h.ld_pos_query_t = ld_pos;
   }
   h.out = out.data() + d;
   h.ldo = ld;

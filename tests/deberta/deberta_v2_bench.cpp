@@ -109,8 +109,8 @@ void attention_head(benchmark::State& state) {
   h.k = k.data();
   h.v = v.data();
   h.ldq = h.ldk = h.ldv = h.ldo = ld;
-  h.pos_key = h.pos_query = pos.data();
-  h.ld_pos_key = h.ld_pos_query = ld;
+  h.pos_key_t = h.pos_query_t = pos.data();  // transposed [head_size, 512] of a 12-head table
+  h.ld_pos_key_t = h.ld_pos_query_t = 512;
   h.out = out.data();
   for (auto _ : state) {
     dv2::disentangled_attention_head(h, index, 13.856406f, gemm, scratch.data());

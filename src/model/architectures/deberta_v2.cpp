@@ -72,8 +72,9 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
                       std::size_t num_seqs, float* scratch, std::size_t scratch_per_thread) const {
   const int ld = 3 * hidden_;
   const auto pairs = static_cast<std::int64_t>(num_seqs) * heads_;
-  const float* pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
-  const float* pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
+  const float* pos_key_t = layer.pos_key_t.empty() ? nullptr : layer.pos_key_t.data();
+  const float* pos_query_t = layer.pos_query_t.empty() ? nullptr : layer.pos_query_t.data();
+  const int relative_rows = 2 * index_->att_span();
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t p = 0; p < pairs; ++p) {
     const auto s = static_cast<std::size_t>(p / heads_);
@@ -87,13 +88,14 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
     view.k = view.q + hidden_;
     view.v = view.q + 2 * hidden_;
     view.ldq = view.ldk = view.ldv = ld;
-    if (pos_key != nullptr) {
-      view.pos_key = pos_key + column;
-      view.ld_pos_key = hidden_;
+    // Head h's dimensions are rows column .. column + head_size of the transposed tables.
+    if (pos_key_t != nullptr) {
+      view.pos_key_t = pos_key_t + column * relative_rows;
+      view.ld_pos_key_t = relative_rows;
     }
-    if (pos_query != nullptr) {
-      view.pos_query = pos_query + column;
-      view.ld_pos_query = hidden_;
+    if (pos_query_t != nullptr) {
+      view.pos_query_t = pos_query_t + column * relative_rows;
+      view.ld_pos_query_t = relative_rows;
     }
     view.out = ctx + begin * hidden_ + column;
     view.ldo = hidden_;

@@ -33,12 +33,18 @@ void gather_row(const float* src, const int* rows, int lo, int count, float* dst
 // Edge of the square tiles of the p2c transposition: two 16x16 float tiles stay in L1.
 constexpr int kTile = 16;
 
+// Query (c2p) or key (p2c) rows whose relative products are taken together. Each block reaches
+// block + L - 1 relative rows instead of the sequence's 2 L - 1, so a small block halves the
+// products; 6 is the row block of the register-blocked kernel, so no call has a ragged block
+// except the last.
+constexpr int kRowBlock = 6;
+
 }  // namespace
 
 std::size_t attention_scratch_floats(int seq_len, const RelativeIndex& index) {
   const auto l = static_cast<std::size_t>(seq_len);
-  // scores [L, L] + p2c by key [L, L] + c2p products [L, W] + p2c products [L, W] + one row.
-  return 2 * l * l + 2 * l * window_rows(seq_len, index) + l;
+  // scores [L, L] + p2c by key [L, L] + one block's relative products [kRowBlock, W] + one row.
+  return 2 * l * l + kRowBlock * window_rows(seq_len, index) + l;
 }
 
 float attention_scale(int head_size, int relative_terms) {
@@ -51,27 +57,28 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
   const int n = h.seq_len;
   const int d = h.head_size;
   const std::size_t ln = static_cast<std::size_t>(n);
-  const std::size_t w = window_rows(n, index);
   float* scores = scratch;
   float* p2c_by_key = scores + ln * ln;
-  float* c2p = p2c_by_key + ln * ln;
-  float* p2c = c2p + ln * w;
-  float* row_terms = p2c + ln * w;
+  float* block = p2c_by_key + ln * ln;  // [kRowBlock, width] relative products
+  float* row_terms = block + kRowBlock * window_rows(n, index);
   const int center = index.max_len() - 1;  // table entry of distance 0
 
   gemm.nt(n, n, d, h.q, h.ldq, h.k, h.ldk, scores, n);
 
-  if (h.pos_query != nullptr) {
-    // p2c rows are non-increasing in j - i: the window spans distance n-1 down to -(n-1).
-    const int lo = index.p2c(n - 1);
-    const int width = index.p2c(-(n - 1)) - lo + 1;
-    gemm.nt(n, width, d, h.k, h.ldk, h.pos_query + static_cast<std::size_t>(lo) * h.ld_pos_query,
-            h.ld_pos_query, p2c, width);
+  if (h.pos_query_t != nullptr) {
     // HF's gather before its transposition: p2c_by_key[j, i] = k_j . pos_query[p2c(j - i)].
+    // p2c is non-increasing in j - i, so keys j0..j1-1 reach rows p2c(j1 - 1) .. p2c(j0 - n + 1).
     const int* table = index.p2c_by_query_offset() + center;
-    for (int j = 0; j < n; ++j)
-      gather_row(p2c + static_cast<std::size_t>(j) * width, table - j, lo, n,
-                 p2c_by_key + static_cast<std::size_t>(j) * ln);
+    for (int j0 = 0; j0 < n; j0 += kRowBlock) {
+      const int j1 = std::min(n, j0 + kRowBlock);
+      const int lo = index.p2c(j1 - 1);
+      const int width = index.p2c(j0 - (n - 1)) - lo + 1;
+      gemm.nn(j1 - j0, width, d, h.k + static_cast<std::size_t>(j0) * h.ldk, h.ldk,
+              h.pos_query_t + lo, h.ld_pos_query_t, block, width);
+      for (int j = j0; j < j1; ++j)
+        gather_row(block + static_cast<std::size_t>(j - j0) * width, table - j, lo, n,
+                   p2c_by_key + static_cast<std::size_t>(j) * ln);
+    }
     // ... and the transposition, added onto the content scores tile by tile.
     for (int i0 = 0; i0 < n; i0 += kTile) {
       const int i1 = std::min(n, i0 + kTile);
@@ -85,30 +92,31 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
     }
   }
 
-  const float* c2p_rows = nullptr;
-  int c_lo = 0;
-  int c_width = 0;
-  if (h.pos_key != nullptr) {
-    // c2p rows are non-decreasing in i - j.
-    c_lo = index.c2p(-(n - 1));
-    c_width = index.c2p(n - 1) - c_lo + 1;
-    gemm.nt(n, c_width, d, h.q, h.ldq, h.pos_key + static_cast<std::size_t>(c_lo) * h.ld_pos_key,
-            h.ld_pos_key, c2p, c_width);
-    c2p_rows = c2p;
-  }
-  // Row by row while it is in L1: c2p_i gathered, the sum divided by HF's scale (HF divides
-  // each term separately; one division of the sum differs by an ulp), softmax.
+  // Block by block of queries while it is in L1: c2p_i gathered, the sum divided by HF's scale
+  // (HF divides each term separately; one division of the sum differs by an ulp), softmax.
   const int* c2p_table = index.c2p_by_key_offset() + center;
-  for (int i = 0; i < n; ++i) {
-    float* s = scores + static_cast<std::size_t>(i) * ln;
-    if (c2p_rows != nullptr) {
-      gather_row(c2p_rows + static_cast<std::size_t>(i) * c_width, c2p_table - i, c_lo, n,
-                 row_terms);
-      for (int j = 0; j < n; ++j) s[j] = (s[j] + row_terms[j]) / scale;
-    } else {
-      for (int j = 0; j < n; ++j) s[j] /= scale;
+  for (int i0 = 0; i0 < n; i0 += kRowBlock) {
+    const int i1 = std::min(n, i0 + kRowBlock);
+    int lo = 0;
+    int width = 0;
+    if (h.pos_key_t != nullptr) {
+      // c2p is non-decreasing in i - j: queries i0..i1-1 reach rows c2p(i0 - n + 1) .. c2p(i1 - 1).
+      lo = index.c2p(i0 - (n - 1));
+      width = index.c2p(i1 - 1) - lo + 1;
+      gemm.nn(i1 - i0, width, d, h.q + static_cast<std::size_t>(i0) * h.ldq, h.ldq,
+              h.pos_key_t + lo, h.ld_pos_key_t, block, width);
     }
-    gemm.softmax(1, n, s, n);
+    for (int i = i0; i < i1; ++i) {
+      float* s = scores + static_cast<std::size_t>(i) * ln;
+      if (h.pos_key_t != nullptr) {
+        gather_row(block + static_cast<std::size_t>(i - i0) * width, c2p_table - i, lo, n,
+                   row_terms);
+        for (int j = 0; j < n; ++j) s[j] = (s[j] + row_terms[j]) / scale;
+      } else {
+        for (int j = 0; j < n; ++j) s[j] /= scale;
+      }
+      gemm.softmax(1, n, s, n);
+    }
   }
   gemm.nn(n, d, n, scores, n, h.v, h.ldv, h.out, h.ldo);
 }

@@ -4,10 +4,12 @@
 //   score(i, j) = q_i . k_j / s + q_i . pk[c2p(i - j)] / s + k_j . pq[p2c(j - i)] / s
 //   s = sqrt(head_size * (1 + number of c2p/p2c terms in pos_att_type))
 // with pk / pq the key / query projections of the (normalised) relative embeddings. Instead of
-// gathering [L, L, d] tensors, the c2p and p2c products are taken against the window of 2
-// att_span rows that an L-token sequence can reach ([L, W] products) and then gathered per
-// (i, j) through RelativeIndex. Padding-free: every token of the sequence is real, so the
-// attention mask of HF is all ones here.
+// gathering [L, L, d] tensors, the c2p and p2c products are taken block by block of a few
+// query (c2p) or key (p2c) rows, each against only the contiguous run of relative rows that
+// block reaches (about L + block rows, where the whole sequence reaches 2 L - 1), and then
+// gathered per (i, j) through RelativeIndex. The relative tables are stored transposed
+// ([head_size, 2 att_span]) so that any run of rows is a plain column window. Padding-free:
+// every token of the sequence is real, so the attention mask of HF is all ones here.
 #pragma once
 
 #include <cstddef>
@@ -40,12 +42,13 @@ struct HeadView {
   int ldk = 0;
   const float* v = nullptr;  // [seq_len, head_size]
   int ldv = 0;
-  // Projected relative embeddings [2 att_span, head_size]; nullptr when the term is absent
-  // (pos_key for c2p, pos_query for p2c).
-  const float* pos_key = nullptr;
-  int ld_pos_key = 0;
-  const float* pos_query = nullptr;
-  int ld_pos_query = 0;
+  // Projected relative embeddings, transposed: [head_size, 2 att_span], dimension p of relative
+  // row r at ptr[p * ld + r]; nullptr when the term is absent (pos_key for c2p, pos_query for
+  // p2c).
+  const float* pos_key_t = nullptr;
+  int ld_pos_key_t = 0;
+  const float* pos_query_t = nullptr;
+  int ld_pos_query_t = 0;
   float* out = nullptr;  // [seq_len, head_size] context
   int ldo = 0;
 };
@@ -58,7 +61,7 @@ std::size_t attention_scratch_floats(int seq_len, const RelativeIndex& index);
 float attention_scale(int head_size, int relative_terms);
 
 // Computes out = softmax(score) . v for one head. scale is HF's divisor (attention_scale);
-// the c2p / p2c terms are present exactly when pos_key / pos_query are set. scratch holds
+// the c2p / p2c terms are present exactly when pos_key_t / pos_query_t are set. scratch holds
 // attention_scratch_floats(seq_len, index) floats. Does not allocate; thread-safe for distinct
 // scratch / out.
 void disentangled_attention_head(const HeadView& head, const RelativeIndex& index, float scale,

@@ -190,23 +190,27 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
     // pos_query likewise with the query projection.
     const int rows = 2 * index_->att_span();
     const auto project = [&](const float* w, const float* b, std::vector<float>& out) {
-      out.resize(static_cast<std::size_t>(rows) * h);
-      kernels::Linear(w, b, hidden_, hidden_).forward(rel, rows, out.data());
+      std::vector<float> rows_by_hidden(static_cast<std::size_t>(rows) * h);
+      kernels::Linear(w, b, hidden_, hidden_).forward(rel, rows, rows_by_hidden.data());
+      // Transposed once here so the attention reads any run of relative rows as a column window.
+      out.resize(rows_by_hidden.size());
+      for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r)
+        for (std::size_t c = 0; c < h; ++c) out[c * rows + r] = rows_by_hidden[r * h + c];
     };
     if (c2p_) {
       if (c.share_att_key) {
-        project(k_w.data, k_b.data, layer.pos_key);
+        project(k_w.data, k_b.data, layer.pos_key_t);
       } else {
         project(store_.get(a + "pos_key_proj.weight", {hidden_, hidden_}).data,
-                store_.get(a + "pos_key_proj.bias", {hidden_}).data, layer.pos_key);
+                store_.get(a + "pos_key_proj.bias", {hidden_}).data, layer.pos_key_t);
       }
     }
     if (p2c_) {
       if (c.share_att_key) {
-        project(q_w.data, q_b.data, layer.pos_query);
+        project(q_w.data, q_b.data, layer.pos_query_t);
       } else {
         project(store_.get(a + "pos_query_proj.weight", {hidden_, hidden_}).data,
-                store_.get(a + "pos_query_proj.bias", {hidden_}).data, layer.pos_query);
+                store_.get(a + "pos_query_proj.bias", {hidden_}).data, layer.pos_query_t);
       }
     }
   }

@@ -25,8 +25,9 @@ struct LayerNormParams {
 struct Layer {
   std::vector<float> qkv_bias;    // [3 hidden]
   kernels::Linear qkv;
-  std::vector<float> pos_key;    // [2 att_span, hidden]; empty without c2p
-  std::vector<float> pos_query;  // [2 att_span, hidden]; empty without p2c
+  // Projected relative embeddings, transposed to [hidden, 2 att_span] (see HeadView).
+  std::vector<float> pos_key_t;    // empty without c2p
+  std::vector<float> pos_query_t;  // empty without p2c
   kernels::Linear attention_output;
   LayerNormParams attention_norm;
   kernels::Linear intermediate;  // hidden_act fused
