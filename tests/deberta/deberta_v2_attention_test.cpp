@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <ostream>
 #include <random>
 #include <vector>
 
+#include "kernels/quantize.h"
+#include "kernels/small_gemm_bf16.h"
 #include "model/architectures/deberta_v2_relative.h"
 #include "reference/attention_reference.h"
 
@@ -49,6 +52,62 @@ void naive_softmax(int m, int n, float* x, int ldx) {
 }
 
 constexpr Gemm kNaiveGemm{naive_nt, naive_nn, naive_softmax};
+
+// The bf16 precision's products, naively: operands rounded to bf16 by the library's converter,
+// sums in double. Packed tables are read back word by word.
+float to_bf16(float x) {
+  std::uint16_t bits = 0;
+  kernels::convert_rows_to_bf16(&x, 1, 1, 1, &bits);
+  return kernels::bf16_to_float(bits);
+}
+
+void naive_nt_bf16(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                   int ldc) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int t = 0; t < k; ++t) s += double(to_bf16(a[i * lda + t])) * to_bf16(b[j * ldb + t]);
+      c[i * ldc + j] = static_cast<float>(s);
+    }
+}
+
+void naive_nn_bf16(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                   int ldc) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int t = 0; t < k; ++t) s += double(to_bf16(a[i * lda + t])) * to_bf16(b[t * ldb + j]);
+      c[i * ldc + j] = static_cast<float>(s);
+    }
+}
+
+void naive_nn_pairs(int m, int n, int k, const float* a, int lda, const std::uint32_t* bp, int ldp,
+                    float* c, int ldc) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int t = 0; t < k; ++t) {
+        const std::uint32_t word = bp[(t / 2) * ldp + j];
+        const auto half = static_cast<std::uint16_t>(t % 2 == 0 ? word & 0xffffu : word >> 16);
+        s += double(to_bf16(a[i * lda + t])) * kernels::bf16_to_float(half);
+      }
+      c[i * ldc + j] = static_cast<float>(s);
+    }
+}
+
+constexpr Gemm kNaiveBf16Gemm{naive_nt_bf16, naive_nn_bf16, naive_softmax, naive_nn_pairs};
+
+// The kernels the model binds for bf16 (deberta_v2.cpp), with the naive softmax.
+constexpr Gemm kKernelBf16Gemm{
+    [](int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+      kernels::gemm_bf16(true, m, n, k, 1.0f, a, lda, b, ldb, c, ldc);
+    },
+    [](int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+      kernels::gemm_bf16(false, m, n, k, 1.0f, a, lda, b, ldb, c, ldc);
+    },
+    naive_softmax,
+    [](int m, int n, int k, const float* a, int lda, const std::uint32_t* bp, int ldp, float* c,
+       int ldc) { kernels::small_gemm_bf16(m, n, k, 1.0f, a, lda, bp, ldp, c, ldc); }};
 
 TEST(DebertaV2Relative, LogBucketsMatchHandComputedValues) {
   // ceil(log(|r| / mid) / log((max - 1) / mid) * (mid - 1)) + mid, worked out by hand.
@@ -184,6 +243,72 @@ TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
   // Columns of other heads are untouched.
   EXPECT_TRUE(std::isnan(out[0]));
   EXPECT_TRUE(std::isnan(out[2 * d]));
+}
+
+// The bf16 precision: relative tables packed as pairs (head 1 of 3, padded stride), products by
+// the AVX512-BF16 kernels. They must equal the naive bf16 products up to fp32 summation (so the
+// packing and the column windows are exact), and stay near the fp32 transcription.
+TEST_P(DisentangledAttention, Bf16ProductsMatchNaiveBf16AndStayNearFp32) {
+  if (!kernels::has_bf16_gemm()) GTEST_SKIP() << "built without AVX512-BF16";
+  const Case c = GetParam();
+  std::mt19937 rng(99 + c.seq_len * 7 + c.buckets);
+  const int n = c.seq_len;
+  const int d = c.head_size;
+  const int span = c.buckets > 0 ? c.buckets : c.max_rel;
+  const auto q = random_vector(rng, n * d);
+  const auto k = random_vector(rng, n * d);
+  const auto v = random_vector(rng, n * d);
+  const auto pk = random_vector(rng, 2 * span * d);
+  const auto pq = random_vector(rng, 2 * span * d);
+  const ref::AttentionSetup setup{c.buckets, c.max_rel, c.c2p, c.p2c};
+  const auto expected = ref::attention_head(setup, n, d, q, k, v, pk, pq);
+
+  const int rows = 2 * span;
+  const int ld_pairs = rows + 3;
+  const auto pack = [&](const std::vector<float>& dense) {
+    // Transposed [3 d, rows] table, then pairs of it: head 1 starts at pair row d / 2.
+    std::vector<float> t(static_cast<std::size_t>(3 * d) * rows, 0.0f);
+    for (int r = 0; r < rows; ++r)
+      for (int p = 0; p < d; ++p) t[(d + p) * rows + r] = dense[r * d + p];
+    std::vector<std::uint32_t> pairs(static_cast<std::size_t>(3 * d / 2) * ld_pairs, 0xffffffffu);
+    EXPECT_TRUE(kernels::pack_bf16_pairs(t.data(), rows, 3 * d, rows, pairs.data(), ld_pairs));
+    return pairs;
+  };
+  const auto pk_pairs = pack(pk);
+  const auto pq_pairs = pack(pq);
+  const RelativeIndex index(c.buckets, c.max_rel, 130);
+  const float scale = attention_scale(d, int(c.c2p) + int(c.p2c));
+  const auto run = [&](const Gemm& gemm) {
+    std::vector<float> out(static_cast<std::size_t>(n) * d, NAN);
+    std::vector<float> scratch(attention_scratch_floats(n, index), NAN);
+    HeadView h;
+    h.seq_len = n;
+    h.head_size = d;
+    h.q = q.data();
+    h.k = k.data();
+    h.v = v.data();
+    h.ldq = h.ldk = h.ldv = h.ldo = d;
+    if (c.c2p) {
+      h.pos_key_pairs = pk_pairs.data() + (d / 2) * ld_pairs;
+      h.ld_pos_key_pairs = ld_pairs;
+    }
+    if (c.p2c) {
+      h.pos_query_pairs = pq_pairs.data() + (d / 2) * ld_pairs;
+      h.ld_pos_query_pairs = ld_pairs;
+    }
+    h.out = out.data();
+    disentangled_attention_head(h, index, scale, gemm, scratch.data());
+    return out;
+  };
+  const auto fast = run(kKernelBf16Gemm);
+  const auto naive = run(kNaiveBf16Gemm);
+  double worst = 0;
+  for (std::size_t i = 0; i < fast.size(); ++i) {
+    ASSERT_NEAR(fast[i], naive[i], 1e-5) << "element " << i;
+    worst = std::max(worst, std::abs(double(fast[i]) - expected[i]));
+  }
+  EXPECT_LT(worst, 5e-3);  // observed at most 2.2e-3 over these cases
+  EXPECT_GT(worst, 0.0);  // the products really ran in bf16
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -13,8 +13,10 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
+#include "kernels/small_gemm_bf16.h"
 #include "model/architectures/deberta_v2_attention.h"
 #include "model/encoder.h"
+#include "model/precision_check.h"
 
 namespace {
 
@@ -28,6 +30,11 @@ int threads() {
 std::unique_ptr<Encoder> load(const std::filesystem::path& dir) {
   onepass::model::LoadOptions options;
   options.threads = threads();
+  // ONEPASS_PRECISION=bf16|int8 times a reduced precision (no accuracy check: speed only).
+  if (const char* precision = std::getenv("ONEPASS_PRECISION")) {
+    options.precision = onepass::model::precision_from_name(precision);
+    options.force_precision = true;
+  }
   return onepass::model::load_encoder(dir, options);
 }
 
@@ -78,46 +85,72 @@ void register_model(const std::string& name, const std::filesystem::path& dir,
 
 // One head of mDeBERTa's attention (head_size 64, 256 buckets over 512 positions) for one
 // sequence of `len` tokens, single-threaded: the part of the forward this architecture adds.
+// Arg 1 selects the products: 0 fp32, 1 bf16 (the reduced precisions, relative tables packed).
 void attention_head(benchmark::State& state) {
   namespace dv2 = onepass::model::deberta_v2;
+  namespace k = onepass::kernels;
   const int len = static_cast<int>(state.range(0));
+  const bool bf16 = state.range(1) != 0;
+  if (bf16 && !k::has_bf16_gemm()) {
+    state.SkipWithError("built without AVX512-BF16");
+    return;
+  }
   const int d = 64;
   const int ld = 768;
+  const int rows = 512;
   const dv2::RelativeIndex index(256, 512, 512);
-  std::vector<float> q(static_cast<std::size_t>(len) * ld), k(q.size()), v(q.size()), out(q.size());
-  std::vector<float> pos(512 * static_cast<std::size_t>(ld));
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] = k[i] = v[i] = static_cast<float>(i % 7) * 0.1f;
+  std::vector<float> q(static_cast<std::size_t>(len) * ld), kk(q.size()), v(q.size()), out(q.size());
+  std::vector<float> pos(static_cast<std::size_t>(d) * rows);  // one head's transposed table
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = kk[i] = v[i] = static_cast<float>(i % 7) * 0.1f;
   for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<float>(i % 5) * 0.1f;
+  std::vector<std::uint32_t> pairs(static_cast<std::size_t>(k::bf16_pair_rows(d)) * rows);
+  if (bf16) k::pack_bf16_pairs(pos.data(), rows, d, rows, pairs.data(), rows);
   std::vector<float> scratch(dv2::attention_scratch_floats(len, index));
-  const dv2::Gemm gemm{
-      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
-         int ldc) {
-        onepass::kernels::gemm(false, true, m, n, kk, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  const auto softmax = [](int m, int n, float* x, int ldx) {
+    for (int r = 0; r < m; ++r) k::softmax_row(x + static_cast<std::size_t>(r) * ldx, n);
+  };
+  const dv2::Gemm fp32{
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+        k::gemm(false, true, m, n, kd, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
       },
-      [](int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
-         int ldc) {
-        onepass::kernels::gemm(false, false, m, n, kk, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+        k::gemm(false, false, m, n, kd, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
       },
-      [](int m, int n, float* x, int ldx) {
-        for (int r = 0; r < m; ++r)
-          onepass::kernels::softmax_row(x + static_cast<std::size_t>(r) * ldx, n);
-      }};
+      softmax};
+  const dv2::Gemm reduced{
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+        k::gemm_bf16(true, m, n, kd, 1.0f, a, lda, b, ldb, c, ldc);
+      },
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+        k::gemm_bf16(false, m, n, kd, 1.0f, a, lda, b, ldb, c, ldc);
+      },
+      softmax,
+      [](int m, int n, int kd, const float* a, int lda, const std::uint32_t* bp, int ldp, float* c,
+         int ldc) { k::small_gemm_bf16(m, n, kd, 1.0f, a, lda, bp, ldp, c, ldc); }};
   dv2::HeadView h;
   h.seq_len = len;
   h.head_size = d;
   h.q = q.data();
-  h.k = k.data();
+  h.k = kk.data();
   h.v = v.data();
   h.ldq = h.ldk = h.ldv = h.ldo = ld;
-  h.pos_key_t = h.pos_query_t = pos.data();  // transposed [head_size, 512] of a 12-head table
-  h.ld_pos_key_t = h.ld_pos_query_t = 512;
+  if (bf16) {
+    h.pos_key_pairs = h.pos_query_pairs = pairs.data();
+    h.ld_pos_key_pairs = h.ld_pos_query_pairs = rows;
+  } else {
+    h.pos_key_t = h.pos_query_t = pos.data();
+    h.ld_pos_key_t = h.ld_pos_query_t = rows;
+  }
   h.out = out.data();
   for (auto _ : state) {
-    dv2::disentangled_attention_head(h, index, 13.856406f, gemm, scratch.data());
+    dv2::disentangled_attention_head(h, index, 13.856406f, bf16 ? reduced : fp32, scratch.data());
     benchmark::DoNotOptimize(out.data());
   }
 }
-BENCHMARK(attention_head)->Arg(59)->Arg(128)->Arg(512)->Unit(benchmark::kMicrosecond);
+BENCHMARK(attention_head)
+    ->ArgsProduct({{59, 128, 512}, {0, 1}})
+    ->ArgNames({"len", "bf16"})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
@@ -128,7 +161,7 @@ int main(int argc, char** argv) {
       {{1, 59}, {8, 512}, {32, 128}});
   const char* env = std::getenv("ONEPASS_MDEBERTA_DIR");
   register_model("mdeberta-v3-base-shaped", env ? env : "/tmp/perf/mdeberta-v3-base-shaped",
-                 {{1, 59}, {1, 512}, {8, 59}, {8, 512}});
+                 {{1, 59}, {1, 512}, {8, 59}, {8, 512}, {32, 64}});
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

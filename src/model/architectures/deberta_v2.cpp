@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "kernels/elementwise.h"
+#include "kernels/small_gemm_bf16.h"
 #include "model/architectures/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2_model.h"
 #include "model/batch_check.h"
@@ -35,6 +36,21 @@ void softmax(int m, int n, float* x, int ldx) {
   for (int r = 0; r < m; ++r) kernels::softmax_row(x + static_cast<std::size_t>(r) * ldx, n);
 }
 constexpr Gemm kGemm{gemm_nt, gemm_nn, softmax};
+
+// bf16 attention (precision bf16): bf16 products, fp32 accumulation and softmax.
+void gemm_nt_bf16(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                  int ldc) {
+  kernels::gemm_bf16(true, m, n, k, 1.0f, a, lda, b, ldb, c, ldc);
+}
+void gemm_nn_bf16(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                  int ldc) {
+  kernels::gemm_bf16(false, m, n, k, 1.0f, a, lda, b, ldb, c, ldc);
+}
+void gemm_nn_pairs(int m, int n, int k, const float* a, int lda, const std::uint32_t* bp, int ldp,
+                   float* c, int ldc) {
+  kernels::small_gemm_bf16(m, n, k, 1.0f, a, lda, bp, ldp, c, ldc);
+}
+constexpr Gemm kGemmBf16{gemm_nt_bf16, gemm_nn_bf16, softmax, gemm_nn_pairs};
 
 }  // namespace
 
@@ -97,10 +113,18 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
       view.pos_query_t = pos_query_t + column * relative_rows;
       view.ld_pos_query_t = relative_rows;
     }
+    if (!layer.pos_key_pairs.empty()) {
+      view.pos_key_pairs = layer.pos_key_pairs.data() + column / 2 * relative_rows;
+      view.ld_pos_key_pairs = relative_rows;
+    }
+    if (!layer.pos_query_pairs.empty()) {
+      view.pos_query_pairs = layer.pos_query_pairs.data() + column / 2 * relative_rows;
+      view.ld_pos_query_pairs = relative_rows;
+    }
     view.out = ctx + begin * hidden_ + column;
     view.ldo = hidden_;
     float* own = scratch + static_cast<std::size_t>(omp_get_thread_num()) * scratch_per_thread;
-    disentangled_attention_head(view, *index_, scale_, kGemm, own);
+    disentangled_attention_head(view, *index_, scale_, bf16_attention_ ? kGemmBf16 : kGemm, own);
   }
 }
 

@@ -39,6 +39,24 @@ constexpr int kTile = 16;
 // except the last.
 constexpr int kRowBlock = 6;
 
+// One relative table of a head, fp32 transposed or packed as bf16 pairs.
+struct RelativeTable {
+  const float* transposed;
+  int ld_transposed;
+  const std::uint32_t* pairs;
+  int ld_pairs;
+  bool present() const { return transposed != nullptr || pairs != nullptr; }
+};
+
+// out[rows, width] = a[rows, d] . table rows lo .. lo + width - 1.
+void relative_product(const Gemm& gemm, const RelativeTable& t, int rows, int width, int d,
+                      const float* a, int lda, int lo, float* out) {
+  if (t.pairs != nullptr)
+    gemm.nn_pairs(rows, width, d, a, lda, t.pairs + lo, t.ld_pairs, out, width);
+  else
+    gemm.nn(rows, width, d, a, lda, t.transposed + lo, t.ld_transposed, out, width);
+}
+
 }  // namespace
 
 std::size_t attention_scratch_floats(int seq_len, const RelativeIndex& index) {
@@ -63,9 +81,13 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
   float* row_terms = block + kRowBlock * window_rows(n, index);
   const int center = index.max_len() - 1;  // table entry of distance 0
 
+  const RelativeTable pos_key{h.pos_key_t, h.ld_pos_key_t, h.pos_key_pairs, h.ld_pos_key_pairs};
+  const RelativeTable pos_query{h.pos_query_t, h.ld_pos_query_t, h.pos_query_pairs,
+                                h.ld_pos_query_pairs};
+
   gemm.nt(n, n, d, h.q, h.ldq, h.k, h.ldk, scores, n);
 
-  if (h.pos_query_t != nullptr) {
+  if (pos_query.present()) {
     // HF's gather before its transposition: p2c_by_key[j, i] = k_j . pos_query[p2c(j - i)].
     // p2c is non-increasing in j - i, so keys j0..j1-1 reach rows p2c(j1 - 1) .. p2c(j0 - n + 1).
     const int* table = index.p2c_by_query_offset() + center;
@@ -73,8 +95,8 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
       const int j1 = std::min(n, j0 + kRowBlock);
       const int lo = index.p2c(j1 - 1);
       const int width = index.p2c(j0 - (n - 1)) - lo + 1;
-      gemm.nn(j1 - j0, width, d, h.k + static_cast<std::size_t>(j0) * h.ldk, h.ldk,
-              h.pos_query_t + lo, h.ld_pos_query_t, block, width);
+      relative_product(gemm, pos_query, j1 - j0, width, d,
+                       h.k + static_cast<std::size_t>(j0) * h.ldk, h.ldk, lo, block);
       for (int j = j0; j < j1; ++j)
         gather_row(block + static_cast<std::size_t>(j - j0) * width, table - j, lo, n,
                    p2c_by_key + static_cast<std::size_t>(j) * ln);
@@ -99,16 +121,16 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
     const int i1 = std::min(n, i0 + kRowBlock);
     int lo = 0;
     int width = 0;
-    if (h.pos_key_t != nullptr) {
+    if (pos_key.present()) {
       // c2p is non-decreasing in i - j: queries i0..i1-1 reach rows c2p(i0 - n + 1) .. c2p(i1 - 1).
       lo = index.c2p(i0 - (n - 1));
       width = index.c2p(i1 - 1) - lo + 1;
-      gemm.nn(i1 - i0, width, d, h.q + static_cast<std::size_t>(i0) * h.ldq, h.ldq,
-              h.pos_key_t + lo, h.ld_pos_key_t, block, width);
+      relative_product(gemm, pos_key, i1 - i0, width, d,
+                       h.q + static_cast<std::size_t>(i0) * h.ldq, h.ldq, lo, block);
     }
     for (int i = i0; i < i1; ++i) {
       float* s = scores + static_cast<std::size_t>(i) * ln;
-      if (h.pos_key_t != nullptr) {
+      if (pos_key.present()) {
         gather_row(block + static_cast<std::size_t>(i - i0) * width, c2p_table - i, lo, n,
                    row_terms);
         for (int j = 0; j < n; ++j) s[j] = (s[j] + row_terms[j]) / scale;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "model/architectures/deberta_v2_relative.h"
 
@@ -29,6 +30,10 @@ struct Gemm {
              int ldc);
   // Row-wise softmax over n entries of m rows, in place.
   void (*softmax)(int m, int n, float* x, int ldx);
+  // c[m, n] = a[m, k] . B with B packed as bf16 k pairs (kernels/small_gemm_bf16.h); used for
+  // the relative tables when HeadView carries them packed.
+  void (*nn_pairs)(int m, int n, int k, const float* a, int lda, const std::uint32_t* bp, int ldp,
+                   float* c, int ldc) = nullptr;
 };
 
 // One head of one sequence. Row r of each matrix starts at ptr + r * ld; the head's
@@ -49,6 +54,13 @@ struct HeadView {
   int ld_pos_key_t = 0;
   const float* pos_query_t = nullptr;
   int ld_pos_query_t = 0;
+  // The same tables as bf16 k pairs ([head_size / 2, 2 att_span] words, pair row pp at
+  // ptr + pp * ld), for the bf16 precision; when set they replace pos_*_t and are read
+  // through Gemm::nn_pairs.
+  const std::uint32_t* pos_key_pairs = nullptr;
+  int ld_pos_key_pairs = 0;
+  const std::uint32_t* pos_query_pairs = nullptr;
+  int ld_pos_query_pairs = 0;
   float* out = nullptr;  // [seq_len, head_size] context
   int ldo = 0;
 };
@@ -61,7 +73,8 @@ std::size_t attention_scratch_floats(int seq_len, const RelativeIndex& index);
 float attention_scale(int head_size, int relative_terms);
 
 // Computes out = softmax(score) . v for one head. scale is HF's divisor (attention_scale);
-// the c2p / p2c terms are present exactly when pos_key_t / pos_query_t are set. scratch holds
+// the c2p / p2c terms are present exactly when pos_key_t / pos_query_t (or their packed
+// forms) are set. scratch holds
 // attention_scratch_floats(seq_len, index) floats. Does not allocate; thread-safe for distinct
 // scratch / out.
 void disentangled_attention_head(const HeadView& head, const RelativeIndex& index, float scale,
