@@ -7,6 +7,7 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
+#include "kernels/small_gemm_bf16.h"
 
 namespace onepass::kernels {
 
@@ -31,6 +32,7 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
   // One [longest, longest] score matrix per thread; the row stride is the sequence's own length.
   float* scores_all = scratch;
   const auto pairs = static_cast<std::int64_t>(num_seqs) * heads;
+  const bool bf16 = shape.bf16_products;
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (std::int64_t p = 0; p < pairs; ++p) {
@@ -43,10 +45,13 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
     const float* qh = q + begin * ld + h * d;
     const float* kh = k + begin * ld + h * d;
     const float* vh = v + begin * ld + h * d;
-    gemm(false, true, len, len, d, scale, qh, ld, kh, ld, 0.0f, scores, len);
+    float* out = ctx + begin * hidden + h * d;
+    if (!bf16 || !gemm_bf16(true, len, len, d, scale, qh, ld, kh, ld, scores, len))
+      gemm(false, true, len, len, d, scale, qh, ld, kh, ld, 0.0f, scores, len);
     // Rows are short and many pairs run at once: stay on this thread.
     for (std::int64_t r = 0; r < len; ++r) softmax_row(scores + r * len, len);
-    gemm(false, false, len, d, len, 1.0f, scores, len, vh, ld, 0.0f, ctx + begin * hidden + h * d, hidden);
+    if (!bf16 || !gemm_bf16(false, len, d, len, 1.0f, scores, len, vh, ld, out, hidden))
+      gemm(false, false, len, d, len, 1.0f, scores, len, vh, ld, 0.0f, out, hidden);
   }
 }
 

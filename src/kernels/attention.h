@@ -12,6 +12,9 @@ struct AttentionShape {
   std::int64_t num_heads = 0;
   std::int64_t head_dim = 0;
   std::int64_t ld_qkv = 0;  // row stride of q/k/v (3 * hidden for a fused QKV matrix)
+  // Q·Kᵀ and P·V in bf16 with fp32 accumulation (kernels/small_gemm_bf16.h), for the bf16
+  // precision; ignored where the build lacks AVX512-BF16. Softmax stays fp32.
+  bool bf16_products = false;
 };
 
 // q, k, v: [total_tokens, ...] with row stride shape.ld_qkv, head h in columns

@@ -17,7 +17,10 @@ LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::s
 
 BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefix,
                      const weights::ModelConfig& config, kernels::MatmulPrecision precision)
-    : hidden_(config.hidden_size), heads_(config.num_attention_heads) {
+    : hidden_(config.hidden_size),
+      heads_(config.num_attention_heads),
+      // As in DeBERTa: int8 keeps attention fp32, its error budget already spent on the Linears.
+      bf16_attention_(precision == kernels::MatmulPrecision::kBf16) {
   const std::int64_t h = hidden_;
   const std::int64_t inter = config.intermediate_size;
   // Query, key and value rows stacked into one [3 hidden, hidden] product; the Linear packs its
@@ -51,7 +54,7 @@ void BertLayer::forward(float* x, std::int64_t tokens, const std::size_t* offset
   qkv_.forward(x, tokens, scratch.qkv);
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h,
-                          kernels::AttentionShape{heads_, head_dim, 3 * h}, offsets, num_seqs, scale,
+                          kernels::AttentionShape{heads_, head_dim, 3 * h, bf16_attention_}, offsets, num_seqs, scale,
                           scratch.context, scratch.attention);
   attention_output_.forward(scratch.context, tokens, x, /*accumulate=*/true);  // residual fused
   kernels::layer_norm(x, tokens, h, attention_norm_.gamma, attention_norm_.beta, attention_norm_.eps);

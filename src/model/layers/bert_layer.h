@@ -36,8 +36,8 @@ struct LayerScratch {
 class BertLayer {
  public:
   // prefix: "<base>encoder.layer.<i>." Throws kInvalidModel (missing / misshapen weights),
-  // kUnsupported (hidden_act). precision: of the four matrix products (LayerNorm, softmax and
-  // GELU stay fp32).
+  // kUnsupported (hidden_act). precision: of the four matrix products; bf16 also takes
+  // attention's products in bf16 (LayerNorm, softmax and GELU stay fp32).
   BertLayer(const weights::WeightStore& store, const std::string& prefix, const weights::ModelConfig& config,
             kernels::MatmulPrecision precision = kernels::MatmulPrecision::kFp32);
 
@@ -48,6 +48,7 @@ class BertLayer {
  private:
   std::int64_t hidden_;
   std::int64_t heads_;
+  bool bf16_attention_;
   std::unique_ptr<float[]> qkv_bias_;
   kernels::Linear qkv_;
   kernels::Linear attention_output_;
