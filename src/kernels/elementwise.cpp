@@ -29,7 +29,7 @@ void layer_norm_row(float* row, std::int64_t cols, const float* gamma, const flo
   __m512 vsum = _mm512_setzero_ps();
   for (; c + 16 <= cols; c += 16) vsum = _mm512_add_ps(vsum, _mm512_loadu_ps(row + c));
   if (c < cols) vsum = _mm512_add_ps(vsum, _mm512_maskz_loadu_ps(vec::tail_mask(cols - c), row + c));
-  const float mean = _mm512_reduce_add_ps(vsum) / n;
+  const float mean = vec::reduce_add(vsum) / n;
   const __m512 vmean = _mm512_set1_ps(mean);
   __m512 vsq = _mm512_setzero_ps();
   for (c = 0; c + 16 <= cols; c += 16) {
@@ -41,7 +41,7 @@ void layer_norm_row(float* row, std::int64_t cols, const float* gamma, const flo
     const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + c), vmean);
     vsq = _mm512_fmadd_ps(d, d, vsq);
   }
-  const __m512 vinv = _mm512_set1_ps(1.0f / std::sqrt(_mm512_reduce_add_ps(vsq) / n + eps));
+  const __m512 vinv = _mm512_set1_ps(1.0f / std::sqrt(vec::reduce_add(vsq) / n + eps));
   for (c = 0; c + 16 <= cols; c += 16) {
     const __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + c), vmean), vinv);
     _mm512_storeu_ps(row + c, _mm512_fmadd_ps(d, _mm512_loadu_ps(gamma + c), _mm512_loadu_ps(beta + c)));
@@ -74,7 +74,7 @@ void softmax_row_impl(float* row, std::int64_t cols) {
   __m512 vmax = _mm512_set1_ps(-INFINITY);
   for (; c < full; c += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(row + c));
   if (tail != 0) vmax = _mm512_mask_max_ps(vmax, tail, vmax, _mm512_maskz_loadu_ps(tail, row + c));
-  const __m512 max = _mm512_set1_ps(_mm512_reduce_max_ps(vmax));
+  const __m512 max = _mm512_set1_ps(vec::reduce_max(vmax));
   __m512 vsum = _mm512_setzero_ps();
   for (c = 0; c < full; c += 16) {
     const __m512 e = vec::exp(_mm512_sub_ps(_mm512_loadu_ps(row + c), max));
@@ -86,7 +86,7 @@ void softmax_row_impl(float* row, std::int64_t cols) {
     _mm512_mask_storeu_ps(row + c, tail, e);
     vsum = _mm512_mask_add_ps(vsum, tail, vsum, e);
   }
-  const __m512 inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(vsum));
+  const __m512 inv = _mm512_set1_ps(1.0f / vec::reduce_add(vsum));
   for (c = 0; c < full; c += 16) _mm512_storeu_ps(row + c, _mm512_mul_ps(_mm512_loadu_ps(row + c), inv));
   if (tail != 0) _mm512_mask_storeu_ps(row + c, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, row + c), inv));
 #else

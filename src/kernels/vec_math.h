@@ -1,6 +1,6 @@
-// Vectorised exp, erf and the activations built on them, for the row kernels (softmax, GELU in
-// activate() and in the int8 Linear's epilogue). libm's scalar expf/erff were 11% of an int8
-// mDeBERTa forward; these run 16 lanes per instruction.
+// Vectorised exp, erf, the activations built on them and horizontal sum/max, for the row
+// kernels (softmax, layer_norm, GELU in activate() and in the int8 Linear's epilogue). libm's
+// scalar expf/erff were 11% of an int8 mDeBERTa forward; these run 16 lanes per instruction.
 //
 // AVX-512 versions where the build targets it (the release preset's -march=native on the
 // Zen4 servers), the std:: functions otherwise: callers use the scalar *_scalar names for
@@ -157,6 +157,34 @@ inline __m512 gelu_tanh(__m512 x) {
 
 // The first n (< 16) lanes, for a row's tail.
 inline __mmask16 tail_mask(long n) { return static_cast<__mmask16>((1u << n) - 1u); }
+
+// Horizontal sum and max, in the same order as GCC's _mm512_reduce_add_ps/_mm512_reduce_max_ps
+// (256-bit halves, 128-bit quarters, then pairs), so results match them bit for bit. GCC 12
+// builds those intrinsics' half extracts (and _mm512_castps512_ps256) from a deliberately
+// undefined register, which -Wuninitialized reports at every inlined use under -O3; the
+// zero-masked extract with every lane kept is the same instruction without that register.
+namespace detail {
+template <int kUpper>
+inline __m256 half(__m512 v) {
+  return _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(v), kUpper));
+}
+}  // namespace detail
+
+inline float reduce_add(__m512 v) {
+  const __m256 s8 = _mm256_add_ps(detail::half<1>(v), detail::half<0>(v));
+  const __m128 s4 = _mm_add_ps(_mm256_extractf128_ps(s8, 1), _mm256_castps256_ps128(s8));
+  const __m128 s2 = _mm_add_ps(s4, _mm_shuffle_ps(s4, s4, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm_cvtss_f32(s2) + _mm_cvtss_f32(_mm_shuffle_ps(s2, s2, _MM_SHUFFLE(1, 1, 1, 1)));
+}
+
+// max_ps returns its second operand when either is NaN; the operand order is GCC's too.
+inline float reduce_max(__m512 v) {
+  const __m256 m8 = _mm256_max_ps(detail::half<1>(v), detail::half<0>(v));
+  const __m128 m4 = _mm_max_ps(_mm256_extractf128_ps(m8, 1), _mm256_castps256_ps128(m8));
+  const __m128 m2 = _mm_max_ps(m4, _mm_shuffle_ps(m4, m4, _MM_SHUFFLE(1, 0, 3, 2)));
+  const __m128 m1 = _mm_max_ps(m2, _mm_shuffle_ps(m2, m2, _MM_SHUFFLE(0, 1, 0, 1)));
+  return _mm_cvtss_f32(m1);
+}
 
 // act(x) lane by lane, the activation fixed at compile time so loops carry no switch.
 template <Activation kAct>

@@ -1,11 +1,13 @@
 // kernels/vec_math.h against double-precision libm over dense sweeps, the extremes and the
-// special values; and the row kernels built on it (softmax, activate, the int8 epilogue)
-// against double-precision formulas.
+// special values; its horizontal reductions against the intrinsics' lane tree, bit for bit; and
+// the row kernels built on it (softmax, activate, the int8 epilogue) against double-precision
+// formulas.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <functional>
 #include <limits>
@@ -174,6 +176,52 @@ TEST(VecMath, SigmoidFormsAgainstDouble) {
   EXPECT_EQ(one(kSilu, 1e30f), 1e30f);
   EXPECT_TRUE(std::isnan(one(kSilu, kNaN)));
   EXPECT_TRUE(std::isnan(one(kGeluTanh, kNaN)));
+}
+
+// The lane tree of GCC's _mm512_reduce_{add,max}_ps, written out in scalars: upper half with
+// lower half, then upper quarter with lower quarter, then lanes {0,1} with {2,3}, then 0 with 1.
+// `op(a, b)` keeps the operand order, which matters for max with NaN or ±0.
+template <class Op>
+float tree_reduce(const float* v, Op op) {
+  float s8[8], s4[4];
+  for (int i = 0; i < 8; ++i) s8[i] = op(v[i + 8], v[i]);
+  for (int i = 0; i < 4; ++i) s4[i] = op(s8[i + 4], s8[i]);
+  const float s0 = op(s4[0], s4[2]), s1 = op(s4[1], s4[3]);
+  return op(s0, s1);
+}
+
+// maxps: the first operand when it is greater, else the second (so NaN and equal zeros give
+// the second).
+float maxps(float a, float b) { return a > b ? a : b; }
+
+std::uint32_t bits(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+TEST(VecMath, ReductionsFollowTheIntrinsicsLaneOrderBitForBit) {
+  const float specials[] = {0.0f, -0.0f, kNaN, -kInf, kInf, 1e-45f, 3e38f, -3e38f};
+  std::uint32_t state = 12345;
+  const auto next = [&state] { return state = state * 1664525u + 1013904223u; };
+  for (int t = 0; t < 200000; ++t) {
+    alignas(64) float v[16];
+    for (float& x : v) {
+      const std::uint32_t r = next();
+      x = r % 8 == 0 ? specials[(r >> 8) % 8] : static_cast<float>(static_cast<int>(r >> 8) % 20001 - 10000) / 77.0f;
+    }
+    const __m512 x = _mm512_load_ps(v);
+    ASSERT_EQ(bits(vec::reduce_max(x)), bits(tree_reduce(v, maxps))) << "trial " << t;
+    ASSERT_EQ(bits(vec::reduce_add(x)), bits(tree_reduce(v, std::plus<float>()))) << "trial " << t;
+  }
+  // Without NaN the max is the largest lane wherever it sits, and a sum of small integers is exact.
+  for (int at = 0; at < 16; ++at) {
+    alignas(64) float v[16];
+    for (int i = 0; i < 16; ++i) v[i] = static_cast<float>(i - 20);
+    v[at] = 5.0f;
+    EXPECT_EQ(vec::reduce_max(_mm512_load_ps(v)), 5.0f) << at;
+    EXPECT_EQ(vec::reduce_add(_mm512_load_ps(v)), 5.0f + (-20.0f * 16 + 120.0f) - (at - 20.0f)) << at;
+  }
 }
 #endif  // __AVX512F__
 
