@@ -61,6 +61,10 @@ dnnl::algorithm eltwise_algorithm(Activation act, float& alpha) {
 
 // Row counts a primitive is made for: up to 128 rows exactly; above, chunks of a multiple of 32
 // rows (at most 512), the remainder (< 32) going to an exact one. At most 140 sizes per class.
+// Rows the int8 path quantizes, multiplies and dequantizes together (Linear::forward); at most
+// 128, so every chunk has an exact-size primitive.
+constexpr std::int64_t kInt8ChunkRows = 128;
+
 std::int64_t next_chunk(std::int64_t remaining) {
   if (remaining <= 128) return remaining;
   return std::min<std::int64_t>(512, remaining / 32 * 32);
@@ -280,9 +284,10 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   if (precision_ != MatmulPrecision::kInt8) impl_->accumulate.accumulate = true;
   // Primitives for a single row and the longest chunk up front: the cache then holds this
   // class before the first request.
+  const std::int64_t longest = precision_ == MatmulPrecision::kInt8 ? kInt8ChunkRows : 512;
   for (const ClassSpec* spec : {&impl_->plain, &impl_->accumulate}) {
     primitive_for(*spec, impl_->weights_md, 1);
-    primitive_for(*spec, impl_->weights_md, 512);
+    primitive_for(*spec, impl_->weights_md, longest);
   }
 }
 
@@ -305,16 +310,25 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
       return;
     }
     case MatmulPrecision::kInt8: {
+      // Quantize, multiply and dequantize kInt8ChunkRows rows at a time, so that the epilogue
+      // reads the chunk's s32 products back from cache rather than a whole batch's from memory
+      // (mDeBERTa-base, 32 x 64 tokens, 1 thread: 128-row chunks 7% faster than whole batches,
+      // 64 or 256 rows in between).
+      const std::int64_t most = std::min(rows, kInt8ChunkRows);
       ThreadBuffers& b = thread_buffers();
-      std::uint8_t* xq = thread_buffer(b.u8, rows * in_);
-      float* row_scales = thread_buffer(b.row_scales, rows);
-      std::int32_t* zero_points = thread_buffer(b.zero_points, rows);
-      std::int32_t* acc = thread_buffer(b.acc, rows * out_);
-      quantize_rows_u8(x, rows, in_, ldx_, xq, row_scales, zero_points);
-      m.run(s, xq, static_cast<std::size_t>(in_), rows, acc, static_cast<std::size_t>(out_) * sizeof(std::int32_t),
-            nullptr, m.packed.get_data_handle());
-      dequantize_rows(acc, rows, out_, row_scales, zero_points, m.col_scales.data(), m.col_sums.data(), bias_, act_,
-                      y, accumulate);
+      std::uint8_t* xq = thread_buffer(b.u8, most * in_);
+      float* row_scales = thread_buffer(b.row_scales, most);
+      std::int32_t* zero_points = thread_buffer(b.zero_points, most);
+      std::int32_t* acc = thread_buffer(b.acc, most * out_);
+      for (std::int64_t done = 0; done < rows;) {
+        const std::int64_t n = std::min(kInt8ChunkRows, rows - done);
+        quantize_rows_u8(x + done * ldx_, n, in_, ldx_, xq, row_scales, zero_points);
+        m.run(s, xq, static_cast<std::size_t>(in_), n, acc, static_cast<std::size_t>(out_) * sizeof(std::int32_t),
+              nullptr, m.packed.get_data_handle());
+        dequantize_rows(acc, n, out_, row_scales, zero_points, m.col_scales.data(), m.col_sums.data(), bias_,
+                        act_, y + done * out_, accumulate);
+        done += n;
+      }
       return;
     }
   }
