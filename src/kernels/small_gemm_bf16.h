@@ -1,4 +1,4 @@
-// bf16 attention products for the bf16 precision: the same
+// bf16 attention products for the reduced precisions: the same
 // register blocking as small_gemm.h, but AVX512-BF16's vdpbf16ps multiplies pairs along k, so
 // one instruction does 32 products into fp32 accumulators where an fp32 FMA does 16. Softmax
 // and everything around the products stay fp32.

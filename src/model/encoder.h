@@ -64,9 +64,9 @@ using TextTokenizer = std::function<TokenizedText(std::string_view text, std::op
 
 struct LoadOptions {
   int threads = 0;  // 0: all cores
-  // bf16 / int8 run the encoder layers' matrix products in that precision; bf16 also runs
-  // attention's products in bf16 with fp32 accumulation where the architecture supports it
-  // (LayerNorm, softmax, GELU and the heads stay fp32).
+  // bf16 / int8 run the encoder layers' matrix products in that precision, and attention's
+  // products in bf16 with fp32 accumulation (bf16: all of them; int8: DeBERTa's P·V and relative
+  // products); LayerNorm, softmax, GELU and the heads stay fp32.
   Precision precision = Precision::kFp32;
   // bf16 / int8 only: unless set, load_encoder compares the model with its fp32 twin on the
   // built-in check set (model/precision_check.h) and throws kInvalidModel, naming the criterion

@@ -37,7 +37,8 @@ void softmax(int m, int n, float* x, int ldx) {
 }
 constexpr Gemm kGemm{gemm_nt, gemm_nn, softmax};
 
-// bf16 attention (precision bf16): bf16 products, fp32 accumulation and softmax.
+// Reduced-precision attention: bf16 products, fp32 accumulation and softmax; for int8 all but
+// Q·Kᵀ (see bf16_content_scores_).
 void gemm_nt_bf16(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
                   int ldc) {
   kernels::gemm_bf16(true, m, n, k, 1.0f, a, lda, b, ldb, c, ldc);
@@ -51,6 +52,7 @@ void gemm_nn_pairs(int m, int n, int k, const float* a, int lda, const std::uint
   kernels::small_gemm_bf16(m, n, k, 1.0f, a, lda, bp, ldp, c, ldc);
 }
 constexpr Gemm kGemmBf16{gemm_nt_bf16, gemm_nn_bf16, softmax, gemm_nn_pairs};
+constexpr Gemm kGemmBf16Fp32Scores{gemm_nt, gemm_nn_bf16, softmax, gemm_nn_pairs};
 
 }  // namespace
 
@@ -124,7 +126,10 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
     view.out = ctx + begin * hidden_ + column;
     view.ldo = hidden_;
     float* own = scratch + static_cast<std::size_t>(omp_get_thread_num()) * scratch_per_thread;
-    disentangled_attention_head(view, *index_, scale_, bf16_attention_ ? kGemmBf16 : kGemm, own);
+    const Gemm& gemm = !bf16_attention_        ? kGemm
+                       : bf16_content_scores_ ? kGemmBf16
+                                              : kGemmBf16Fp32Scores;
+    disentangled_attention_head(view, *index_, scale_, gemm, own);
   }
 }
 

@@ -55,7 +55,7 @@ struct HeadView {
   const float* pos_query_t = nullptr;
   int ld_pos_query_t = 0;
   // The same tables as bf16 k pairs ([head_size / 2, 2 att_span] words, pair row pp at
-  // ptr + pp * ld), for the bf16 precision; when set they replace pos_*_t and are read
+  // ptr + pp * ld), for the reduced precisions; when set they replace pos_*_t and are read
   // through Gemm::nn_pairs.
   const std::uint32_t* pos_key_pairs = nullptr;
   int ld_pos_key_pairs = 0;

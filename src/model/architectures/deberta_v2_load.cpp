@@ -66,11 +66,13 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
   intermediate_size_ = c.intermediate_size;
   threads_ = options.threads;
   precision_ = to_matmul_precision(options.precision);
-  // bf16 takes attention's products in bf16 as well (fp32 accumulation, fp32 softmax; pairs along
-  // head_size need it even). int8 keeps them fp32: on the perf shapes bf16 attention raised
-  // int8's mean logit error by 15% for about 3% of its time.
-  bf16_attention_ = precision_ == kernels::MatmulPrecision::kBf16 && kernels::has_bf16_gemm() &&
+  // The reduced precisions take attention's products in bf16 as well (fp32 accumulation, fp32
+  // softmax; pairs along head_size need it even): bf16 all of them, int8 all but Q·Kᵀ. On the
+  // mDeBERTa perf shape a bf16 Q·Kᵀ raised int8's mean logit error by 14%, P·V and the relative
+  // products together by 4%, for about 4% of int8's time.
+  bf16_attention_ = precision_ != kernels::MatmulPrecision::kFp32 && kernels::has_bf16_gemm() &&
                     head_size_ % 2 == 0;
+  bf16_content_scores_ = bf16_attention_ && precision_ == kernels::MatmulPrecision::kBf16;
   eps_ = static_cast<float>(c.layer_norm_eps);
   // HF counts c2p / p2c for the scale even when relative_attention is off.
   const bool lists_c2p = has_token(c.pos_att_type, "c2p");

@@ -29,8 +29,8 @@ struct Layer {
   // Projected relative embeddings, transposed to [hidden, 2 att_span] (see HeadView).
   std::vector<float> pos_key_t;    // empty without c2p
   std::vector<float> pos_query_t;  // empty without p2c
-  // The same as bf16 pairs ([hidden / 2, 2 att_span] words) when the attention runs in bf16;
-  // the fp32 tables are then empty.
+  // The same as bf16 pairs ([hidden / 2, 2 att_span] words) when bf16_attention_; the fp32
+  // tables are then empty.
   std::vector<std::uint32_t> pos_key_pairs;
   std::vector<std::uint32_t> pos_query_pairs;
   kernels::Linear attention_output;
@@ -65,7 +65,8 @@ class Model final : public Encoder {
   int intermediate_size_ = 0;
   int threads_ = 0;  // LoadOptions::threads; 0: all cores
   kernels::MatmulPrecision precision_ = kernels::MatmulPrecision::kFp32;  // encoder layers' products
-  bool bf16_attention_ = false;  // attention's products in bf16 (precision bf16)
+  bool bf16_attention_ = false;       // P·V and the relative products in bf16 (bf16, int8)
+  bool bf16_content_scores_ = false;  // Q·Kᵀ in bf16 too (bf16 only)
   float eps_ = 0.0f;
   float scale_ = 1.0f;  // HF's divisor sqrt(head_size * (1 + #c2p/p2c listed))
   bool c2p_ = false;    // relative_attention and "c2p" in pos_att_type
