@@ -4,7 +4,7 @@
 // run. Both see exactly the same batches in the same order.
 //
 //   node bench/perf/compare.mjs --model DIR --onepass BIN --ort-from FOLDER [--threads 1,2]
-//        [--runs 10] [--budget 60] [--only 1x59,mixed32] [--out result.json]
+//        [--runs 10] [--budget 60] [--only 1x59,mixed32] [--precisions bf16,int8] [--out result.json]
 //
 // DIR is a perf-models folder with its regenerated model.safetensors (see bench/perf/run.sh).
 // Workloads (issue 6):
@@ -13,6 +13,9 @@
 //           ONNX Runtime pads each batch to its longest row, onepass pads nothing
 //   8x512   batch 8 of 512 tokens (the fixed-512 worst case)
 // Latency is per batch (one session.run / one forward pass), samples/s = rows / mean batch time.
+// --precisions also runs onepass in those precisions on every workload and reports each one's
+// samples/s against onepass fp32 (issue 6: bf16 >= 1.8x, int8 >= 3x at mixed32). They run with
+// --force-precision: this measures speed only; `onepass check` is the accuracy gate.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const args = { model: '', onepass: '', 'ort-from': '', threads: '1,2', runs: 10, budget: 60,
-  only: '', out: '', seed: 7 };
+  only: '', out: '', seed: 7, precisions: '' };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (!a.startsWith('--') || i + 1 >= process.argv.length) {
@@ -128,7 +131,7 @@ async function runOrt(session, w) {
   return summary(lat, rows);
 }
 
-function runOnepass(w, threads) {
+function runOnepass(w, threads, precision = 'fp32') {
   const tmp = path.join(os.tmpdir(), `onepass-compare-${process.pid}-${w.name}.jsonl`);
   const lines = [];
   for (const batch of w.batches) {
@@ -136,7 +139,8 @@ function runOnepass(w, threads) {
   }
   fs.writeFileSync(tmp, lines.join('\n') + '\n');
   const res = spawnSync(args.onepass, ['run', '--model', dir, '--input', tmp, '--bench',
-    '--batch-size', String(w.batches[0].length), '--threads', String(threads)],
+    '--batch-size', String(w.batches[0].length), '--threads', String(threads),
+    '--precision', precision, ...(precision === 'fp32' ? [] : ['--force-precision'])],
   { encoding: 'utf8', maxBuffer: 64 << 20 });
   fs.unlinkSync(tmp);
   if (res.status !== 0) throw new Error(`onepass failed (${res.status}): ${res.stderr}`);
@@ -162,6 +166,16 @@ for (const threads of String(args.threads).split(',').map(Number)) {
       `onepass p50 ${o.p50_ms.toFixed(1).padStart(8)} ms ${o.samples_per_s.toFixed(1).padStart(8)}/s | ` +
       `ort p50 ${r.p50_ms.toFixed(1).padStart(8)} ms ${r.samples_per_s.toFixed(1).padStart(8)}/s | ` +
       `latency x${entry.latency_ratio_p50.toFixed(2)} throughput x${entry.throughput_ratio.toFixed(2)}`);
+    for (const p of String(args.precisions).split(',').filter(Boolean)) {
+      const rp = runOnepass(w, threads, p);
+      const vsFp32 = rp.samples_per_s / o.samples_per_s;
+      entry[`onepass_${p}`] = { p50_ms: rp.p50_ms, p90_ms: rp.p90_ms, p99_ms: rp.p99_ms,
+        samples_per_s: rp.samples_per_s, throughput_vs_fp32: vsFp32,
+        throughput_vs_ort: rp.samples_per_s / r.samples_per_s };
+      console.log(`${golden.model.padEnd(36)} t=${threads} ${w.name.padEnd(8)} ` +
+        `onepass ${p} p50 ${rp.p50_ms.toFixed(1).padStart(8)} ms ${rp.samples_per_s.toFixed(1).padStart(8)}/s | ` +
+        `vs onepass fp32 x${vsFp32.toFixed(2)}, vs ort fp32 x${entry[`onepass_${p}`].throughput_vs_ort.toFixed(2)}`);
+    }
   }
   await session.release();
 }

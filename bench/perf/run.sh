@@ -4,7 +4,8 @@
 # and runs both on the same inputs, writing bench/out/perf-<model>.json.
 #
 #   bench/perf/run.sh [MODEL ...]     (default: all four perf models)
-# Environment: THREADS (default "1,2"), RUNS (default 10), ONLY (workload filter, e.g. 1x59,mixed32)
+# Environment: THREADS (default "1,2"), RUNS (default 10), ONLY (workload filter, e.g. 1x59,mixed32),
+# PRECISIONS (onepass's reduced precisions to time as well, e.g. bf16,int8; default none)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${ONEPASS_SHARED:-$root/../shared}
@@ -35,6 +36,6 @@ cmake --build --preset release -j"$(nproc)" --target onepass >&2
 
 for m in "${models[@]}"; do
   node "$root/bench/perf/compare.mjs" --model "$perf/$m" --onepass "$root/build/release/apps/onepass/onepass" \
-    --ort-from "$peer" --threads "${THREADS:-1,2}" --runs "${RUNS:-10}" --only "${ONLY:-}" \
+    --ort-from "$peer" --threads "${THREADS:-1,2}" --runs "${RUNS:-10}" --only "${ONLY:-}" --precisions "${PRECISIONS:-}" \
     --out "$out/perf-$m.json"
 done

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/vec_math.h"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 // GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
@@ -19,19 +21,13 @@ namespace {
 // broadcast, well inside the 32 zmm registers.
 constexpr int kRows = 6;
 
-__mmask16 lanes(std::int64_t count) {
-  if (count >= 16) return 0xffff;
-  if (count <= 0) return 0;
-  return static_cast<__mmask16>((1u << count) - 1u);
-}
-
 // C[R, n] = alpha · A[R, k] · B[k, n] (B row-major, stride ldb), 32 columns at a time.
 template <int R>
 void row_block(std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, const float* b,
                std::int64_t ldb, float* c, std::int64_t ldc) {
   const __m512 valpha = _mm512_set1_ps(alpha);
   for (std::int64_t j = 0; j < n; j += 32) {
-    const __mmask16 m0 = lanes(n - j), m1 = lanes(n - j - 16);
+    const __mmask16 m0 = vec::lane_mask(n - j), m1 = vec::lane_mask(n - j - 16);
     __m512 acc0[R], acc1[R];
     for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
     const float* bj = b + j;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/vec_math.h"
+
 #if defined(__AVX512BF16__)
 #include <immintrin.h>
 // GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
@@ -18,12 +20,6 @@ namespace {
 // Rows of C computed together: kRows × 2 vectors = 12 accumulators, as in small_gemm.
 constexpr int kRows = 6;
 
-__mmask16 lanes(std::int64_t count) {
-  if (count >= 16) return 0xffff;
-  if (count <= 0) return 0;
-  return static_cast<__mmask16>((1u << count) - 1u);
-}
-
 // 16 floats (masked) rounded to bf16 and widened to one per 32-bit lane, low half.
 __m512i bf16_lanes(__mmask16 mask, const float* src) {
   const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(mask, src));
@@ -37,7 +33,7 @@ std::int64_t pair_words(std::int64_t k) { return (k + 15) / 16 * 8; }
 // dst holds pair_words(k) words; the tail past k is zero.
 void row_to_pairs(const float* src, std::int64_t k, std::uint32_t* dst) {
   for (std::int64_t p = 0; p < k; p += 16) {
-    const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(lanes(k - p), src + p));
+    const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(vec::lane_mask(k - p), src + p));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + p / 2), reinterpret_cast<const __m256i&>(h));
   }
 }
@@ -48,7 +44,7 @@ void row_block(std::int64_t n, std::int64_t kp, float alpha, const std::uint32_t
                const std::uint32_t* b, std::int64_t ldp, float* c, std::int64_t ldc) {
   const __m512 valpha = _mm512_set1_ps(alpha);
   for (std::int64_t j = 0; j < n; j += 32) {
-    const __mmask16 m0 = lanes(n - j), m1 = lanes(n - j - 16);
+    const __mmask16 m0 = vec::lane_mask(n - j), m1 = vec::lane_mask(n - j - 16);
     __m512 acc0[R], acc1[R];
     for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
     const std::uint32_t* bj = b + j;
@@ -98,7 +94,7 @@ bool pack_bf16_pairs(const float* b, std::int64_t ldb, std::int64_t k, std::int6
     const float* even = b + 2 * pp * ldb;
     const float* odd = 2 * pp + 1 < k ? even + ldb : nullptr;
     for (std::int64_t j = 0; j < n; j += 16) {
-      const __mmask16 m = lanes(n - j);
+      const __mmask16 m = vec::lane_mask(n - j);
       const __m512i lo = bf16_lanes(m, even + j);
       const __m512i hi = odd != nullptr ? _mm512_slli_epi32(bf16_lanes(m, odd + j), 16) : _mm512_setzero_si512();
       _mm512_mask_storeu_epi32(out + pp * ldp + j, m, _mm512_or_si512(lo, hi));

@@ -158,6 +158,12 @@ inline __m512 gelu_tanh(__m512 x) {
 // The first n (< 16) lanes, for a row's tail.
 inline __mmask16 tail_mask(long n) { return static_cast<__mmask16>((1u << n) - 1u); }
 
+// The first min(count, 16) lanes (none for count <= 0): a column block's mask at any offset.
+inline __mmask16 lane_mask(long count) {
+  if (count >= 16) return 0xffff;
+  return count <= 0 ? __mmask16{0} : tail_mask(count);
+}
+
 // Horizontal sum and max, in the same order as GCC's _mm512_reduce_add_ps/_mm512_reduce_max_ps
 // (256-bit halves, 128-bit quarters, then pairs), so results match them bit for bit. GCC 12
 // builds those intrinsics' half extracts (and _mm512_castps512_ps256) from a deliberately

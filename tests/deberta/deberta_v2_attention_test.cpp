@@ -189,21 +189,32 @@ std::vector<float> transposed_head(const std::vector<float>& dense, int rows, in
   return out;
 }
 
+// One case's random head (q, k, v and both relative tables) and the transcription's answer.
+struct HeadInputs {
+  HeadInputs(const Case& c, unsigned seed) : span(c.buckets > 0 ? c.buckets : c.max_rel) {
+    std::mt19937 rng(seed + c.seq_len * 7 + c.buckets);
+    const int n = c.seq_len;
+    const int d = c.head_size;
+    q = random_vector(rng, n * d);
+    k = random_vector(rng, n * d);
+    v = random_vector(rng, n * d);
+    pk = random_vector(rng, 2 * span * d);
+    pq = random_vector(rng, 2 * span * d);
+    const ref::AttentionSetup setup{c.buckets, c.max_rel, c.c2p, c.p2c};
+    expected = ref::attention_head(setup, n, d, q, k, v, pk, pq);
+  }
+  int span;
+  std::vector<float> q, k, v, pk, pq, expected;
+};
+
 class DisentangledAttention : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
   const Case c = GetParam();
-  std::mt19937 rng(1234 + c.seq_len * 7 + c.buckets);
+  const HeadInputs in(c, 1234);
   const int n = c.seq_len;
   const int d = c.head_size;
-  const int span = c.buckets > 0 ? c.buckets : c.max_rel;
-  const auto q = random_vector(rng, n * d);
-  const auto k = random_vector(rng, n * d);
-  const auto v = random_vector(rng, n * d);
-  const auto pk = random_vector(rng, 2 * span * d);
-  const auto pq = random_vector(rng, 2 * span * d);
-  const ref::AttentionSetup setup{c.buckets, c.max_rel, c.c2p, c.p2c};
-  const auto expected = ref::attention_head(setup, n, d, q, k, v, pk, pq);
+  const auto& [span, q, k, v, pk, pq, expected] = in;
 
   // Head 1 of a 3-head packed layout, as inside the model.
   const int ld = 3 * d;
@@ -251,17 +262,10 @@ TEST_P(DisentangledAttention, MatchesNaiveHuggingFaceTranscription) {
 TEST_P(DisentangledAttention, Bf16ProductsMatchNaiveBf16AndStayNearFp32) {
   if (!kernels::has_bf16_gemm()) GTEST_SKIP() << "built without AVX512-BF16";
   const Case c = GetParam();
-  std::mt19937 rng(99 + c.seq_len * 7 + c.buckets);
+  const HeadInputs in(c, 99);
   const int n = c.seq_len;
   const int d = c.head_size;
-  const int span = c.buckets > 0 ? c.buckets : c.max_rel;
-  const auto q = random_vector(rng, n * d);
-  const auto k = random_vector(rng, n * d);
-  const auto v = random_vector(rng, n * d);
-  const auto pk = random_vector(rng, 2 * span * d);
-  const auto pq = random_vector(rng, 2 * span * d);
-  const ref::AttentionSetup setup{c.buckets, c.max_rel, c.c2p, c.p2c};
-  const auto expected = ref::attention_head(setup, n, d, q, k, v, pk, pq);
+  const auto& [span, q, k, v, pk, pq, expected] = in;
 
   const int rows = 2 * span;
   const int ld_pairs = rows + 3;
