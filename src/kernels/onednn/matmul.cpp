@@ -61,15 +61,15 @@ dnnl::algorithm eltwise_algorithm(Activation act, float& alpha) {
 
 // Row counts a primitive is made for: up to 128 rows exactly; above, chunks of a multiple of 32
 // rows (at most 512), the remainder (< 32) going to an exact one. At most 140 sizes per class.
+std::int64_t next_chunk(std::int64_t remaining) {
+  if (remaining <= 128) return remaining;
+  return std::min<std::int64_t>(512, remaining / 32 * 32);
+}
+
 // Rows the int8 path quantizes, multiplies and dequantizes together (Linear::forward): 256 per
 // thread of the team, at most 512, so that every chunk is one primitive (next_chunk's sizes).
 std::int64_t int8_chunk_rows(int threads) {
   return std::min<std::int64_t>(512, 256 * std::max(1, threads));
-}
-
-std::int64_t next_chunk(std::int64_t remaining) {
-  if (remaining <= 128) return remaining;
-  return std::min<std::int64_t>(512, remaining / 32 * 32);
 }
 
 // Everything a primitive depends on besides the weight layout, which follows from

@@ -93,6 +93,9 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
   const float* pos_key_t = layer.pos_key_t.empty() ? nullptr : layer.pos_key_t.data();
   const float* pos_query_t = layer.pos_query_t.empty() ? nullptr : layer.pos_query_t.data();
   const int relative_rows = 2 * index_->att_span();
+  const Gemm& gemm = !bf16_attention_        ? kGemm
+                     : bf16_content_scores_ ? kGemmBf16
+                                            : kGemmBf16Fp32Scores;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t p = 0; p < pairs; ++p) {
     const auto s = static_cast<std::size_t>(p / heads_);
@@ -126,9 +129,6 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
     view.out = ctx + begin * hidden_ + column;
     view.ldo = hidden_;
     float* own = scratch + static_cast<std::size_t>(omp_get_thread_num()) * scratch_per_thread;
-    const Gemm& gemm = !bf16_attention_        ? kGemm
-                       : bf16_content_scores_ ? kGemmBf16
-                                              : kGemmBf16Fp32Scores;
     disentangled_attention_head(view, *index_, scale_, gemm, own);
   }
 }

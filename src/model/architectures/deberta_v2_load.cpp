@@ -9,10 +9,10 @@
 #include "base/error.h"
 #include "kernels/activation.h"
 #include "kernels/elementwise.h"
+#include "kernels/small_gemm_bf16.h"
 #include "model/architectures/deberta_v2.h"
 #include "model/architectures/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2_model.h"
-#include "kernels/small_gemm_bf16.h"
 #include "model/precision_check.h"
 
 namespace onepass::model {
