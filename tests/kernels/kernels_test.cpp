@@ -11,17 +11,10 @@
 #include "kernels/matmul.h"
 #include "kernels/reference/reference.h"
 #include "kernels/small_gemm_bf16.h"
+#include "random_values.h"
 
 namespace onepass::kernels {
 namespace {
-
-std::vector<float> random_vector(std::size_t n, unsigned seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-scale, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 void expect_close(const std::vector<float>& a, const std::vector<float>& b, float tol) {
   ASSERT_EQ(a.size(), b.size());

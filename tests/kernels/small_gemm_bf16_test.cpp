@@ -9,17 +9,10 @@
 
 #include "kernels/quantize.h"
 #include "kernels/small_gemm_bf16.h"
+#include "random_values.h"
 
 namespace onepass::kernels {
 namespace {
-
-std::vector<float> values(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 // x rounded to bf16 (nearest even) and back, through the library's own converter.
 double bf16(float x) {
@@ -36,8 +29,8 @@ TEST(SmallGemmBf16, RaggedShapesBothPackingsAgainstDouble) {
         for (const std::int64_t k : {1, 7, 64, 65}) {
           const std::int64_t lda = k + 3, ldb = (transposed ? k : n) + 5, ldc = n + 2;
           const std::int64_t ldp = n + 4;
-          const auto a = values(static_cast<std::size_t>(m * lda), 1);
-          const auto b = values(static_cast<std::size_t>((transposed ? n : k) * ldb), 2);
+          const auto a = random_vector(static_cast<std::size_t>(m * lda), 1);
+          const auto b = random_vector(static_cast<std::size_t>((transposed ? n : k) * ldb), 2);
           std::vector<std::uint32_t> packed(static_cast<std::size_t>(bf16_pair_rows(k) * ldp));
           if (transposed)
             ASSERT_TRUE(pack_bf16_pairs_transposed(b.data(), ldb, n, k, packed.data(), ldp));
@@ -67,8 +60,8 @@ TEST(SmallGemmBf16, ColumnWindowOfAPackedTable) {
   if (!has_bf16_gemm()) GTEST_SKIP() << "built without AVX512-BF16";
   // A [64, 300] table packed once; products against columns 37..37+70 read it in place.
   const std::int64_t k = 64, cols = 300, lo = 37, n = 70, m = 9;
-  const auto table = values(static_cast<std::size_t>(k * cols), 5);
-  const auto a = values(static_cast<std::size_t>(m * k), 6);
+  const auto table = random_vector(static_cast<std::size_t>(k * cols), 5);
+  const auto a = random_vector(static_cast<std::size_t>(m * k), 6);
   std::vector<std::uint32_t> packed(static_cast<std::size_t>(bf16_pair_rows(k) * cols));
   ASSERT_TRUE(pack_bf16_pairs(table.data(), cols, k, cols, packed.data(), cols));
   std::vector<float> c(static_cast<std::size_t>(m * n));
@@ -85,7 +78,7 @@ TEST(SmallGemmBf16, ColumnWindowOfAPackedTable) {
 TEST(SmallGemmBf16, ARowAloneEqualsTheSameRowInABlock) {
   if (!has_bf16_gemm()) GTEST_SKIP() << "built without AVX512-BF16";
   const std::int64_t m = 13, n = 47, k = 64;
-  const auto a = values(m * k, 3), b = values(n * k, 4);
+  const auto a = random_vector(m * k, 3), b = random_vector(n * k, 4);
   std::vector<std::uint32_t> packed(static_cast<std::size_t>(bf16_pair_rows(k) * n));
   ASSERT_TRUE(pack_bf16_pairs_transposed(b.data(), k, n, k, packed.data(), n));
   std::vector<float> all(m * n);

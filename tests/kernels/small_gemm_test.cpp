@@ -7,17 +7,10 @@
 #include <vector>
 
 #include "kernels/matmul.h"
+#include "random_values.h"
 
 namespace onepass::kernels {
 namespace {
-
-std::vector<float> values(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 TEST(SmallGemm, RaggedShapesStridesAndBothLayoutsAgainstDouble) {
   for (const bool trans_b : {false, true}) {
@@ -25,8 +18,8 @@ TEST(SmallGemm, RaggedShapesStridesAndBothLayoutsAgainstDouble) {
       for (const std::int64_t n : {1, 15, 16, 17, 32, 33, 65, 130}) {
         for (const std::int64_t k : {1, 7, 64}) {
           const std::int64_t lda = k + 3, ldb = (trans_b ? k : n) + 5, ldc = n + 2;
-          const auto a = values(static_cast<std::size_t>(m * lda), 1);
-          const auto b = values(static_cast<std::size_t>((trans_b ? n : k) * ldb), 2);
+          const auto a = random_vector(static_cast<std::size_t>(m * lda), 1);
+          const auto b = random_vector(static_cast<std::size_t>((trans_b ? n : k) * ldb), 2);
           std::vector<float> c(static_cast<std::size_t>(m * ldc), 42.0f);
           gemm(false, trans_b, m, n, k, 0.125f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), ldc);
           for (std::int64_t i = 0; i < m; ++i) {
@@ -49,7 +42,7 @@ TEST(SmallGemm, RaggedShapesStridesAndBothLayoutsAgainstDouble) {
 
 TEST(SmallGemm, ARowAloneEqualsTheSameRowInABlock) {
   const std::int64_t m = 13, n = 47, k = 64;
-  const auto a = values(m * k, 3), b = values(n * k, 4);
+  const auto a = random_vector(m * k, 3), b = random_vector(n * k, 4);
   std::vector<float> all(m * n);
   gemm(false, true, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, all.data(), n);
   for (std::int64_t i = 0; i < m; ++i) {
