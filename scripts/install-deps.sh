@@ -9,7 +9,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config git ca-certificates curl \
   clang libclang-rt-14-dev clang-format \
-  libdnnl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
+  libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
   libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   python3 python3-numpy wrk >/dev/null
