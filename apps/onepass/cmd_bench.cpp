@@ -4,16 +4,15 @@
 // This file parses flags and wires the bench module; it is also the only place the bench meets
 // onepass's tokenizer (client-side tokenization for the KServe tensor form), so src/bench stays
 // a pure HTTP client that can measure other servers.
-#include <unistd.h>
-
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "apps/onepass/command.h"
@@ -41,11 +40,13 @@ struct BenchFlags {
 };
 
 void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
-  app.add_option("--endpoint", f.endpoints,
-                 compare ? "NAME=URL of each endpoint (repeat)" : "base URL, e.g. http://127.0.0.1:8080")
+  app.add_option(
+         "--endpoint", f.endpoints,
+         compare ? "NAME=URL of each endpoint (repeat)" : "base URL, e.g. http://127.0.0.1:8080")
       ->required();
-  app.add_option("--dialect", f.dialects,
-                 "onepass|hf|tei|triton|vllm|openai; in compare mode also NAME=DIALECT per endpoint");
+  app.add_option(
+      "--dialect", f.dialects,
+      "onepass|hf|tei|triton|vllm|openai; in compare mode also NAME=DIALECT per endpoint");
   app.add_option("--model", f.models, "model name for routes and bodies (NAME=MODEL per endpoint)");
   if (!compare) app.add_option("--name", f.name, "endpoint name in the results (default: dialect)");
   app.add_option("--target-model", f.target_model, "X-Amzn-SageMaker-Target-Model header");
@@ -55,19 +56,26 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
                  "X-Amzn-SageMaker-Inference-Component header");
   app.add_option("--api-key", f.api_key, "sent as Authorization: Bearer KEY");
   app.add_option("--task", f.task, "auto|classify|embed (auto: what the endpoint answers)");
-  app.add_option("--dataset", f.dataset, "JSON lines {text[,text_pair][,label]} (default: bundled "
-                                         "multilingual NLI set)");
+  app.add_option("--dataset", f.dataset,
+                 "JSON lines {text[,text_pair][,label]} (default: bundled "
+                 "multilingual NLI set)");
   app.add_option("-n,--num-requests", f.requests, "requests per run")->capture_default_str();
-  app.add_option("--warmup", f.warmup, "unmeasured requests before each run")->capture_default_str();
-  app.add_option("--concurrency", f.concurrency, "cap on requests in flight")->capture_default_str();
+  app.add_option("--warmup", f.warmup, "unmeasured requests before each run")
+      ->capture_default_str();
+  app.add_option("--concurrency", f.concurrency, "cap on requests in flight")
+      ->capture_default_str();
   app.add_option("--request-rate", f.request_rate, "requests/s, or inf")->capture_default_str();
-  app.add_option("--burstiness", f.burstiness, "gamma shape of inter-arrival times (1 = Poisson, "
-                                               "inf = fixed interval)")->capture_default_str();
+  app.add_option("--burstiness", f.burstiness,
+                 "gamma shape of inter-arrival times (1 = Poisson, "
+                 "inf = fixed interval)")
+      ->capture_default_str();
   app.add_option("--batch-size", f.batch_size, "inputs per request")->capture_default_str();
   app.add_option("--sweep-batch", f.sweep_batch, "batch sizes to sweep, e.g. 1,8,32");
-  app.add_option("--sweep-concurrency", f.sweep_concurrency, "concurrencies to sweep, e.g. 1,4,8,16");
+  app.add_option("--sweep-concurrency", f.sweep_concurrency,
+                 "concurrencies to sweep, e.g. 1,4,8,16");
   app.add_flag("--pad-to-max", f.pad_to_max, "make every input exactly --max-len tokens");
-  app.add_option("--max-len", f.max_len, "tokens per input with --pad-to-max")->capture_default_str();
+  app.add_option("--max-len", f.max_len, "tokens per input with --pad-to-max")
+      ->capture_default_str();
   app.add_option("--tokenizer", f.tokenizer_dir,
                  "model folder: tokenize on the client (triton tensors) and take id2label");
   app.add_option("--label-names", f.label_names, "comma-separated labels by index (triton logits)");
@@ -147,7 +155,8 @@ void attach_tokenizer(const std::string& dir, bench::DialectOptions& options) {
   if (!doc.is_object() || !doc.contains("id2label") || !doc["id2label"].is_object()) return;
   std::map<long, std::string> by_index;
   for (const auto& [key, value] : doc["id2label"].items()) {
-    if (value.is_string()) by_index[std::strtol(key.c_str(), nullptr, 10)] = value.get<std::string>();
+    if (value.is_string())
+      by_index[std::strtol(key.c_str(), nullptr, 10)] = value.get<std::string>();
   }
   for (const auto& [index, label] : by_index) options.label_names.push_back(label);
 }
@@ -156,7 +165,8 @@ std::vector<EndpointSpec> endpoint_specs(const BenchFlags& f, bool compare) {
   bench::DialectOptions common;
   common.pad_to_max = f.pad_to_max;
   common.max_len = f.max_len;
-  if (!f.target_model.empty()) common.headers.emplace_back("X-Amzn-SageMaker-Target-Model", f.target_model);
+  if (!f.target_model.empty())
+    common.headers.emplace_back("X-Amzn-SageMaker-Target-Model", f.target_model);
   if (!f.target_container.empty()) {
     common.headers.emplace_back("X-Amzn-SageMaker-Target-Container-Hostname", f.target_container);
   }
@@ -177,13 +187,15 @@ std::vector<EndpointSpec> endpoint_specs(const BenchFlags& f, bool compare) {
     if (compare) {
       const auto eq = entry.find('=');
       if (eq == std::string::npos || eq == 0) {
-        throw Error(ErrorKind::kInvalidArgument, "compare needs --endpoint NAME=URL, got '" + entry + "'");
+        throw Error(ErrorKind::kInvalidArgument,
+                    "compare needs --endpoint NAME=URL, got '" + entry + "'");
       }
       spec.name = entry.substr(0, eq);
       spec.url = entry.substr(eq + 1);
     } else {
       if (f.endpoints.size() > 1) {
-        throw Error(ErrorKind::kInvalidArgument, "one --endpoint; use `onepass bench compare` for more");
+        throw Error(ErrorKind::kInvalidArgument,
+                    "one --endpoint; use `onepass bench compare` for more");
       }
       spec.url = entry;
     }
@@ -246,7 +258,8 @@ bench::RunProgressFn progress_bar(bool enabled) {
 int run_bench_command(const BenchFlags& f, bool compare) {
   const auto endpoints = endpoint_specs(f, compare);
   const Workload workload = workload_from(f);
-  const bench::BenchResult result = bench::run_bench(endpoints, workload, progress_bar(!f.no_progress));
+  const bench::BenchResult result =
+      bench::run_bench(endpoints, workload, progress_bar(!f.no_progress));
   bench::print_tables(result, stdout);
   if (!f.output.empty()) {
     std::ofstream out(f.output);

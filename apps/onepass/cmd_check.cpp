@@ -8,11 +8,10 @@
 // synthetic token ids when the folder has none, or --dataset: JSON lines, each
 // {"text": ..., "text_pair": ... (optional), "label": class id or name (optional)} or
 // {"input_ids": [...], "token_type_ids": [...] (optional), "label": ...}.
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -42,7 +41,8 @@ struct CheckOptions {
 int parse_label(const json& value, const model::ModelInfo& info, std::size_t line) {
   if (value.is_number_integer()) {
     const auto id = value.get<long long>();
-    if (id < 0 || id >= info.num_labels) bad_line(line, "label " + std::to_string(id) + " is not a class id");
+    if (id < 0 || id >= info.num_labels)
+      bad_line(line, "label " + std::to_string(id) + " is not a class id");
     return static_cast<int>(id);
   }
   if (value.is_string()) {
@@ -56,10 +56,12 @@ int parse_label(const json& value, const model::ModelInfo& info, std::size_t lin
 }
 
 std::vector<std::int32_t> id_list(const json& value, const char* key, std::size_t line) {
-  if (!value.is_array()) bad_line(line, std::string("\"") + key + "\" must be an array of integers");
+  if (!value.is_array())
+    bad_line(line, std::string("\"") + key + "\" must be an array of integers");
   std::vector<std::int32_t> ids;
   for (const auto& v : value) {
-    if (!v.is_number_integer()) bad_line(line, std::string("\"") + key + "\" must be an array of integers");
+    if (!v.is_number_integer())
+      bad_line(line, std::string("\"") + key + "\" must be an array of integers");
     ids.push_back(static_cast<std::int32_t>(v.get<long long>()));
   }
   return ids;
@@ -69,7 +71,10 @@ std::vector<std::int32_t> id_list(const json& value, const char* key, std::size_
 std::vector<model::CheckExample> read_dataset(const std::string& path, const model::ModelInfo& info,
                                               const model::TextTokenizer* tokenize) {
   std::ifstream in(path);
-  if (!in) throw Error(ErrorKind::kNotFound, "dataset file " + std::filesystem::path(path).filename().string() + " cannot be read");
+  if (!in)
+    throw Error(
+        ErrorKind::kNotFound,
+        "dataset file " + std::filesystem::path(path).filename().string() + " cannot be read");
   std::vector<model::CheckExample> out;
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
@@ -84,21 +89,25 @@ std::vector<model::CheckExample> read_dataset(const std::string& path, const mod
     model::CheckExample ex;
     if (doc.contains("input_ids")) {
       ex.input_ids = id_list(doc["input_ids"], "input_ids", line);
-      if (doc.contains("token_type_ids")) ex.token_type_ids = id_list(doc["token_type_ids"], "token_type_ids", line);
+      if (doc.contains("token_type_ids"))
+        ex.token_type_ids = id_list(doc["token_type_ids"], "token_type_ids", line);
     } else if (doc.contains("text") && doc["text"].is_string()) {
-      if (tokenize == nullptr) bad_line(line, "the model folder has no tokenizer: give \"input_ids\"");
+      if (tokenize == nullptr)
+        bad_line(line, "the model folder has no tokenizer: give \"input_ids\"");
       std::optional<std::string> pair;
       if (doc.contains("text_pair") && !doc["text_pair"].is_null()) {
         if (!doc["text_pair"].is_string()) bad_line(line, "\"text_pair\" must be a string");
         pair = doc["text_pair"].get<std::string>();
       }
-      auto ids = (*tokenize)(doc["text"].get<std::string>(), pair ? std::optional<std::string_view>(*pair) : std::nullopt);
+      auto ids = (*tokenize)(doc["text"].get<std::string>(),
+                             pair ? std::optional<std::string_view>(*pair) : std::nullopt);
       ex.input_ids = std::move(ids.input_ids);
       ex.token_type_ids = std::move(ids.token_type_ids);
     } else {
       bad_line(line, "expected \"text\" (a string) or \"input_ids\"");
     }
-    if (doc.contains("label") && !doc["label"].is_null()) ex.label = parse_label(doc["label"], info, line);
+    if (doc.contains("label") && !doc["label"].is_null())
+      ex.label = parse_label(doc["label"], info, line);
     out.push_back(std::move(ex));
   }
   if (out.empty()) throw Error(ErrorKind::kInvalidInput, "the dataset has no examples");
@@ -115,7 +124,8 @@ json shares(const std::vector<double>& share, const model::ModelInfo& info) {
 
 // The folder's tokenizer: its default source, else (when that source is not in this build) one
 // of the slow-tokenizer files; null when there is none (then token ids are synthetic).
-std::unique_ptr<tokenizer::Tokenizer> open_tokenizer(const std::filesystem::path& dir, std::string& note) {
+std::unique_ptr<tokenizer::Tokenizer> open_tokenizer(const std::filesystem::path& dir,
+                                                     std::string& note) {
   try {
     return tokenizer::load_tokenizer(dir);
   } catch (const Error& e) {
@@ -137,7 +147,8 @@ int run_check(const CheckOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const model::Precision precision = model::precision_from_name(o.precision);
   if (precision == model::Precision::kFp32) {
-    throw Error(ErrorKind::kInvalidArgument, "--precision must be bf16 or int8 (fp32 is the reference)");
+    throw Error(ErrorKind::kInvalidArgument,
+                "--precision must be bf16 or int8 (fp32 is the reference)");
   }
   const std::filesystem::path dir(o.model_dir);
   model::LoadOptions load;
@@ -172,7 +183,8 @@ int run_check(const CheckOptions& o) {
     examples = model::synthetic_check_inputs(info, model::builtin_check_texts().size());
     source = "built-in synthetic token ids (no usable tokenizer: " + tokenizer_note + ")";
   }
-  const auto r = model::compare_precisions(*reference, *candidate, examples, precision, o.batch_size);
+  const auto r =
+      model::compare_precisions(*reference, *candidate, examples, precision, o.batch_size);
 
   json report{{"model", dir.filename().string()},
               {"architecture", info.architecture},
@@ -187,8 +199,11 @@ int run_check(const CheckOptions& o) {
               {"min_cosine", r.min_cosine},
               {"mean_cosine", r.mean_cosine},
               {"non_finite", r.non_finite},
-              {"bar", {{"min_label_agreement", 0.99}, {"max_share_shift", 0.10}, {"non_finite", 0},
-                       {"min_embedding_cosine", 0.99}}},
+              {"bar",
+               {{"min_label_agreement", 0.99},
+                {"max_share_shift", 0.10},
+                {"non_finite", 0},
+                {"min_embedding_cosine", 0.99}}},
               {"pass", r.pass},
               {"failures", r.failures}};
   if (r.classifier && !r.reference_share.empty()) {
@@ -199,21 +214,26 @@ int run_check(const CheckOptions& o) {
     report["reference_accuracy"] = *r.reference_accuracy;
     report["candidate_accuracy"] = *r.candidate_accuracy;
   }
-  report["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report["seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << report.dump(2) << std::endl;
   return r.pass ? 0 : 1;
 }
 
 const CommandRegistration kRegistration{Command{
-    "check", "Compare a reduced precision (bf16, int8) with fp32 on a model; exit 1 if it fails the accuracy bar",
+    "check",
+    "Compare a reduced precision (bf16, int8) with fp32 on a model; exit 1 if it fails the "
+    "accuracy bar",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<CheckOptions>();
       sub.add_option("--model", options->model_dir, "Hugging Face model folder")->required();
       sub.add_option("--precision", options->precision, "bf16 or int8")->required();
-      sub.add_option("--dataset", options->dataset,
-                     "JSON lines: {text, text_pair?, label?} or {input_ids, token_type_ids?, label?}");
+      sub.add_option(
+          "--dataset", options->dataset,
+          "JSON lines: {text, text_pair?, label?} or {input_ids, token_type_ids?, label?}");
       sub.add_option("--threads", options->threads, "intra-op threads (0: all cores)");
-      sub.add_option("--batch-size", options->batch_size, "sequences per forward pass")->check(CLI::Range(1, 1024));
+      sub.add_option("--batch-size", options->batch_size, "sequences per forward pass")
+          ->check(CLI::Range(1, 1024));
       return [options] { return run_check(*options); };
     }}};
 

@@ -12,10 +12,11 @@ CommandRegistration registration{Command{
       (void)sub;
       return [] {
         std::printf("onepass 0.1.0\n");
-        std::printf("architectures: BertModel BertForSequenceClassification XLMRobertaModel "
-                    "XLMRobertaForSequenceClassification RobertaModel "
-                    "RobertaForSequenceClassification DebertaV2Model "
-                    "DebertaV2ForSequenceClassification\n");
+        std::printf(
+            "architectures: BertModel BertForSequenceClassification XLMRobertaModel "
+            "XLMRobertaForSequenceClassification RobertaModel "
+            "RobertaForSequenceClassification DebertaV2Model "
+            "DebertaV2ForSequenceClassification\n");
         std::printf("tokenizers: tokenizer.json, SentencePiece (.model), WordPiece (vocab.txt)\n");
         return 0;
       };

@@ -1,6 +1,7 @@
 // `onepass run --model DIR`: JSON lines in, one answer per line out, in order.
-//   in:  {"input_ids":[...], "token_type_ids":[...]?, "id"?}  or  {"text":"...", "text_pair"?, "id"?}
-//   out: classifiers {"logits","probs","label"}; 1-label models {"score"} (sigmoid of the logit,
+//   in:  {"input_ids":[...], "token_type_ids":[...]?, "id"?}  or  {"text":"...", "text_pair"?,
+//   "id"?} out: classifiers {"logits","probs","label"}; 1-label models {"score"} (sigmoid of the
+//   logit,
 //        the raw logit for problem_type "regression"); base models {"embedding"} (--pooling,
 //        --normalize). "id" is copied through.
 // --bench runs the input in batches of --batch-size after one warm-up batch and prints one JSON
@@ -62,7 +63,8 @@ std::vector<std::int32_t> int_list(const json& value, const char* key, std::size
   std::vector<std::int32_t> out;
   out.reserve(value.size());
   for (const auto& v : value) {
-    if (!v.is_number_integer()) bad_line(line, std::string("\"") + key + "\" must be a list of integers");
+    if (!v.is_number_integer())
+      bad_line(line, std::string("\"") + key + "\" must be a list of integers");
     const auto n = v.get<std::int64_t>();
     if (n < INT32_MIN || n > INT32_MAX) {
       bad_line(line, std::string("\"") + key + "\" holds " + std::to_string(n) + ", out of range");
@@ -86,10 +88,12 @@ class LazyTokenizer {
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
 };
 
-Item parse_line(const std::string& text, std::size_t line, const model::ModelInfo& info, LazyTokenizer& tok) {
+Item parse_line(const std::string& text, std::size_t line, const model::ModelInfo& info,
+                LazyTokenizer& tok) {
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) bad_line(line, "not valid JSON");
-  if (!doc.is_object()) bad_line(line, "expected a JSON object such as {\"input_ids\": [...]} or {\"text\": \"...\"}");
+  if (!doc.is_object())
+    bad_line(line, "expected a JSON object such as {\"input_ids\": [...]} or {\"text\": \"...\"}");
   Item item;
   item.line = line;
   if (const auto it = doc.find("id"); it != doc.end()) item.id_json = it->dump();
@@ -101,7 +105,8 @@ Item parse_line(const std::string& text, std::size_t line, const model::ModelInf
     if (const auto it = doc.find("token_type_ids"); it != doc.end() && !it->is_null()) {
       item.token_type_ids = int_list(*it, "token_type_ids", line);
     }
-    if (doc.contains("text_pair")) bad_line(line, "\"text_pair\" needs \"text\", not \"input_ids\"");
+    if (doc.contains("text_pair"))
+      bad_line(line, "\"text_pair\" needs \"text\", not \"input_ids\"");
   } else {
     const json& t = doc.at("text");
     if (!t.is_string()) bad_line(line, "\"text\" must be a string");
@@ -110,18 +115,21 @@ Item parse_line(const std::string& text, std::size_t line, const model::ModelInf
       if (!it->is_string()) bad_line(line, "\"text_pair\" must be a string");
       pair = it->get<std::string>();
     }
-    if (doc.contains("token_type_ids")) bad_line(line, "\"token_type_ids\" goes with \"input_ids\", not \"text\"");
+    if (doc.contains("token_type_ids"))
+      bad_line(line, "\"token_type_ids\" goes with \"input_ids\", not \"text\"");
     tokenizer::Encoding enc;
     try {
       enc = tok.get().encode(t.get_ref<const std::string&>(), pair);
     } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kInvalidInput) throw;  // a tokenizer that cannot load is not the line's fault
+      if (e.kind() != ErrorKind::kInvalidInput)
+        throw;  // a tokenizer that cannot load is not the line's fault
       bad_line(line, e.what());
     }
     item.input_ids = std::move(enc.ids);
     item.token_type_ids = std::move(enc.type_ids);
     if (item.input_ids.size() > static_cast<std::size_t>(info.max_tokens)) {
-      bad_line(line, "the text has " + std::to_string(item.input_ids.size()) + " tokens, more than the model's maximum of " +
+      bad_line(line, "the text has " + std::to_string(item.input_ids.size()) +
+                         " tokens, more than the model's maximum of " +
                          std::to_string(info.max_tokens) + " (run does not truncate)");
     }
   }
@@ -133,7 +141,9 @@ Item parse_line(const std::string& text, std::size_t line, const model::ModelInf
 void append_floats(fmt::memory_buffer& out, const float* v, std::size_t n, std::size_t line) {
   out.push_back('[');
   for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) throw Error(ErrorKind::kBackend, "line " + std::to_string(line) + ": the model produced NaN or Inf");
+    if (!std::isfinite(v[i]))
+      throw Error(ErrorKind::kBackend,
+                  "line " + std::to_string(line) + ": the model produced NaN or Inf");
     if (i) out.push_back(',');
     fmt::format_to(std::back_inserter(out), "{}", v[i]);
   }
@@ -146,15 +156,18 @@ class Runner {
       : options_(options), encoder_(encoder), info_(encoder.info()), regression_(regression) {}
 
   // Runs one batch and appends its answer lines to `out`.
-  void run(const std::vector<Item>& items, std::size_t begin, std::size_t end, fmt::memory_buffer& out) {
+  void run(const std::vector<Item>& items, std::size_t begin, std::size_t end,
+           fmt::memory_buffer& out) {
     batch_.clear();
-    for (std::size_t i = begin; i < end; ++i) batch_.push_back({items[i].input_ids, items[i].token_type_ids});
+    for (std::size_t i = begin; i < end; ++i)
+      batch_.push_back({items[i].input_ids, items[i].token_type_ids});
     encoder_.forward(batch_, forward_);
     for (std::size_t i = begin; i < end; ++i) format_item(items[i], i - begin, out);
   }
   void forward_only(const std::vector<Item>& items, std::size_t begin, std::size_t end) {
     batch_.clear();
-    for (std::size_t i = begin; i < end; ++i) batch_.push_back({items[i].input_ids, items[i].token_type_ids});
+    for (std::size_t i = begin; i < end; ++i)
+      batch_.push_back({items[i].input_ids, items[i].token_type_ids});
     encoder_.forward(batch_, forward_);
   }
 
@@ -182,9 +195,10 @@ class Runner {
     } else {
       const auto h = static_cast<std::size_t>(info_.hidden_size);
       embedding_.resize(h);
-      model::heads::pool(forward_, h, index,
-                         options_.pooling == "cls" ? model::heads::Pooling::kCls : model::heads::Pooling::kMean,
-                         embedding_);
+      model::heads::pool(
+          forward_, h, index,
+          options_.pooling == "cls" ? model::heads::Pooling::kCls : model::heads::Pooling::kMean,
+          embedding_);
       if (options_.normalize) model::heads::l2_normalize(embedding_);
       out.append(std::string_view("\"embedding\":"));
       append_floats(out, embedding_.data(), h, item.line);
@@ -204,12 +218,14 @@ class Runner {
 
 double percentile(std::vector<double> sorted, double p) {
   std::sort(sorted.begin(), sorted.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
 int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& items) {
-  if (items.empty()) throw Error(ErrorKind::kInvalidArgument, "--bench needs at least one input line");
+  if (items.empty())
+    throw Error(ErrorKind::kInvalidArgument, "--bench needs at least one input line");
   const auto bs = static_cast<std::size_t>(options.batch_size);
   runner.forward_only(items, 0, std::min(bs, items.size()));  // warm-up: arena, primitives
   std::vector<double> ms;
@@ -220,9 +236,11 @@ int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& it
     for (std::size_t i = b; i < e; ++i) tokens += items[i].input_ids.size();
     const auto t0 = std::chrono::steady_clock::now();
     runner.forward_only(items, b, e);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json report{{"batch_size", options.batch_size},
               {"precision", options.precision},
               {"batches", ms.size()},
@@ -237,15 +255,20 @@ int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& it
 }
 
 int run_command(const RunOptions& options) {
-  if (options.batch_size <= 0) throw Error(ErrorKind::kInvalidArgument, "--batch-size must be positive");
-  if (options.threads < 0) throw Error(ErrorKind::kInvalidArgument, "--threads must not be negative");
+  if (options.batch_size <= 0)
+    throw Error(ErrorKind::kInvalidArgument, "--batch-size must be positive");
+  if (options.threads < 0)
+    throw Error(ErrorKind::kInvalidArgument, "--threads must not be negative");
   if (options.pooling != "mean" && options.pooling != "cls") {
     throw Error(ErrorKind::kInvalidArgument, "--pooling must be mean or cls");
   }
   std::ifstream file_in;
   if (options.input != "-") {
     file_in.open(options.input, std::ios::binary);
-    if (!file_in) throw Error(ErrorKind::kNotFound, "cannot read the input file " + std::filesystem::path(options.input).filename().string());
+    if (!file_in)
+      throw Error(
+          ErrorKind::kNotFound,
+          "cannot read the input file " + std::filesystem::path(options.input).filename().string());
   }
   std::istream& in = options.input == "-" ? std::cin : file_in;
 
@@ -262,7 +285,8 @@ int run_command(const RunOptions& options) {
     } catch (const Error&) {
     }
     if (check_tok) {
-      load.check_tokenizer = [check_tok](std::string_view text, std::optional<std::string_view> pair) {
+      load.check_tokenizer = [check_tok](std::string_view text,
+                                         std::optional<std::string_view> pair) {
         tokenizer::TruncationOptions truncation;
         truncation.max_length = 128;
         auto enc = check_tok->encode(text, pair, truncation);
@@ -278,7 +302,8 @@ int run_command(const RunOptions& options) {
   {
     std::ifstream config(std::filesystem::path(options.model_dir) / "config.json");
     const json doc = json::parse(config, nullptr, false);
-    regression = !doc.is_discarded() && doc.is_object() && doc.value("problem_type", json()) == "regression";
+    regression =
+        !doc.is_discarded() && doc.is_object() && doc.value("problem_type", json()) == "regression";
   }
   Runner runner(options, *encoder, regression);
   LazyTokenizer tok(options.model_dir);
@@ -289,7 +314,10 @@ int run_command(const RunOptions& options) {
   std::FILE* out = stdout;
   if (options.output != "-" && !options.bench) {
     out = std::fopen(options.output.c_str(), "wb");
-    if (!out) throw Error(ErrorKind::kInvalidArgument, "cannot write the output file " + std::filesystem::path(options.output).filename().string());
+    if (!out)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "cannot write the output file " +
+                      std::filesystem::path(options.output).filename().string());
   }
   struct Closer {
     std::FILE* f;
@@ -307,9 +335,11 @@ int run_command(const RunOptions& options) {
   };
   while (std::getline(in, text)) {
     ++line;
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines carry nothing
+    if (text.find_first_not_of(" \t\r") == std::string::npos)
+      continue;  // blank lines carry nothing
     items.push_back(parse_line(text, line, info, tok));
-    if (!options.bench && items.size() == static_cast<std::size_t>(options.batch_size)) flush_batch();
+    if (!options.bench && items.size() == static_cast<std::size_t>(options.batch_size))
+      flush_batch();
   }
   if (options.bench) return bench(options, runner, items);
   if (!items.empty()) flush_batch();
@@ -321,7 +351,8 @@ CommandRegistration registration{Command{
     "run", "Run a model folder on JSON lines (input_ids or text) and print one answer per line",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<RunOptions>();
-      sub.add_option("--model", options->model_dir, "Hugging Face model folder (config.json + model.safetensors)")
+      sub.add_option("--model", options->model_dir,
+                     "Hugging Face model folder (config.json + model.safetensors)")
           ->required();
       sub.add_option("--input", options->input, "JSON lines file, - for stdin");
       sub.add_option("--output", options->output, "output file, - for stdout");
@@ -329,9 +360,11 @@ CommandRegistration registration{Command{
       sub.add_option("--threads", options->threads, "compute threads (0: all cores)");
       sub.add_option("--pooling", options->pooling, "base models: mean or cls");
       sub.add_flag("--normalize", options->normalize, "base models: L2-normalise the embedding");
-      sub.add_flag("--bench", options->bench, "time the input in batches and print one JSON report");
+      sub.add_flag("--bench", options->bench,
+                   "time the input in batches and print one JSON report");
       sub.add_option("--precision", options->precision,
-                     "fp32, bf16 or int8 for the encoder's matrix products (refused if `onepass check` fails)")
+                     "fp32, bf16 or int8 for the encoder's matrix products (refused if `onepass "
+                     "check` fails)")
           ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
       sub.add_flag("--force-precision", options->force_precision,
                    "use --precision even when it fails the accuracy check for this model");

@@ -74,7 +74,8 @@ int serve(ServeFlags& flags, bool port_given) {
     if (const char* env = std::getenv("ONEPASS_MODEL")) flags.models = split_models(env);
   }
   if (flags.models.empty())
-    throw Error(ErrorKind::kInvalidArgument, "give at least one --model [NAME=]DIR (or ONEPASS_MODEL)");
+    throw Error(ErrorKind::kInvalidArgument,
+                "give at least one --model [NAME=]DIR (or ONEPASS_MODEL)");
   if (flags.port < 0 || flags.port > 65535)
     throw Error(ErrorKind::kInvalidArgument, "--port must be between 0 and 65535");
 
@@ -91,14 +92,21 @@ int serve(ServeFlags& flags, bool port_given) {
   options.max_input_bytes = flags.max_input_bytes;
   options.auto_truncate = flags.auto_truncate;
   options.lazy = flags.lazy;
-  options.idle_unload = std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
-  if (flags.precision == "fp32") options.precision = model::Precision::kFp32;
-  else if (flags.precision == "bf16") options.precision = model::Precision::kBf16;
-  else if (flags.precision == "int8") options.precision = model::Precision::kInt8;
-  else throw Error(ErrorKind::kInvalidArgument, "--precision must be fp32, bf16 or int8");
+  options.idle_unload =
+      std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
+  if (flags.precision == "fp32")
+    options.precision = model::Precision::kFp32;
+  else if (flags.precision == "bf16")
+    options.precision = model::Precision::kBf16;
+  else if (flags.precision == "int8")
+    options.precision = model::Precision::kInt8;
+  else
+    throw Error(ErrorKind::kInvalidArgument, "--precision must be fp32, bf16 or int8");
   options.force_precision = flags.force_precision;
-  if (flags.pooling == "cls") options.pooling = runtime::Pooling::kCls;
-  else if (flags.pooling == "mean") options.pooling = runtime::Pooling::kMean;
+  if (flags.pooling == "cls")
+    options.pooling = runtime::Pooling::kCls;
+  else if (flags.pooling == "mean")
+    options.pooling = runtime::Pooling::kMean;
   else if (!flags.pooling.empty())
     throw Error(ErrorKind::kInvalidArgument, "--pooling must be cls or mean");
   const auto specs = options.models;
@@ -120,11 +128,14 @@ int serve(ServeFlags& flags, bool port_given) {
   server_options.host = flags.host;
   server_options.port = static_cast<std::uint16_t>(flags.port);
   server_options.io_threads =
-      flags.io_threads > 0 ? flags.io_threads
-                           : static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
+      flags.io_threads > 0
+          ? flags.io_threads
+          : static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
   server_options.payload_limit_bytes = flags.payload_limit;
-  const auto timeout = std::chrono::milliseconds(static_cast<long long>(flags.http_timeout_seconds * 1000));
-  server_options.header_timeout = server_options.body_timeout = server_options.write_timeout = timeout;
+  const auto timeout =
+      std::chrono::milliseconds(static_cast<long long>(flags.http_timeout_seconds * 1000));
+  server_options.header_timeout = server_options.body_timeout = server_options.write_timeout =
+      timeout;
   http::Server server(
       server_options,
       [&api](http::Request request, http::Respond respond) {
@@ -144,7 +155,8 @@ int serve(ServeFlags& flags, bool port_given) {
   if (server.in_flight() > 0) {
     // The drain deadline passed: answers can no longer be delivered, and completions still
     // queued in the runtime would reach a server being torn down.
-    std::fprintf(stderr, "onepass: drain timed out with %zu requests in flight\n", server.in_flight());
+    std::fprintf(stderr, "onepass: drain timed out with %zu requests in flight\n",
+                 server.in_flight());
     std::fflush(stderr);
     std::_Exit(1);
   }
@@ -177,7 +189,8 @@ CommandRegistration registration{Command{
       sub.add_option("--max-concurrent-requests", flags->max_concurrent_requests,
                      "requests in flight before 429")
           ->envname("ONEPASS_MAX_CONCURRENT_REQUESTS");
-      sub.add_option("--max-concurrent-requests-per-model", flags->max_concurrent_requests_per_model,
+      sub.add_option("--max-concurrent-requests-per-model",
+                     flags->max_concurrent_requests_per_model,
                      "requests in flight for one model before 429, so that a flooded model leaves "
                      "room for the others (0: --max-concurrent-requests)")
           ->envname("ONEPASS_MAX_CONCURRENT_REQUESTS_PER_MODEL");
@@ -216,7 +229,8 @@ CommandRegistration registration{Command{
       sub.add_option("--http-timeout", flags->http_timeout_seconds,
                      "seconds allowed to send a request header, a body, or read a response")
           ->envname("ONEPASS_HTTP_TIMEOUT");
-      return [flags, port] { return serve(*flags, port->count() > 0 || std::getenv("ONEPASS_PORT")); };
+      return
+          [flags, port] { return serve(*flags, port->count() > 0 || std::getenv("ONEPASS_PORT")); };
     }}};
 
 }  // namespace

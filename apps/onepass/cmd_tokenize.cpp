@@ -4,10 +4,9 @@
 // the output is {"input_ids", "token_type_ids", "attention_mask", "tokens", "offsets"}.
 // Needs only the tokenizer files of the folder (no config.json, no weights). A bad line stops
 // the run with one error line naming the line number (exit code 2, through main()).
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -68,8 +67,8 @@ Request parse_request(const std::string& text, std::size_t line) {
         bad_line(line, "\"truncation\" must be longest_first, only_first or only_second");
       }
     } else {
-      bad_line(line, "unknown field \"" + key +
-                         "\" (expected text, text_pair, max_length, truncation)");
+      bad_line(line,
+               "unknown field \"" + key + "\" (expected text, text_pair, max_length, truncation)");
     }
   }
   if (!doc.contains("text")) bad_line(line, "missing \"text\"");
@@ -104,8 +103,8 @@ json encoding_json(const tokenizer::Encoding& encoding) {
 
 int run_tokenize(const std::string& model_dir, const std::string& tokenizer_file) {
   const auto tok = tokenizer::load_tokenizer(
-      model_dir, tokenizer_file.empty() ? std::nullopt
-                                        : std::optional<std::filesystem::path>(tokenizer_file));
+      model_dir,
+      tokenizer_file.empty() ? std::nullopt : std::optional<std::filesystem::path>(tokenizer_file));
   std::string line;
   std::size_t number = 0;
   while (std::getline(std::cin, line)) {
@@ -115,17 +114,18 @@ int run_tokenize(const std::string& model_dir, const std::string& tokenizer_file
     const Request request = parse_request(line, number);
     tokenizer::Encoding encoding;
     try {
-      encoding = tok->encode(request.text,
-                             request.text_pair ? std::optional<std::string_view>(*request.text_pair)
-                                               : std::nullopt,
-                             request.truncation);
+      encoding = tok->encode(
+          request.text,
+          request.text_pair ? std::optional<std::string_view>(*request.text_pair) : std::nullopt,
+          request.truncation);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kInvalidInput) throw;
       bad_line(number, e.what());
     }
     // Token strings can hold a piece of a character only for byte-level models; replace such
     // bytes rather than fail.
-    const std::string out = encoding_json(encoding).dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string out =
+        encoding_json(encoding).dump(-1, ' ', false, json::error_handler_t::replace);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);

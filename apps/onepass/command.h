@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,7 +21,9 @@ struct Command {
 std::vector<Command>& command_registry();
 
 struct CommandRegistration {
-  explicit CommandRegistration(Command command) { command_registry().push_back(std::move(command)); }
+  explicit CommandRegistration(Command command) {
+    command_registry().push_back(std::move(command));
+  }
 };
 
 }  // namespace onepass::app

@@ -2,7 +2,6 @@
 // This file is the CLI's error boundary: every expected failure becomes one line on stderr and
 // exit code 2.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <functional>

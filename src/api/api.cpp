@@ -193,8 +193,8 @@ void Api::handle(http::Request request, http::Respond respond) {
   const auto start = request.received;
   const std::string path(request.path());
   const Match match = find_route(request.method, path, options_.enable_model_management);
-  const Dialect dialect = match.route ? match.route->dialect
-                                      : dialect_for_path(path, options_.enable_model_management);
+  const Dialect dialect =
+      match.route ? match.route->dialect : dialect_for_path(path, options_.enable_model_management);
   Reply reply(std::move(respond), dialect, match.route ? match.route->pattern : "unmatched",
               service_, start);
   try {
@@ -203,9 +203,9 @@ void Api::handle(http::Request request, http::Respond respond) {
       throw ApiError(ApiErrorKind::kUnauthorized, "missing or invalid API key");
     if (!match.route) {
       if (match.path_matched) {
-        http::Response response = error_response(
-            dialect, ApiError(ApiErrorKind::kMethodNotAllowed,
-                              "method " + request.method + " is not allowed here"));
+        http::Response response =
+            error_response(dialect, ApiError(ApiErrorKind::kMethodNotAllowed,
+                                             "method " + request.method + " is not allowed here"));
         response.headers.push_back({"Allow", match.allowed});
         reply.send(std::move(response));
         return;
@@ -213,8 +213,8 @@ void Api::handle(http::Request request, http::Respond respond) {
       throw ApiError(ApiErrorKind::kNotFound, "no route for " + request.method + " " +
                                                   (path.size() > 200 ? path.substr(0, 200) : path));
     }
-    const bool liveness = match.route->handler == kserve_v2::handle_live ||
-                          match.route->handler == handle_metrics;
+    const bool liveness =
+        match.route->handler == kserve_v2::handle_live || match.route->handler == handle_metrics;
     if (draining_ && match.route->handler == handle_health) {
       reply.json(R"({"error":"unhealthy","error_type":"Unhealthy"})", 503);
       return;
@@ -236,8 +236,7 @@ void Api::handle(http::Request request, http::Respond respond) {
   }
 }
 
-http::Response Api::transport_error(int status, std::string_view target,
-                                    std::string_view message) {
+http::Response Api::transport_error(int status, std::string_view target, std::string_view message) {
   std::string_view path = target.substr(0, target.find('?'));
   const Dialect dialect = dialect_for_path(path, options_.enable_model_management);
   http::Response response =

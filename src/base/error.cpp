@@ -4,15 +4,24 @@ namespace onepass {
 
 const char* error_kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kInvalidArgument: return "invalid argument";
-    case ErrorKind::kInvalidInput: return "invalid input";
-    case ErrorKind::kInvalidModel: return "invalid model";
-    case ErrorKind::kUnsupported: return "unsupported";
-    case ErrorKind::kNotFound: return "not found";
-    case ErrorKind::kOverloaded: return "overloaded";
-    case ErrorKind::kUnavailable: return "unavailable";
-    case ErrorKind::kBackend: return "backend";
-    case ErrorKind::kInternal: return "internal";
+    case ErrorKind::kInvalidArgument:
+      return "invalid argument";
+    case ErrorKind::kInvalidInput:
+      return "invalid input";
+    case ErrorKind::kInvalidModel:
+      return "invalid model";
+    case ErrorKind::kUnsupported:
+      return "unsupported";
+    case ErrorKind::kNotFound:
+      return "not found";
+    case ErrorKind::kOverloaded:
+      return "overloaded";
+    case ErrorKind::kUnavailable:
+      return "unavailable";
+    case ErrorKind::kBackend:
+      return "backend";
+    case ErrorKind::kInternal:
+      return "internal";
   }
   return "unknown";
 }

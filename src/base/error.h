@@ -32,11 +32,11 @@ class Error : public std::runtime_error {
 };
 
 // Always-on invariant check: a failure is a bug in onepass, never the user's input.
-#define ONEPASS_CHECK(cond, msg)                                                              \
-  do {                                                                                        \
-    if (!(cond))                                                                              \
-      throw ::onepass::Error(::onepass::ErrorKind::kInternal,                                 \
-                             std::string("internal check failed: ") + #cond + ": " + (msg));  \
+#define ONEPASS_CHECK(cond, msg)                                                             \
+  do {                                                                                       \
+    if (!(cond))                                                                             \
+      throw ::onepass::Error(::onepass::ErrorKind::kInternal,                                \
+                             std::string("internal check failed: ") + #cond + ": " + (msg)); \
   } while (0)
 
 }  // namespace onepass

@@ -10,9 +10,12 @@ namespace onepass::bench {
 
 const char* task_name(Task task) {
   switch (task) {
-    case Task::kAuto: return "auto";
-    case Task::kClassify: return "classify";
-    case Task::kEmbed: return "embed";
+    case Task::kAuto:
+      return "auto";
+    case Task::kClassify:
+      return "classify";
+    case Task::kEmbed:
+      return "embed";
   }
   return "auto";
 }
@@ -26,8 +29,7 @@ Task parse_task(std::string_view name) {
 }
 
 bool same_label(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });

@@ -34,8 +34,8 @@ std::vector<double> sample_intervals(const ArrivalProcess& process, std::size_t 
   return gaps;
 }
 
-std::vector<std::chrono::nanoseconds> send_offsets(const ArrivalProcess& process,
-                                                   std::size_t count, std::uint64_t seed) {
+std::vector<std::chrono::nanoseconds> send_offsets(const ArrivalProcess& process, std::size_t count,
+                                                   std::uint64_t seed) {
   const std::vector<double> gaps = sample_intervals(process, count, seed);
   std::vector<std::chrono::nanoseconds> offsets(count);
   double t = 0;

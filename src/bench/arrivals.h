@@ -24,7 +24,7 @@ std::vector<double> sample_intervals(const ArrivalProcess& process, std::size_t 
                                      std::uint64_t seed);
 
 // Intended send offsets from the start of the run: 0, then the running sum of the gaps.
-std::vector<std::chrono::nanoseconds> send_offsets(const ArrivalProcess& process,
-                                                   std::size_t count, std::uint64_t seed);
+std::vector<std::chrono::nanoseconds> send_offsets(const ArrivalProcess& process, std::size_t count,
+                                                   std::uint64_t seed);
 
 }  // namespace onepass::bench

@@ -22,12 +22,14 @@ std::size_t BenchResult::mismatches() const {
 std::vector<RunSpec> plan_runs(const Workload& workload) {
   auto positive = [](const std::vector<std::size_t>& values, const char* flag) {
     for (std::size_t v : values) {
-      if (v == 0) throw Error(ErrorKind::kInvalidArgument, std::string(flag) + " values must be >= 1");
+      if (v == 0)
+        throw Error(ErrorKind::kInvalidArgument, std::string(flag) + " values must be >= 1");
     }
   };
   positive(workload.sweep_batch, "--sweep-batch");
   positive(workload.sweep_concurrency, "--sweep-concurrency");
-  positive({workload.batch_size, workload.concurrency, workload.requests}, "-n, --batch-size, --concurrency");
+  positive({workload.batch_size, workload.concurrency, workload.requests},
+           "-n, --batch-size, --concurrency");
   validate(workload.arrivals);
 
   RunSpec base;
@@ -103,7 +105,8 @@ BenchResult run_bench(const std::vector<EndpointSpec>& endpoints, const Workload
           progress(endpoint.name, spec, done, total);
         };
       }
-      er.runs.push_back(run_load(*dialect, url, workload.samples, er.reference, spec, run_progress));
+      er.runs.push_back(
+          run_load(*dialect, url, workload.samples, er.reference, spec, run_progress));
     }
     compute_batch_efficiency(er.runs);
     result.endpoints.push_back(std::move(er));

@@ -22,8 +22,8 @@ struct EndpointSpec {
 };
 
 struct Workload {
-  std::string dataset_name;      // "default" or the file name
-  std::vector<Sample> samples;   // already lengthened when pad_to_max
+  std::string dataset_name;     // "default" or the file name
+  std::vector<Sample> samples;  // already lengthened when pad_to_max
   bool pad_to_max = false;
   std::size_t max_len = 512;
   std::size_t requests = 100;

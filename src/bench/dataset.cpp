@@ -1,8 +1,7 @@
 #include "bench/dataset.h"
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "base/error.h"

@@ -27,9 +27,9 @@ std::unique_ptr<Dialect> make_dialect(std::string_view name, DialectOptions opti
   if (name == "triton") return make_kserve_dialect(std::move(options));
   if (name == "vllm") return make_vllm_dialect(std::move(options));
   if (name == "openai") return make_openai_dialect(std::move(options));
-  throw Error(ErrorKind::kInvalidArgument,
-              "--dialect '" + std::string(name) +
-                  "' is not one of onepass, hf, tei, triton, vllm, openai");
+  throw Error(
+      ErrorKind::kInvalidArgument,
+      "--dialect '" + std::string(name) + "' is not one of onepass, hf, tei, triton, vllm, openai");
 }
 
 }  // namespace onepass::bench

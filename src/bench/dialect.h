@@ -27,12 +27,12 @@ struct TokenizedInput {
 using TokenizeFn = std::function<TokenizedInput(const Sample& sample, std::size_t max_len)>;
 
 struct DialectOptions {
-  std::string model;             // model name for routes and bodies that carry one
-  bool pad_to_max = false;       // tensor dialects pad to max_len; text is lengthened upstream
+  std::string model;        // model name for routes and bodies that carry one
+  bool pad_to_max = false;  // tensor dialects pad to max_len; text is lengthened upstream
   std::size_t max_len = 512;
-  http::Headers headers;         // sent with every request (SageMaker routing, Authorization)
+  http::Headers headers;  // sent with every request (SageMaker routing, Authorization)
   std::vector<std::string> label_names;  // index -> label for dialects that answer logits
-  TokenizeFn tokenize;           // empty: send text
+  TokenizeFn tokenize;                   // empty: send text
   std::int64_t pad_id = 0;
 };
 

@@ -170,8 +170,8 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
         const std::size_t sample = (i * b + k) % samples.size();
         if (sample < reference.answers.size() && reference.answers[sample]) {
           ++r.verified;
-          r.mismatches += !same_answer(outcome.answers[k], *reference.answers[sample],
-                                       spec.tolerance);
+          r.mismatches +=
+              !same_answer(outcome.answers[k], *reference.answers[sample], spec.tolerance);
         }
         if (samples[sample].label && !outcome.answers[k].label.empty() &&
             outcome.answers[k].label_named) {
@@ -222,7 +222,7 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
   }
   // n sends span n-1 gaps; a single request has no rate of its own, so use the run's length.
   const double span = n > 1 ? seconds(last_sent - first_sent) : 0;
-  result.achieved_rate = span > 0 ? static_cast<double>(n - 1) / span
+  result.achieved_rate = span > 0                ? static_cast<double>(n - 1) / span
                          : result.duration_s > 0 ? static_cast<double>(n) / result.duration_s
                                                  : 0;
   result.latency_ms = summarize(std::move(latencies_ms));

@@ -33,10 +33,10 @@ namespace onepass::bench {
 using ErrorCounts = std::map<std::string, std::size_t>;
 
 struct Reference {
-  Task task = Task::kClassify;                // what the endpoint turned out to answer
+  Task task = Task::kClassify;                 // what the endpoint turned out to answer
   std::vector<std::optional<Answer>> answers;  // per sample; empty where the request failed
   ErrorCounts errors;
-  std::size_t labelled = 0, correct = 0;       // accuracy against the dataset's labels
+  std::size_t labelled = 0, correct = 0;  // accuracy against the dataset's labels
   std::optional<double> accuracy() const;
   // What the answers are, whatever was asked: kEmbed when they carry no label (an embedder
   // behind a route that serves both, like /invocations or KServe).
@@ -74,7 +74,7 @@ struct RunResult {
   std::size_t retries = 0;  // requests sent twice because a reused connection failed (client.h)
   std::size_t labelled = 0, correct = 0;
   std::optional<double> accuracy() const;
-  std::optional<double> batch_efficiency;    // filled by the batch sweep
+  std::optional<double> batch_efficiency;  // filled by the batch sweep
 };
 
 // Called from the load generator's own thread with (done, total) requests.
@@ -83,6 +83,7 @@ using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 // Request i carries samples (i*batch_size + k) mod samples.size(); samples must be non-empty
 // and reference.answers must cover the ones that are checked.
 RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vector<Sample>& samples,
-                   const Reference& reference, const RunSpec& spec, const ProgressFn& progress = {});
+                   const Reference& reference, const RunSpec& spec,
+                   const ProgressFn& progress = {});
 
 }  // namespace onepass::bench

@@ -22,7 +22,8 @@ struct Endpoint {
   json doc;
 };
 
-std::optional<double> number_at(const json& run, const std::string& key, const std::string& sub = {}) {
+std::optional<double> number_at(const json& run, const std::string& key,
+                                const std::string& sub = {}) {
   const json* v = &run;
   if (!v->contains(key)) return std::nullopt;
   v = &(*v)[key];
@@ -86,12 +87,12 @@ std::string runs_table(const Endpoint& e) {
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}"
         "</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
-        cell(r["kind"]), cell(r["batch_size"]), cell(r["concurrency"]), cell(r["request_rate"], "{:.1f}"),
-        cell(r["achieved_rate"], "{:.1f}"), cell(r["requests_per_s"], "{:.1f}"),
-        cell(r["samples_per_s"], "{:.1f}"), cell(l["mean"]), cell(l["p50"]), cell(l["p90"]),
-        cell(l["p95"]), cell(l["p99"]), cell(l["max"]), cell(r["errors"]["total"]),
-        cell(r["mismatches"]), cell(r["verified"]), cell(r["accuracy"], "{:.3f}"),
-        cell(r["batch_efficiency"], "{:.3f}"));
+        cell(r["kind"]), cell(r["batch_size"]), cell(r["concurrency"]),
+        cell(r["request_rate"], "{:.1f}"), cell(r["achieved_rate"], "{:.1f}"),
+        cell(r["requests_per_s"], "{:.1f}"), cell(r["samples_per_s"], "{:.1f}"), cell(l["mean"]),
+        cell(l["p50"]), cell(l["p90"]), cell(l["p95"]), cell(l["p99"]), cell(l["max"]),
+        cell(r["errors"]["total"]), cell(r["mismatches"]), cell(r["verified"]),
+        cell(r["accuracy"], "{:.3f}"), cell(r["batch_efficiency"], "{:.3f}"));
   }
   return html + "</table>\n";
 }
@@ -103,7 +104,8 @@ std::string render_report(const std::vector<std::pair<std::string, json>>& resul
   std::set<std::string> names;
   std::string agreement;
   for (const auto& [label, doc] : results) {
-    if (!doc.is_object() || doc.value("schema", "") != kResultSchema || !doc.contains("endpoints")) {
+    if (!doc.is_object() || doc.value("schema", "") != kResultSchema ||
+        !doc.contains("endpoints")) {
       throw Error(ErrorKind::kInvalidInput, label + " is not an onepass bench result");
     }
     for (const auto& e : doc["endpoints"]) {
@@ -116,11 +118,11 @@ std::string render_report(const std::vector<std::pair<std::string, json>>& resul
       endpoints.push_back({name, e});
     }
     for (const auto& a : doc.value("agreement", json::array())) {
-      agreement += fmt::format("<li>{} vs {}: {} of {} samples agree ({})</li>\n",
-                               html_escape(a.value("a", "")), html_escape(a.value("b", "")),
-                               cell(a["agreeing"]), cell(a["compared"]),
-                               a["rate"].is_number() ? fmt::format("{:.1f}%", a["rate"].get<double>() * 100)
-                                                     : std::string("-"));
+      agreement += fmt::format(
+          "<li>{} vs {}: {} of {} samples agree ({})</li>\n", html_escape(a.value("a", "")),
+          html_escape(a.value("b", "")), cell(a["agreeing"]), cell(a["compared"]),
+          a["rate"].is_number() ? fmt::format("{:.1f}%", a["rate"].get<double>() * 100)
+                                : std::string("-"));
     }
   }
 
@@ -140,7 +142,8 @@ std::string render_report(const std::vector<std::pair<std::string, json>>& resul
                                  "batch efficiency vs batch size", "batch size",
                                  "samples/s(N) / samples/s(1) / N");
   if (!efficiency.series.empty()) charts += render_svg(efficiency);
-  if (charts.empty()) charts = "<p>No sweep in these results: run with --sweep-batch or --sweep-concurrency.</p>\n";
+  if (charts.empty())
+    charts = "<p>No sweep in these results: run with --sweep-batch or --sweep-concurrency.</p>\n";
 
   std::string tables;
   for (const auto& e : endpoints) tables += runs_table(e);

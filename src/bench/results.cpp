@@ -46,7 +46,11 @@ json run_json(const RunResult& r) {
           {"samples_per_s", r.samples_per_s},
           {"achieved_rate", r.achieved_rate},
           {"latency_ms",
-           {{"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p95", l.p95}, {"p99", l.p99},
+           {{"mean", l.mean},
+            {"p50", l.p50},
+            {"p90", l.p90},
+            {"p95", l.p95},
+            {"p99", l.p99},
             {"max", l.max}}},
           {"errors", errors_json(r.errors)},
           {"verified", r.verified},
@@ -98,8 +102,11 @@ json to_json(const BenchResult& result) {
   }
   json agreement = json::array();
   for (const auto& a : result.agreement) {
-    agreement.push_back({{"a", a.a}, {"b", a.b}, {"compared", a.compared},
-                         {"agreeing", a.agreeing}, {"rate", optional_number(a.rate())}});
+    agreement.push_back({{"a", a.a},
+                         {"b", a.b},
+                         {"compared", a.compared},
+                         {"agreeing", a.agreeing},
+                         {"rate", optional_number(a.rate())}});
   }
   return {{"schema", kResultSchema},
           {"workload",
@@ -126,21 +133,23 @@ void print_tables(const BenchResult& result, std::FILE* out) {
     std::size_t answered = 0;
     for (const auto& a : e.reference.answers) answered += a.has_value();
     fmt::print(out, "\n== {} ({} dialect, {}) task {}: reference {}/{} answered, accuracy {}\n",
-               e.spec.name, e.spec.dialect, e.spec.url, task_name(e.reference.answered_task()), answered,
-               e.reference.answers.size(), percent(e.reference.accuracy()));
+               e.spec.name, e.spec.dialect, e.spec.url, task_name(e.reference.answered_task()),
+               answered, e.reference.answers.size(), percent(e.reference.accuracy()));
     std::string kind;
     for (const auto& r : e.runs) {
       if (r.spec.kind != kind) {
         kind = r.spec.kind;
         fmt::print(out, "{} run{}\n", kind, kind == "single" ? "" : "s (sweep)");
-        fmt::print(out, "{:>5} {:>5} {:>8} {:>8} {:>9} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} "
-                        "{:>6} {:>9} {:>7} {:>8}\n",
+        fmt::print(out,
+                   "{:>5} {:>5} {:>8} {:>8} {:>9} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} "
+                   "{:>6} {:>9} {:>7} {:>8}\n",
                    "batch", "conc", "rate", "achieved", "req/s", "samples/s", "mean ms", "p50",
                    "p90", "p95", "p99", "max", "errors", "mismatch", "acc", "eff");
       }
       const auto& l = r.latency_ms;
-      fmt::print(out, "{:>5} {:>5} {:>8} {:>8.1f} {:>9.1f} {:>10.1f} {:>8.2f} {:>8.2f} {:>8.2f} "
-                      "{:>8.2f} {:>8.2f} {:>8.2f} {:>6} {:>9} {:>7} {:>8}\n",
+      fmt::print(out,
+                 "{:>5} {:>5} {:>8} {:>8.1f} {:>9.1f} {:>10.1f} {:>8.2f} {:>8.2f} {:>8.2f} "
+                 "{:>8.2f} {:>8.2f} {:>8.2f} {:>6} {:>9} {:>7} {:>8}\n",
                  r.spec.batch_size, r.spec.concurrency, rate_text(r.spec.arrivals.request_rate),
                  r.achieved_rate, r.requests_per_s, r.samples_per_s, l.mean, l.p50, l.p90, l.p95,
                  l.p99, l.max, error_summary(r.errors),
@@ -150,13 +159,15 @@ void print_tables(const BenchResult& result, std::FILE* out) {
   }
   if (!result.agreement.empty()) fmt::print(out, "\n");
   for (const auto& a : result.agreement) {
-    fmt::print(out, "agreement {} vs {}: {} of {} samples ({})\n", a.a, a.b, a.agreeing,
-               a.compared, percent(a.rate()));
+    fmt::print(out, "agreement {} vs {}: {} of {} samples ({})\n", a.a, a.b, a.agreeing, a.compared,
+               percent(a.rate()));
   }
   const std::size_t mismatches = result.mismatches();
   if (mismatches > 0) {
-    fmt::print(out, "\nCONTENT VERIFICATION FAILED: {} answers differ from the same input's "
-                    "single-request answer\n", mismatches);
+    fmt::print(out,
+               "\nCONTENT VERIFICATION FAILED: {} answers differ from the same input's "
+               "single-request answer\n",
+               mismatches);
   }
 }
 

@@ -2,9 +2,8 @@
 // and as readable tables for stdout.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "bench/bench.h"
 

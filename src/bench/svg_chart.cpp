@@ -26,11 +26,20 @@ std::string html_escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -58,7 +67,8 @@ std::string render_svg(const Chart& chart) {
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   const std::size_t n = chart.x_ticks.size();
   auto x_at = [&](std::size_t i) {
-    return kLeft + (n <= 1 ? plot_w / 2 : plot_w * static_cast<double>(i) / static_cast<double>(n - 1));
+    return kLeft +
+           (n <= 1 ? plot_w / 2 : plot_w * static_cast<double>(i) / static_cast<double>(n - 1));
   };
   auto y_at = [&](double v) { return kTop + plot_h * (1 - v / top); };
 
@@ -69,9 +79,10 @@ std::string render_svg(const Chart& chart) {
   svg += fmt::format("<text x=\"{}\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
                      kLeft, html_escape(chart.title));
   for (double v = 0; v <= top + step / 2; v += step) {
-    svg += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
-                       kLeft, kLeft + plot_w, y_at(v), y_at(v), kLeft - 6, y_at(v) + 4, number(v));
+    svg += fmt::format(
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
+        kLeft, kLeft + plot_w, y_at(v), y_at(v), kLeft - 6, y_at(v) + 4, number(v));
   }
   for (std::size_t i = 0; i < n; ++i) {
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x_at(i),
@@ -81,8 +92,10 @@ std::string render_svg(const Chart& chart) {
                      kLeft + plot_w, kTop + plot_h, kTop + plot_h);
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      kLeft + plot_w / 2, kHeight - 8, html_escape(chart.x_label));
-  svg += fmt::format("<text transform=\"translate(14,{:.1f}) rotate(-90)\" text-anchor=\"middle\">"
-                     "{}</text>\n", kTop + plot_h / 2, html_escape(chart.y_label));
+  svg += fmt::format(
+      "<text transform=\"translate(14,{:.1f}) rotate(-90)\" text-anchor=\"middle\">"
+      "{}</text>\n",
+      kTop + plot_h / 2, html_escape(chart.y_label));
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     const auto& series = chart.series[s];
     const char* color = kColors[s % std::size(kColors)];
@@ -90,19 +103,21 @@ std::string render_svg(const Chart& chart) {
     for (std::size_t i = 0; i < n && i < series.y.size(); ++i) {
       if (!series.y[i]) continue;
       points += fmt::format("{:.1f},{:.1f} ", x_at(i), y_at(*series.y[i]));
-      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\">"
-                         "<title>{}: {}</title></circle>\n",
-                         x_at(i), y_at(*series.y[i]), color, html_escape(series.name),
-                         number(*series.y[i]));
+      svg += fmt::format(
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\">"
+          "<title>{}: {}</title></circle>\n",
+          x_at(i), y_at(*series.y[i]), color, html_escape(series.name), number(*series.y[i]));
     }
-    svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>\n",
-                       color, series.dashed ? " stroke-dasharray=\"5,3\"" : "", points);
+    svg +=
+        fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>\n",
+                    color, series.dashed ? " stroke-dasharray=\"5,3\"" : "", points);
     const double ly = kTop + 8 + 16 * static_cast<double>(s);
-    svg += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                       "stroke-width=\"2\"{}/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                       kLeft + plot_w + 10, kLeft + plot_w + 28, ly, ly, color,
-                       series.dashed ? " stroke-dasharray=\"5,3\"" : "", kLeft + plot_w + 32,
-                       ly + 4, html_escape(series.name));
+    svg += fmt::format(
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" "
+        "stroke-width=\"2\"{}/><text x=\"{}\" y=\"{}\">{}</text>\n",
+        kLeft + plot_w + 10, kLeft + plot_w + 28, ly, ly, color,
+        series.dashed ? " stroke-dasharray=\"5,3\"" : "", kLeft + plot_w + 32, ly + 4,
+        html_escape(series.name));
   }
   svg += "</svg>\n";
   return svg;

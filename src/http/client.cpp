@@ -1,5 +1,6 @@
 #include "http/client.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -11,7 +12,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 
 namespace onepass::http {
 namespace {
@@ -30,7 +30,8 @@ bool iequals(std::string_view a, std::string_view b) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -56,10 +57,14 @@ void wait_for(int fd, short events, Clock::time_point deadline) {
 
 const char* transport_failure_name(TransportFailure failure) {
   switch (failure) {
-    case TransportFailure::kConnect: return "connect";
-    case TransportFailure::kTimeout: return "timeout";
-    case TransportFailure::kIo: return "io";
-    case TransportFailure::kProtocol: return "protocol";
+    case TransportFailure::kConnect:
+      return "connect";
+    case TransportFailure::kTimeout:
+      return "timeout";
+    case TransportFailure::kIo:
+      return "io";
+    case TransportFailure::kProtocol:
+      return "protocol";
   }
   return "unknown";
 }
@@ -67,8 +72,9 @@ const char* transport_failure_name(TransportFailure failure) {
 Url Url::parse(std::string_view text) {
   constexpr std::string_view kScheme = "http://";
   if (text.substr(0, kScheme.size()) != kScheme) {
-    throw Error(ErrorKind::kInvalidArgument,
-                "endpoint '" + std::string(text) + "' must start with http:// (TLS is not supported)");
+    throw Error(
+        ErrorKind::kInvalidArgument,
+        "endpoint '" + std::string(text) + "' must start with http:// (TLS is not supported)");
   }
   text.remove_prefix(kScheme.size());
   const std::size_t slash = text.find('/');
@@ -127,8 +133,8 @@ void Connection::connect() {
   }
   std::string why = "connection refused";
   for (addrinfo* ai = found; ai != nullptr && fd_ < 0; ai = ai->ai_next) {
-    const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                            ai->ai_protocol);
+    const int fd =
+        ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
     if (fd < 0) continue;
     int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {

@@ -46,7 +46,7 @@ using Handler = std::function<void(Request, Respond)>;
 
 // Builds the body of an error the transport itself decides (413, 431, 400 framing, 503 while
 // draining) so that each route keeps its dialect's error shape. `target` may be partial.
-using ErrorResponder = std::function<Response(int status, std::string_view target,
-                                              std::string_view message)>;
+using ErrorResponder =
+    std::function<Response(int status, std::string_view target, std::string_view message)>;
 
 }  // namespace onepass::http

@@ -12,7 +12,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-
 #include <csignal>
 #include <cstdlib>
 #include <optional>
@@ -96,10 +95,9 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     wire::limit_parser(*parser_, options());
     stream_.expires_after(options().header_timeout);
-    bhttp::async_read_header(stream_, buffer_, *parser_,
-                             [self = shared_from_this()](error_code ec, std::size_t) {
-                               self->on_header(ec);
-                             });
+    bhttp::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
   }
 
   void on_header(error_code ec) {
@@ -149,10 +147,9 @@ class Session : public std::enable_shared_from_this<Session> {
     auto once = std::make_shared<std::atomic<bool>>(false);
     Respond respond = [self = shared_from_this(), once](Response response) {
       if (once->exchange(true)) return;
-      asio::post(self->stream_.get_executor(),
-                 [self, response = std::move(response)]() mutable {
-                   self->write(std::move(response), true);
-                 });
+      asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->write(std::move(response), true);
+      });
     };
     const std::string target = request.target;
     try {
@@ -239,7 +236,8 @@ void Server::State::do_accept() {
         }
         // Out of descriptors and the like: back off instead of spinning.
         auto timer = std::make_shared<asio::steady_timer>(ioc, std::chrono::milliseconds(50));
-        timer->async_wait(asio::bind_executor(accept_strand, [this, timer](error_code) { do_accept(); }));
+        timer->async_wait(
+            asio::bind_executor(accept_strand, [this, timer](error_code) { do_accept(); }));
       }));
 }
 
@@ -307,8 +305,7 @@ void Server::listen() {
   if (!ec) st.bound = st.acceptor.local_endpoint(ec);
   if (ec)
     throw Error(ErrorKind::kUnavailable, "cannot listen on " + st.options.host + ":" +
-                                             std::to_string(st.options.port) + ": " +
-                                             ec.message());
+                                             std::to_string(st.options.port) + ": " + ec.message());
 }
 
 std::uint16_t Server::port() const { return state_->bound.port(); }

@@ -34,8 +34,7 @@ std::optional<Refusal> check_header(const RequestParser& parser, const ServerOpt
   if (count > options.max_header_count) return Refusal{431, "too many header fields"};
   // Beast already refuses a Content-Length above body_limit while parsing the header; this
   // keeps the rule explicit should that ever change.
-  if (const auto length = parser.content_length();
-      length && *length > options.payload_limit_bytes)
+  if (const auto length = parser.content_length(); length && *length > options.payload_limit_bytes)
     return Refusal{413, "request body is larger than the payload limit"};
   return std::nullopt;
 }

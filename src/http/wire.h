@@ -7,7 +7,6 @@
 #pragma once
 
 #include <boost/beast/http.hpp>
-
 #include <chrono>
 #include <optional>
 #include <string>

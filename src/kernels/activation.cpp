@@ -8,7 +8,8 @@ namespace onepass::kernels {
 
 Activation activation_from_hf(std::string_view name) {
   if (name == "gelu") return Activation::kGeluErf;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::kGeluTanh;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
+    return Activation::kGeluTanh;
   if (name == "quick_gelu") return Activation::kQuickGelu;
   if (name == "relu") return Activation::kRelu;
   if (name == "silu" || name == "swish") return Activation::kSilu;
@@ -22,13 +23,20 @@ Activation activation_from_hf(std::string_view name) {
 
 const char* activation_name(Activation act) {
   switch (act) {
-    case Activation::kIdentity: return "linear";
-    case Activation::kGeluErf: return "gelu";
-    case Activation::kGeluTanh: return "gelu_new";
-    case Activation::kQuickGelu: return "quick_gelu";
-    case Activation::kRelu: return "relu";
-    case Activation::kSilu: return "silu";
-    case Activation::kTanh: return "tanh";
+    case Activation::kIdentity:
+      return "linear";
+    case Activation::kGeluErf:
+      return "gelu";
+    case Activation::kGeluTanh:
+      return "gelu_new";
+    case Activation::kQuickGelu:
+      return "quick_gelu";
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kSilu:
+      return "silu";
+    case Activation::kTanh:
+      return "tanh";
   }
   return "?";
 }

@@ -6,13 +6,13 @@
 namespace onepass::kernels {
 
 enum class Activation {
-  kIdentity,  // "linear"
-  kGeluErf,   // "gelu": x * 0.5 * (1 + erf(x / sqrt(2))), exact (transformers' GELUActivation)
-  kGeluTanh,  // "gelu_new", "gelu_pytorch_tanh", "gelu_fast": the tanh approximation
-  kQuickGelu, // "quick_gelu": x * sigmoid(1.702 x)
-  kRelu,      // "relu"
-  kSilu,      // "silu", "swish"
-  kTanh,      // "tanh"
+  kIdentity,   // "linear"
+  kGeluErf,    // "gelu": x * 0.5 * (1 + erf(x / sqrt(2))), exact (transformers' GELUActivation)
+  kGeluTanh,   // "gelu_new", "gelu_pytorch_tanh", "gelu_fast": the tanh approximation
+  kQuickGelu,  // "quick_gelu": x * sigmoid(1.702 x)
+  kRelu,       // "relu"
+  kSilu,       // "silu", "swish"
+  kTanh,       // "tanh"
 };
 
 // Throws onepass::Error(kUnsupported) naming the value for anything else.

@@ -1,9 +1,9 @@
 #include "kernels/attention.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <vector>
-
-#include <omp.h>
 
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
@@ -13,7 +13,8 @@ namespace onepass::kernels {
 
 std::size_t self_attention_scratch_floats(const std::size_t* offsets, std::size_t num_seqs) {
   std::size_t longest = 0;
-  for (std::size_t s = 0; s < num_seqs; ++s) longest = std::max(longest, offsets[s + 1] - offsets[s]);
+  for (std::size_t s = 0; s < num_seqs; ++s)
+    longest = std::max(longest, offsets[s + 1] - offsets[s]);
   return static_cast<std::size_t>(std::max(1, omp_get_max_threads())) * longest * longest;
 }
 
@@ -26,7 +27,8 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
   const std::int64_t ld = shape.ld_qkv;
   std::int64_t longest = 0;
   for (std::size_t s = 0; s < num_seqs; ++s) {
-    longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(offsets[s + 1] - offsets[s]));
+    longest =
+        std::max<std::int64_t>(longest, static_cast<std::int64_t>(offsets[s + 1] - offsets[s]));
   }
   const int threads = std::max(1, omp_get_max_threads());
   // One [longest, longest] score matrix per thread; the row stride is the sequence's own length.
@@ -41,7 +43,8 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
     const auto begin = static_cast<std::int64_t>(offsets[s]);
     const std::int64_t len = static_cast<std::int64_t>(offsets[s + 1]) - begin;
     if (len == 0) continue;
-    float* scores = scores_all + static_cast<std::int64_t>(omp_get_thread_num()) * longest * longest;
+    float* scores =
+        scores_all + static_cast<std::int64_t>(omp_get_thread_num()) * longest * longest;
     const float* qh = q + begin * ld + h * d;
     const float* kh = k + begin * ld + h * d;
     const float* vh = v + begin * ld + h * d;

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 
-
 namespace onepass::kernels {
 
 struct AttentionShape {

@@ -22,13 +22,15 @@ constexpr std::int64_t kActivateBlock = 4096;
 
 // Each row's sums run in a fixed order that depends only on the row length, so a row's result
 // never depends on its neighbours (batch invariance).
-void layer_norm_row(float* row, std::int64_t cols, const float* gamma, const float* beta, float eps) {
+void layer_norm_row(float* row, std::int64_t cols, const float* gamma, const float* beta,
+                    float eps) {
   const float n = static_cast<float>(cols);
   std::int64_t c = 0;
 #if defined(__AVX512F__)
   __m512 vsum = _mm512_setzero_ps();
   for (; c + 16 <= cols; c += 16) vsum = _mm512_add_ps(vsum, _mm512_loadu_ps(row + c));
-  if (c < cols) vsum = _mm512_add_ps(vsum, _mm512_maskz_loadu_ps(vec::tail_mask(cols - c), row + c));
+  if (c < cols)
+    vsum = _mm512_add_ps(vsum, _mm512_maskz_loadu_ps(vec::tail_mask(cols - c), row + c));
   const float mean = vec::reduce_add(vsum) / n;
   const __m512 vmean = _mm512_set1_ps(mean);
   __m512 vsq = _mm512_setzero_ps();
@@ -44,13 +46,15 @@ void layer_norm_row(float* row, std::int64_t cols, const float* gamma, const flo
   const __m512 vinv = _mm512_set1_ps(1.0f / std::sqrt(vec::reduce_add(vsq) / n + eps));
   for (c = 0; c + 16 <= cols; c += 16) {
     const __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + c), vmean), vinv);
-    _mm512_storeu_ps(row + c, _mm512_fmadd_ps(d, _mm512_loadu_ps(gamma + c), _mm512_loadu_ps(beta + c)));
+    _mm512_storeu_ps(row + c,
+                     _mm512_fmadd_ps(d, _mm512_loadu_ps(gamma + c), _mm512_loadu_ps(beta + c)));
   }
   if (c < cols) {
     const __mmask16 m = vec::tail_mask(cols - c);
     const __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, row + c), vmean), vinv);
     _mm512_mask_storeu_ps(row + c, m,
-                          _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(m, gamma + c), _mm512_maskz_loadu_ps(m, beta + c)));
+                          _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(m, gamma + c),
+                                          _mm512_maskz_loadu_ps(m, beta + c)));
   }
 #else
   float sum = 0.0f;
@@ -87,8 +91,10 @@ void softmax_row_impl(float* row, std::int64_t cols) {
     vsum = _mm512_mask_add_ps(vsum, tail, vsum, e);
   }
   const __m512 inv = _mm512_set1_ps(1.0f / vec::reduce_add(vsum));
-  for (c = 0; c < full; c += 16) _mm512_storeu_ps(row + c, _mm512_mul_ps(_mm512_loadu_ps(row + c), inv));
-  if (tail != 0) _mm512_mask_storeu_ps(row + c, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, row + c), inv));
+  for (c = 0; c < full; c += 16)
+    _mm512_storeu_ps(row + c, _mm512_mul_ps(_mm512_loadu_ps(row + c), inv));
+  if (tail != 0)
+    _mm512_mask_storeu_ps(row + c, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, row + c), inv));
 #else
   float max = row[0];
   for (std::int64_t c = 1; c < cols; ++c) max = std::max(max, row[c]);
@@ -118,8 +124,8 @@ void activate_block(float* x, std::int64_t n) {
 
 }  // namespace
 
-void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma, const float* beta,
-                float eps) {
+void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma,
+                const float* beta, float eps) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
   for (std::int64_t r = 0; r < rows; ++r) layer_norm_row(x + r * cols, cols, gamma, beta, eps);
 }

@@ -11,8 +11,8 @@ namespace onepass::kernels {
 
 // x[rows, cols] normalised in place per row: (x - mean) / sqrt(var + eps) * gamma + beta, with
 // the biased variance (torch.nn.LayerNorm).
-void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma, const float* beta,
-                float eps);
+void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma,
+                const float* beta, float eps);
 
 // x[n] = act(x[n]) in place.
 void activate(float* x, std::int64_t n, Activation act);

@@ -34,8 +34,8 @@ class Linear {
   Linear();
   // weight: [out_features, in_features]; bias: [out_features] or null. ldx: row stride of the
   // inputs this Linear will read (0: in_features, i.e. contiguous rows).
-  Linear(const float* weight, const float* bias, std::int64_t out_features, std::int64_t in_features,
-         Activation act = Activation::kIdentity, std::int64_t ldx = 0,
+  Linear(const float* weight, const float* bias, std::int64_t out_features,
+         std::int64_t in_features, Activation act = Activation::kIdentity, std::int64_t ldx = 0,
          MatmulPrecision precision = MatmulPrecision::kFp32);
   ~Linear();
   Linear(Linear&&) noexcept;

@@ -23,8 +23,9 @@ constexpr std::int64_t kParallelMinElements = 1 << 14;
 std::uint16_t float_to_bf16(float f) {
   std::uint32_t bits = 0;
   std::memcpy(&bits, &f, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<std::uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);                      // round to nearest even
   return static_cast<std::uint16_t>(bits >> 16);
 }
 
@@ -51,15 +52,18 @@ void row_min_max(const float* x, std::int64_t n, float& lo, float& hi) {
 // One row of the int8 Linear's epilogue in a single pass over the s32 accumulators:
 // y (+)= act(sa · sw[c] · (acc[c] − za · Σk qw[c, k]) + b[c]).
 template <Activation kAct, bool kBias, bool kAccumulate>
-void dequantize_row(const std::int32_t* a, std::int64_t cols, float sa, std::int32_t za, const float* col_scales,
-                    const std::int32_t* col_sums, const float* bias, float* dst) {
+void dequantize_row(const std::int32_t* a, std::int64_t cols, float sa, std::int32_t za,
+                    const float* col_scales, const std::int32_t* col_sums, const float* bias,
+                    float* dst) {
 #if defined(__AVX512F__)
   const __m512i vza = _mm512_set1_epi32(za);
   const __m512 vsa = _mm512_set1_ps(sa);
   auto lanes = [&](std::int64_t c, __mmask16 m) {
     const __m512i centred =
-        _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, a + c), _mm512_mullo_epi32(vza, _mm512_maskz_loadu_epi32(m, col_sums + c)));
-    __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(centred), _mm512_mul_ps(vsa, _mm512_maskz_loadu_ps(m, col_scales + c)));
+        _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, a + c),
+                         _mm512_mullo_epi32(vza, _mm512_maskz_loadu_epi32(m, col_sums + c)));
+    __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(centred),
+                             _mm512_mul_ps(vsa, _mm512_maskz_loadu_ps(m, col_scales + c)));
     if constexpr (kBias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias + c));
     v = vec::activate<kAct>(v);
     if constexpr (kAccumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, dst + c), v);
@@ -104,8 +108,8 @@ void convert_rows_to_bf16(const float* x, std::int64_t rows, std::int64_t cols, 
   }
 }
 
-void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx, std::uint8_t* q,
-                      float* scales, std::int32_t* zero_points) {
+void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
+                      std::uint8_t* q, float* scales, std::int32_t* zero_points) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* src = x + r * ldx;
@@ -113,7 +117,8 @@ void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std:
     float lo = 0.0f, hi = 0.0f;
     row_min_max(src, cols, lo, hi);
     float scale = (hi - lo) / 255.0f;
-    if (!(scale > 0.0f) || !std::isfinite(scale)) scale = 1.0f;  // all zeros (or a NaN row: stays NaN below)
+    if (!(scale > 0.0f) || !std::isfinite(scale))
+      scale = 1.0f;  // all zeros (or a NaN row: stays NaN below)
     const float zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
     const float inv = 1.0f / scale;
     scales[r] = scale;
@@ -136,8 +141,8 @@ void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std:
   }
 }
 
-void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, float scale_multiplier, std::int8_t* q,
-                         float* scales, std::int32_t* col_sums) {
+void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, float scale_multiplier,
+                         std::int8_t* q, float* scales, std::int32_t* col_sums) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < out; ++c) {
     const float* row = w + c * in;
@@ -148,7 +153,8 @@ void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, floa
     // Whole rows at 16 lanes (int8 load time went to this scalar loop); same rounding (nearest
     // even) and clamping as the scalar tail, so the result does not depend on the path.
     __m512 vamax = _mm512_setzero_ps();
-    for (; k + 16 <= in; k += 16) vamax = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(row + k)), vamax);
+    for (; k + 16 <= in; k += 16)
+      vamax = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(row + k)), vamax);
     amax = _mm512_reduce_max_ps(vamax);
 #endif
     for (; k < in; ++k) amax = std::max(amax, std::fabs(row[k]));
@@ -158,7 +164,8 @@ void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, floa
     std::int32_t sum = 0;
     k = 0;
 #if defined(__AVX512F__)
-    const __m512 vinv = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+    const __m512 vinv = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-127.0f),
+                 hi = _mm512_set1_ps(127.0f);
     __m512i vsum = _mm512_setzero_si512();
     for (; k + 16 <= in; k += 16) {
       __m512 v = _mm512_roundscale_ps(_mm512_mul_ps(_mm512_loadu_ps(row + k), vinv),
@@ -180,9 +187,10 @@ void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, floa
   }
 }
 
-void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t cols, const float* row_scales,
-                     const std::int32_t* zero_points, const float* col_scales, const std::int32_t* col_sums,
-                     const float* bias, Activation act, float* y, bool accumulate) {
+void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t cols,
+                     const float* row_scales, const std::int32_t* zero_points,
+                     const float* col_scales, const std::int32_t* col_sums, const float* bias,
+                     Activation act, float* y, bool accumulate) {
   // One switch per call; inside, every row runs a loop with no branches.
   vec::with_activation(act, [&](auto kind) {
     constexpr Activation kAct = decltype(kind)::value;
@@ -190,7 +198,8 @@ void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t co
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
       for (std::int64_t r = 0; r < rows; ++r) {
         dequantize_row<kAct, decltype(with_bias)::value, decltype(with_accumulate)::value>(
-            acc + r * cols, cols, row_scales[r], zero_points[r], col_scales, col_sums, bias, y + r * cols);
+            acc + r * cols, cols, row_scales[r], zero_points[r], col_scales, col_sums, bias,
+            y + r * cols);
       }
     };
     using Yes = std::true_type;

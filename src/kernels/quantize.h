@@ -25,21 +25,22 @@ float bf16_to_float(std::uint16_t bits);
 
 // Per-row asymmetric u8 quantization of x[rows, cols] (row stride ldx) into q (contiguous);
 // scales[r] and zero_points[r] as in the scheme above. A row of zeros gets scale 1, zero point 0.
-void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx, std::uint8_t* q,
-                      float* scales, std::int32_t* zero_points);
+void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
+                      std::uint8_t* q, float* scales, std::int32_t* zero_points);
 
 // Per-output-channel symmetric s8 quantization of w[out, in] (PyTorch layout) into q[out, in];
 // scales[c] = max|w[c, :]| / 127 × scale_multiplier (1 in production; tests pass a wrong one to
 // prove the accuracy gate catches it); col_sums[c] = Σk q[c, k] (the zero-point correction).
-void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, float scale_multiplier, std::int8_t* q,
-                         float* scales, std::int32_t* col_sums);
+void quantize_weights_s8(const float* w, std::int64_t out, std::int64_t in, float scale_multiplier,
+                         std::int8_t* q, float* scales, std::int32_t* col_sums);
 
 // The int8 Linear's whole epilogue in one pass:
 // y[r, c] (+)= act(sa[r] · sw[c] · (acc[r, c] − za[r] · col_sums[c]) + bias[c]) (bias may be
 // null; with accumulate the activation comes before the residual add, as in nn.Linear + add).
 // acc and y are contiguous [rows, cols] and distinct.
-void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t cols, const float* row_scales,
-                     const std::int32_t* zero_points, const float* col_scales, const std::int32_t* col_sums,
-                     const float* bias, Activation act, float* y, bool accumulate);
+void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t cols,
+                     const float* row_scales, const std::int32_t* zero_points,
+                     const float* col_scales, const std::int32_t* col_sums, const float* bias,
+                     Activation act, float* y, bool accumulate);
 
 }  // namespace onepass::kernels

@@ -23,8 +23,8 @@ constexpr int kRows = 6;
 
 // C[R, n] = alpha · A[R, k] · B[k, n] (B row-major, stride ldb), 32 columns at a time.
 template <int R>
-void row_block(std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, const float* b,
-               std::int64_t ldb, float* c, std::int64_t ldc) {
+void row_block(std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda,
+               const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
   const __m512 valpha = _mm512_set1_ps(alpha);
   for (std::int64_t j = 0; j < n; j += 32) {
     const __mmask16 m0 = vec::lane_mask(n - j), m1 = vec::lane_mask(n - j - 16);
@@ -44,7 +44,8 @@ void row_block(std::int64_t n, std::int64_t k, float alpha, const float* a, std:
     } else {  // 16 columns or fewer left: half the work
       for (std::int64_t p = 0; p < k; ++p) {
         const __m512 b0 = _mm512_maskz_loadu_ps(m0, bj + p * ldb);
-        for (int r = 0; r < R; ++r) acc0[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + p]), b0, acc0[r]);
+        for (int r = 0; r < R; ++r)
+          acc0[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + p]), b0, acc0[r]);
       }
     }
     for (int r = 0; r < R; ++r) {
@@ -56,7 +57,8 @@ void row_block(std::int64_t n, std::int64_t k, float alpha, const float* a, std:
 
 template <int R>
 void rows_remainder(std::int64_t rows, std::int64_t n, std::int64_t k, float alpha, const float* a,
-                    std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+                    std::int64_t lda, const float* b, std::int64_t ldb, float* c,
+                    std::int64_t ldc) {
   if constexpr (R > 0) {
     if (rows == R) return row_block<R>(n, k, alpha, a, lda, b, ldb, c, ldc);
     rows_remainder<R - 1>(rows, n, k, alpha, a, lda, b, ldb, c, ldc);
@@ -88,7 +90,8 @@ void transpose_8x8(const float* src, std::int64_t ld, float* dst, std::int64_t l
 void transpose(const float* src, std::int64_t ld, std::int64_t n, std::int64_t k, float* dst) {
   const std::int64_t n8 = n - n % 8, k8 = k - k % 8;
   for (std::int64_t j = 0; j < n8; j += 8)
-    for (std::int64_t p = 0; p < k8; p += 8) transpose_8x8(src + j * ld + p, ld, dst + p * n + j, n);
+    for (std::int64_t p = 0; p < k8; p += 8)
+      transpose_8x8(src + j * ld + p, ld, dst + p * n + j, n);
   for (std::int64_t j = 0; j < n; ++j) {
     const std::int64_t p_begin = j < n8 ? k8 : 0;  // full tiles covered [0, k8) of these rows
     for (std::int64_t p = p_begin; p < k; ++p) dst[p * n + j] = src[j * ld + p];
@@ -98,23 +101,27 @@ void transpose(const float* src, std::int64_t ld, std::int64_t n, std::int64_t k
 }  // namespace
 #endif  // __AVX512F__
 
-bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-                std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
+                std::int64_t ldc) {
 #if defined(__AVX512F__)
   if (m <= 0 || n <= 0) return true;
   if (trans_b) {
     thread_local std::vector<float> packed;
-    if (packed.size() < static_cast<std::size_t>(n * k)) packed.resize(static_cast<std::size_t>(n * k));
+    if (packed.size() < static_cast<std::size_t>(n * k))
+      packed.resize(static_cast<std::size_t>(n * k));
     transpose(b, ldb, n, k, packed.data());
     b = packed.data();
     ldb = n;
   }
   std::int64_t i = 0;
-  for (; i + kRows <= m; i += kRows) row_block<kRows>(n, k, alpha, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
+  for (; i + kRows <= m; i += kRows)
+    row_block<kRows>(n, k, alpha, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
   rows_remainder<kRows - 1>(m - i, n, k, alpha, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
   return true;
 #else
-  (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)c, (void)ldc;
+  (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb,
+      (void)c, (void)ldc;
   return false;
 #endif
 }

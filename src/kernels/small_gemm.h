@@ -15,7 +15,8 @@ namespace onepass::kernels {
 // C[m, n] = alpha · A[m, k] · op(B) with op(B) = B[k, n] (trans_b false) or B[n, k]ᵀ (true);
 // row-major with row strides lda, ldb, ldc. Returns false (nothing written) where this build
 // lacks AVX-512, for the caller to fall back.
-bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-                std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
+bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
+                std::int64_t ldc);
 
 }  // namespace onepass::kernels

@@ -28,7 +28,8 @@ void BM_AttentionGemm(benchmark::State& state) {
   const auto ldb = trans_b ? k : n;
   for (auto _ : state) {
     if constexpr (kOnednn) {
-      dnnl_sgemm('N', trans_b ? 'T' : 'N', m, n, k, 1.0f, a.data(), k, b.data(), ldb, 0.0f, c.data(), n);
+      dnnl_sgemm('N', trans_b ? 'T' : 'N', m, n, k, 1.0f, a.data(), k, b.data(), ldb, 0.0f,
+                 c.data(), n);
     } else {
       onepass::kernels::small_gemm(trans_b, m, n, k, 1.0f, a.data(), k, b.data(), ldb, c.data(), n);
     }

@@ -34,14 +34,16 @@ std::int64_t pair_words(std::int64_t k) { return (k + 15) / 16 * 8; }
 void row_to_pairs(const float* src, std::int64_t k, std::uint32_t* dst) {
   for (std::int64_t p = 0; p < k; p += 16) {
     const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(vec::lane_mask(k - p), src + p));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + p / 2), reinterpret_cast<const __m256i&>(h));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + p / 2),
+                        reinterpret_cast<const __m256i&>(h));
   }
 }
 
 // C[R, n] = alpha · A[R, kp pairs] · B[kp pairs, n]; A's rows are lda_words apart.
 template <int R>
-void row_block(std::int64_t n, std::int64_t kp, float alpha, const std::uint32_t* a, std::int64_t lda_words,
-               const std::uint32_t* b, std::int64_t ldp, float* c, std::int64_t ldc) {
+void row_block(std::int64_t n, std::int64_t kp, float alpha, const std::uint32_t* a,
+               std::int64_t lda_words, const std::uint32_t* b, std::int64_t ldp, float* c,
+               std::int64_t ldc) {
   const __m512 valpha = _mm512_set1_ps(alpha);
   for (std::int64_t j = 0; j < n; j += 32) {
     const __mmask16 m0 = vec::lane_mask(n - j), m1 = vec::lane_mask(n - j - 16);
@@ -51,9 +53,11 @@ void row_block(std::int64_t n, std::int64_t kp, float alpha, const std::uint32_t
     if (m1 != 0) {
       for (std::int64_t pp = 0; pp < kp; ++pp) {
         const __m512bh b0 = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi32(m0, bj + pp * ldp));
-        const __m512bh b1 = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi32(m1, bj + pp * ldp + 16));
+        const __m512bh b1 =
+            reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi32(m1, bj + pp * ldp + 16));
         for (int r = 0; r < R; ++r) {
-          const __m512bh av = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(a[r * lda_words + pp])));
+          const __m512bh av = reinterpret_cast<__m512bh>(
+              _mm512_set1_epi32(static_cast<int>(a[r * lda_words + pp])));
           acc0[r] = _mm512_dpbf16_ps(acc0[r], av, b0);
           acc1[r] = _mm512_dpbf16_ps(acc1[r], av, b1);
         }
@@ -62,7 +66,8 @@ void row_block(std::int64_t n, std::int64_t kp, float alpha, const std::uint32_t
       for (std::int64_t pp = 0; pp < kp; ++pp) {
         const __m512bh b0 = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi32(m0, bj + pp * ldp));
         for (int r = 0; r < R; ++r) {
-          const __m512bh av = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(a[r * lda_words + pp])));
+          const __m512bh av = reinterpret_cast<__m512bh>(
+              _mm512_set1_epi32(static_cast<int>(a[r * lda_words + pp])));
           acc0[r] = _mm512_dpbf16_ps(acc0[r], av, b0);
         }
       }
@@ -75,8 +80,9 @@ void row_block(std::int64_t n, std::int64_t kp, float alpha, const std::uint32_t
 }
 
 template <int R>
-void rows_remainder(std::int64_t rows, std::int64_t n, std::int64_t kp, float alpha, const std::uint32_t* a,
-                    std::int64_t lda_words, const std::uint32_t* b, std::int64_t ldp, float* c, std::int64_t ldc) {
+void rows_remainder(std::int64_t rows, std::int64_t n, std::int64_t kp, float alpha,
+                    const std::uint32_t* a, std::int64_t lda_words, const std::uint32_t* b,
+                    std::int64_t ldp, float* c, std::int64_t ldc) {
   if constexpr (R > 0) {
     if (rows == R) return row_block<R>(n, kp, alpha, a, lda_words, b, ldp, c, ldc);
     rows_remainder<R - 1>(rows, n, kp, alpha, a, lda_words, b, ldp, c, ldc);
@@ -87,8 +93,8 @@ void rows_remainder(std::int64_t rows, std::int64_t n, std::int64_t kp, float al
 
 bool has_bf16_gemm() { return true; }
 
-bool pack_bf16_pairs(const float* b, std::int64_t ldb, std::int64_t k, std::int64_t n, std::uint32_t* out,
-                     std::int64_t ldp) {
+bool pack_bf16_pairs(const float* b, std::int64_t ldb, std::int64_t k, std::int64_t n,
+                     std::uint32_t* out, std::int64_t ldp) {
   const std::int64_t kp = bf16_pair_rows(k);
   for (std::int64_t pp = 0; pp < kp; ++pp) {
     const float* even = b + 2 * pp * ldb;
@@ -96,7 +102,8 @@ bool pack_bf16_pairs(const float* b, std::int64_t ldb, std::int64_t k, std::int6
     for (std::int64_t j = 0; j < n; j += 16) {
       const __mmask16 m = vec::lane_mask(n - j);
       const __m512i lo = bf16_lanes(m, even + j);
-      const __m512i hi = odd != nullptr ? _mm512_slli_epi32(bf16_lanes(m, odd + j), 16) : _mm512_setzero_si512();
+      const __m512i hi =
+          odd != nullptr ? _mm512_slli_epi32(bf16_lanes(m, odd + j), 16) : _mm512_setzero_si512();
       _mm512_mask_storeu_epi32(out + pp * ldp + j, m, _mm512_or_si512(lo, hi));
     }
   }
@@ -107,7 +114,8 @@ bool pack_bf16_pairs_transposed(const float* bt, std::int64_t ldbt, std::int64_t
                                 std::uint32_t* out, std::int64_t ldp) {
   const std::int64_t kp = bf16_pair_rows(k);
   thread_local std::vector<std::uint32_t> row;
-  if (row.size() < static_cast<std::size_t>(pair_words(k))) row.resize(static_cast<std::size_t>(pair_words(k)));
+  if (row.size() < static_cast<std::size_t>(pair_words(k)))
+    row.resize(static_cast<std::size_t>(pair_words(k)));
   for (std::int64_t j = 0; j < n; ++j) {
     row_to_pairs(bt + j * ldbt, k, row.data());
     // Word pp of row j goes to pair row pp, column j.
@@ -116,8 +124,9 @@ bool pack_bf16_pairs_transposed(const float* bt, std::int64_t ldbt, std::int64_t
   return true;
 }
 
-bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda,
-                     const std::uint32_t* bp, std::int64_t ldp, float* c, std::int64_t ldc) {
+bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                     std::int64_t lda, const std::uint32_t* bp, std::int64_t ldp, float* c,
+                     std::int64_t ldc) {
   if (m <= 0 || n <= 0) return true;
   const std::int64_t kp = bf16_pair_rows(k);
   // One row block of A at a time as pairs, in a per-thread buffer that grows to the deepest k.
@@ -128,7 +137,8 @@ bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha
   const std::uint32_t* words = pairs.data();
   for (std::int64_t i = 0; i < m; i += kRows) {
     const std::int64_t rows = std::min<std::int64_t>(kRows, m - i);
-    for (std::int64_t r = 0; r < rows; ++r) row_to_pairs(a + (i + r) * lda, k, pairs.data() + r * lda_words);
+    for (std::int64_t r = 0; r < rows; ++r)
+      row_to_pairs(a + (i + r) * lda, k, pairs.data() + r * lda_words);
     if (rows == kRows)
       row_block<kRows>(n, kp, alpha, words, lda_words, bp, ldp, c + i * ldc, ldc);
     else
@@ -137,8 +147,9 @@ bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha
   return true;
 }
 
-bool gemm_bf16(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+bool gemm_bf16(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+               const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
+               std::int64_t ldc) {
   thread_local std::vector<std::uint32_t> packed;
   const auto words = static_cast<std::size_t>(bf16_pair_rows(k) * n);
   if (packed.size() < words) packed.resize(words);
@@ -152,19 +163,20 @@ bool gemm_bf16(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, flo
 #else  // no AVX512-BF16 in this build
 
 bool has_bf16_gemm() { return false; }
-bool pack_bf16_pairs(const float*, std::int64_t, std::int64_t, std::int64_t, std::uint32_t*, std::int64_t) {
+bool pack_bf16_pairs(const float*, std::int64_t, std::int64_t, std::int64_t, std::uint32_t*,
+                     std::int64_t) {
   return false;
 }
-bool pack_bf16_pairs_transposed(const float*, std::int64_t, std::int64_t, std::int64_t, std::uint32_t*,
-                                std::int64_t) {
+bool pack_bf16_pairs_transposed(const float*, std::int64_t, std::int64_t, std::int64_t,
+                                std::uint32_t*, std::int64_t) {
   return false;
 }
 bool small_gemm_bf16(std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
                      const std::uint32_t*, std::int64_t, float*, std::int64_t) {
   return false;
 }
-bool gemm_bf16(bool, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t, const float*,
-               std::int64_t, float*, std::int64_t) {
+bool gemm_bf16(bool, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
+               const float*, std::int64_t, float*, std::int64_t) {
   return false;
 }
 

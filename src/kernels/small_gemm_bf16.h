@@ -24,8 +24,8 @@ bool has_bf16_gemm();
 inline std::int64_t bf16_pair_rows(std::int64_t k) { return (k + 1) / 2; }
 
 // out[pp, j] = pair(B[2 pp, j], B[2 pp + 1, j]) for B[k, n] row-major with stride ldb.
-bool pack_bf16_pairs(const float* b, std::int64_t ldb, std::int64_t k, std::int64_t n, std::uint32_t* out,
-                     std::int64_t ldp);
+bool pack_bf16_pairs(const float* b, std::int64_t ldb, std::int64_t k, std::int64_t n,
+                     std::uint32_t* out, std::int64_t ldp);
 
 // The same for Bᵀ given as rows: B[p, j] = bt[j * ldbt + p] (K for Q·Kᵀ), bt [n, k].
 bool pack_bf16_pairs_transposed(const float* bt, std::int64_t ldbt, std::int64_t n, std::int64_t k,
@@ -33,12 +33,14 @@ bool pack_bf16_pairs_transposed(const float* bt, std::int64_t ldbt, std::int64_t
 
 // C[m, n] = alpha · bf16(A)[m, k] · B with B packed as above; A fp32 row-major (stride lda),
 // rounded to bf16 here; C fp32 row-major (stride ldc), overwritten.
-bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda,
-                     const std::uint32_t* bp, std::int64_t ldp, float* c, std::int64_t ldc);
+bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                     std::int64_t lda, const std::uint32_t* bp, std::int64_t ldp, float* c,
+                     std::int64_t ldc);
 
 // C[m, n] = alpha · bf16(A) · bf16(op(B)) with B fp32 as small_gemm takes it (B[k, n], or
 // B[n, k]ᵀ when trans_b), packed here into a per-thread buffer that grows to the largest call.
-bool gemm_bf16(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
+bool gemm_bf16(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+               const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
+               std::int64_t ldc);
 
 }  // namespace onepass::kernels

@@ -31,7 +31,9 @@ namespace onepass::kernels::vec {
 // Scalar forms of the same functions (std:: based; used where AVX-512 is unavailable).
 inline float exp_scalar(float x) { return std::exp(x); }
 inline float erf_scalar(float x) { return std::erf(x); }
-inline float gelu_erf_scalar(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+inline float gelu_erf_scalar(float x) {
+  return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+}
 inline float gelu_tanh_scalar(float x) {
   const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
   return 0.5f * x * (1.0f + std::tanh(inner));
@@ -50,8 +52,9 @@ inline __m512 exp(__m512 x) {
   x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);  // ln2 high part (exact n·hi)
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);    // ln2 low part
+  __m512 r =
+      _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);  // ln2 high part (exact n·hi)
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);  // ln2 low part
   __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
@@ -89,8 +92,9 @@ inline __m512 erfc_large(__m512 a) {
   const __m512 a2_lo = _mm512_fmsub_ps(a, a, a2);
   __m512 e = exp(_mm512_sub_ps(_mm512_setzero_ps(), a2));
   e = _mm512_fnmadd_ps(e, a2_lo, e);  // e^(-a2 - lo) ≈ e^(-a2) · (1 - lo)
-  const __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
-                                 _mm512_fmadd_ps(_mm512_set1_ps(3.275910914e-01f), a, _mm512_set1_ps(1.0f)));
+  const __m512 t =
+      _mm512_div_ps(_mm512_set1_ps(1.0f),
+                    _mm512_fmadd_ps(_mm512_set1_ps(3.275910914e-01f), a, _mm512_set1_ps(1.0f)));
   __m512 p = _mm512_set1_ps(-1.422054023e-01f);
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(5.099726319e-01f));
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-4.446855187e-01f));
@@ -149,8 +153,9 @@ inline __m512 x_sigmoid(__m512 x, float k) {
 // same function without tanh's cancellation.
 inline __m512 gelu_tanh(__m512 x) {
   const __m512 x2 = _mm512_mul_ps(x, x);
-  const __m512 u = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.7978845608028654f), x),
-                                 _mm512_fmadd_ps(_mm512_set1_ps(0.044715f), x2, _mm512_set1_ps(1.0f)));
+  const __m512 u =
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.7978845608028654f), x),
+                    _mm512_fmadd_ps(_mm512_set1_ps(0.044715f), x2, _mm512_set1_ps(1.0f)));
   const __m512 e = exp(_mm512_mul_ps(_mm512_set1_ps(-2.0f), u));
   return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
 }
@@ -221,13 +226,20 @@ inline __m512 activate(__m512 x) {
 // The scalar twin of activate<kAct> (builds without AVX-512).
 inline float activate_scalar(float x, Activation act) {
   switch (act) {
-    case Activation::kIdentity: return x;
-    case Activation::kGeluErf: return gelu_erf_scalar(x);
-    case Activation::kGeluTanh: return gelu_tanh_scalar(x);
-    case Activation::kQuickGelu: return x_sigmoid_scalar(x, 1.702f);
-    case Activation::kRelu: return x > 0.0f ? x : 0.0f;
-    case Activation::kSilu: return x_sigmoid_scalar(x, 1.0f);
-    case Activation::kTanh: return std::tanh(x);
+    case Activation::kIdentity:
+      return x;
+    case Activation::kGeluErf:
+      return gelu_erf_scalar(x);
+    case Activation::kGeluTanh:
+      return gelu_tanh_scalar(x);
+    case Activation::kQuickGelu:
+      return x_sigmoid_scalar(x, 1.702f);
+    case Activation::kRelu:
+      return x > 0.0f ? x : 0.0f;
+    case Activation::kSilu:
+      return x_sigmoid_scalar(x, 1.0f);
+    case Activation::kTanh:
+      return std::tanh(x);
   }
   return x;
 }
@@ -236,13 +248,27 @@ inline float activate_scalar(float x, Activation act) {
 template <class F>
 inline void with_activation(Activation act, F&& f) {
   switch (act) {
-    case Activation::kIdentity: f(std::integral_constant<Activation, Activation::kIdentity>{}); return;
-    case Activation::kGeluErf: f(std::integral_constant<Activation, Activation::kGeluErf>{}); return;
-    case Activation::kGeluTanh: f(std::integral_constant<Activation, Activation::kGeluTanh>{}); return;
-    case Activation::kQuickGelu: f(std::integral_constant<Activation, Activation::kQuickGelu>{}); return;
-    case Activation::kRelu: f(std::integral_constant<Activation, Activation::kRelu>{}); return;
-    case Activation::kSilu: f(std::integral_constant<Activation, Activation::kSilu>{}); return;
-    case Activation::kTanh: f(std::integral_constant<Activation, Activation::kTanh>{}); return;
+    case Activation::kIdentity:
+      f(std::integral_constant<Activation, Activation::kIdentity>{});
+      return;
+    case Activation::kGeluErf:
+      f(std::integral_constant<Activation, Activation::kGeluErf>{});
+      return;
+    case Activation::kGeluTanh:
+      f(std::integral_constant<Activation, Activation::kGeluTanh>{});
+      return;
+    case Activation::kQuickGelu:
+      f(std::integral_constant<Activation, Activation::kQuickGelu>{});
+      return;
+    case Activation::kRelu:
+      f(std::integral_constant<Activation, Activation::kRelu>{});
+      return;
+    case Activation::kSilu:
+      f(std::integral_constant<Activation, Activation::kSilu>{});
+      return;
+    case Activation::kTanh:
+      f(std::integral_constant<Activation, Activation::kTanh>{});
+      return;
   }
 }
 

@@ -8,8 +8,8 @@ std::optional<std::string> sequence_problem(const SequenceInput& sequence, const
   const auto n = sequence.input_ids.size();
   if (n == 0) return "the sequence is empty";
   if (n > static_cast<std::size_t>(info.max_tokens)) {
-    return std::to_string(n) + " tokens is more than the model's maximum of " + std::to_string(info.max_tokens) +
-           " (max_position_embeddings)";
+    return std::to_string(n) + " tokens is more than the model's maximum of " +
+           std::to_string(info.max_tokens) + " (max_position_embeddings)";
   }
   for (const auto id : sequence.input_ids) {
     if (id < 0 || id >= info.vocab_size) {
@@ -19,8 +19,8 @@ std::optional<std::string> sequence_problem(const SequenceInput& sequence, const
   }
   if (!sequence.token_type_ids.empty()) {
     if (sequence.token_type_ids.size() != n) {
-      return "token_type_ids has " + std::to_string(sequence.token_type_ids.size()) + " entries but input_ids has " +
-             std::to_string(n);
+      return "token_type_ids has " + std::to_string(sequence.token_type_ids.size()) +
+             " entries but input_ids has " + std::to_string(n);
     }
     // type_vocab_size 0 means the model has no token-type embedding and ignores them.
     if (info.type_vocab_size > 0) {

@@ -2,10 +2,10 @@
 // hypothesis pairs (entailed, neutral and contradicted) in many languages and scripts, so the
 // check exercises the tokenizer paths a multilingual model sees (Latin with diacritics, Cyrillic,
 // Greek, Arabic, Hebrew, Devanagari, CJK, Hangul, Thai) and both single and pair inputs.
-#include "model/precision_check.h"
-
 #include <iterator>
 #include <vector>
+
+#include "model/precision_check.h"
 
 namespace onepass::model {
 namespace {
@@ -78,7 +78,8 @@ std::span<const CheckText> builtin_check_texts() {
       if (t.pair == nullptr) singles.push_back(&t);
     }
     for (std::size_t i = 0; i < singles.size(); ++i) {
-      out.push_back({singles[i]->language, singles[i]->text, singles[(i + 1) % singles.size()]->text});
+      out.push_back(
+          {singles[i]->language, singles[i]->text, singles[(i + 1) % singles.size()]->text});
     }
     for (const auto& t : kTexts) {
       if (t.pair != nullptr) out.push_back({t.language, t.pair, t.text});  // hypothesis first

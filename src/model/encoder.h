@@ -25,8 +25,9 @@ enum class HeadKind {
 };
 
 struct ModelInfo {
-  std::string architecture;  // config.json "architectures"[0], e.g. "DebertaV2ForSequenceClassification"
-  std::string model_type;    // "bert", "xlm-roberta", "roberta", "deberta-v2"
+  std::string
+      architecture;  // config.json "architectures"[0], e.g. "DebertaV2ForSequenceClassification"
+  std::string model_type;  // "bert", "xlm-roberta", "roberta", "deberta-v2"
   HeadKind head = HeadKind::kBaseModel;
   int hidden_size = 0;
   int num_labels = 0;                 // 0 for base models
@@ -60,7 +61,8 @@ struct TokenizedText {
   std::vector<std::int32_t> input_ids;
   std::vector<std::int32_t> token_type_ids;
 };
-using TextTokenizer = std::function<TokenizedText(std::string_view text, std::optional<std::string_view> pair)>;
+using TextTokenizer =
+    std::function<TokenizedText(std::string_view text, std::optional<std::string_view> pair)>;
 
 struct LoadOptions {
   int threads = 0;  // 0: all cores

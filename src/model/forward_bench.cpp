@@ -13,10 +13,12 @@ namespace {
 
 using namespace onepass::model;
 
-const std::filesystem::path kModels = std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+const std::filesystem::path kModels =
+    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
 
 void run_forward(benchmark::State& state, const char* model) {
-  const auto encoder = load_encoder(kModels / model, LoadOptions{static_cast<int>(state.range(2)), Precision::kFp32});
+  const auto encoder = load_encoder(
+      kModels / model, LoadOptions{static_cast<int>(state.range(2)), Precision::kFp32});
   const auto batch_size = static_cast<std::size_t>(state.range(0));
   const auto tokens = static_cast<std::size_t>(state.range(1));
   std::mt19937 rng(7);
@@ -33,8 +35,8 @@ void run_forward(benchmark::State& state, const char* model) {
     encoder->forward(batch, out);
     benchmark::DoNotOptimize(out.logits.data());
   }
-  state.counters["tokens_per_s"] =
-      benchmark::Counter(static_cast<double>(batch_size * tokens), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tokens_per_s"] = benchmark::Counter(
+      static_cast<double>(batch_size * tokens), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

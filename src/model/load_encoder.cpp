@@ -11,7 +11,8 @@
 namespace onepass::model {
 namespace {
 
-using Loader = std::unique_ptr<Encoder> (*)(const weights::ModelConfig&, weights::WeightStore, const LoadOptions&);
+using Loader = std::unique_ptr<Encoder> (*)(const weights::ModelConfig&, weights::WeightStore,
+                                            const LoadOptions&);
 
 struct ArchitectureEntry {
   const char* name;
@@ -47,28 +48,33 @@ std::string supported_list() {
 
 }  // namespace
 
-std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir, const LoadOptions& options) {
+std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
+                                      const LoadOptions& options) {
   if (!std::filesystem::is_directory(model_dir)) {
-    throw Error(ErrorKind::kNotFound, "model folder " + model_dir.filename().string() + " does not exist");
+    throw Error(ErrorKind::kNotFound,
+                "model folder " + model_dir.filename().string() + " does not exist");
   }
   const auto config = weights::load_model_config(model_dir);
   if (config.architectures.empty()) {
-    throw Error(ErrorKind::kUnsupported,
-                "config.json names no architecture (\"architectures\"); supported: " + supported_list());
+    throw Error(
+        ErrorKind::kUnsupported,
+        "config.json names no architecture (\"architectures\"); supported: " + supported_list());
   }
   const std::string& name = config.architectures.front();
   for (const auto& entry : architectures()) {
     if (name != entry.name) continue;
     if (entry.loader == nullptr) {
       throw Error(ErrorKind::kUnsupported,
-                  "architecture " + name + " is not available in this build yet; supported: " + supported_list());
+                  "architecture " + name +
+                      " is not available in this build yet; supported: " + supported_list());
     }
     auto encoder = entry.loader(config, weights::WeightStore::open(model_dir), options);
-    enforce_precision_gate(*encoder, model_dir, options);  // bf16 / int8 unless forced; see precision_check.h
+    enforce_precision_gate(*encoder, model_dir,
+                           options);  // bf16 / int8 unless forced; see precision_check.h
     return encoder;
   }
-  throw Error(ErrorKind::kUnsupported,
-              "unsupported architecture " + name.substr(0, 80) + "; supported: " + supported_list());
+  throw Error(ErrorKind::kUnsupported, "unsupported architecture " + name.substr(0, 80) +
+                                           "; supported: " + supported_list());
 }
 
 }  // namespace onepass::model

@@ -15,7 +15,8 @@ constexpr double kMaxShareShift = 0.10;
 constexpr double kMinEmbeddingCosine = 0.99;
 
 // One row per example: the logits (classifiers) or the mean-pooled last hidden state.
-std::vector<std::vector<float>> run_all(const Encoder& encoder, std::span<const CheckExample> examples,
+std::vector<std::vector<float>> run_all(const Encoder& encoder,
+                                        std::span<const CheckExample> examples,
                                         std::size_t batch_size) {
   const bool classifier = encoder.info().head == HeadKind::kSequenceClassification;
   std::vector<std::vector<float>> rows;
@@ -25,7 +26,8 @@ std::vector<std::vector<float>> run_all(const Encoder& encoder, std::span<const 
   for (std::size_t begin = 0; begin < examples.size(); begin += batch_size) {
     const std::size_t end = std::min(examples.size(), begin + batch_size);
     batch.clear();
-    for (std::size_t i = begin; i < end; ++i) batch.push_back({examples[i].input_ids, examples[i].token_type_ids});
+    for (std::size_t i = begin; i < end; ++i)
+      batch.push_back({examples[i].input_ids, examples[i].token_type_ids});
     encoder.forward(batch, out);
     for (std::size_t s = 0; s < batch.size(); ++s) {
       if (classifier) {
@@ -78,14 +80,18 @@ char* percent(char* buf, std::size_t size, double fraction) {
 
 kernels::MatmulPrecision to_matmul_precision(Precision precision) {
   switch (precision) {
-    case Precision::kFp32: return kernels::MatmulPrecision::kFp32;
-    case Precision::kBf16: return kernels::MatmulPrecision::kBf16;
-    case Precision::kInt8: return kernels::MatmulPrecision::kInt8;
+    case Precision::kFp32:
+      return kernels::MatmulPrecision::kFp32;
+    case Precision::kBf16:
+      return kernels::MatmulPrecision::kBf16;
+    case Precision::kInt8:
+      return kernels::MatmulPrecision::kInt8;
   }
   return kernels::MatmulPrecision::kFp32;
 }
 
-std::vector<CheckExample> tokenize_check_texts(const TextTokenizer& tokenize, std::span<const CheckText> texts) {
+std::vector<CheckExample> tokenize_check_texts(const TextTokenizer& tokenize,
+                                               std::span<const CheckText> texts) {
   std::vector<CheckExample> out;
   out.reserve(texts.size());
   for (const auto& t : texts) {
@@ -101,24 +107,28 @@ void enforce_precision_gate(const Encoder& candidate, const std::filesystem::pat
   LoadOptions fp32 = options;
   fp32.precision = Precision::kFp32;
   const auto reference = load_encoder(model_dir, fp32);
-  const auto examples = options.check_tokenizer
-                            ? tokenize_check_texts(options.check_tokenizer, builtin_check_texts())
-                            : synthetic_check_inputs(reference->info(), builtin_check_texts().size());
+  const auto examples =
+      options.check_tokenizer
+          ? tokenize_check_texts(options.check_tokenizer, builtin_check_texts())
+          : synthetic_check_inputs(reference->info(), builtin_check_texts().size());
   const auto report = compare_precisions(*reference, candidate, examples, options.precision);
   if (!report.pass) {
-    throw Error(ErrorKind::kInvalidModel, std::string("precision ") + precision_name(options.precision) +
-                                              " fails the accuracy check for this model (" +
-                                              summarize_failures(report) +
-                                              "); run `onepass check` for the full report, or pass "
-                                              "--force-precision to use it anyway");
+    throw Error(ErrorKind::kInvalidModel,
+                std::string("precision ") + precision_name(options.precision) +
+                    " fails the accuracy check for this model (" + summarize_failures(report) +
+                    "); run `onepass check` for the full report, or pass "
+                    "--force-precision to use it anyway");
   }
 }
 
 const char* precision_name(Precision precision) {
   switch (precision) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kBf16: return "bf16";
-    case Precision::kInt8: return "int8";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kInt8:
+      return "int8";
   }
   return "?";
 }
@@ -127,10 +137,12 @@ Precision precision_from_name(const std::string& name) {
   if (name == "fp32") return Precision::kFp32;
   if (name == "bf16") return Precision::kBf16;
   if (name == "int8") return Precision::kInt8;
-  throw Error(ErrorKind::kInvalidArgument, "unknown precision '" + name.substr(0, 32) + "' (fp32, bf16 or int8)");
+  throw Error(ErrorKind::kInvalidArgument,
+              "unknown precision '" + name.substr(0, 32) + "' (fp32, bf16 or int8)");
 }
 
-std::vector<CheckExample> synthetic_check_inputs(const ModelInfo& info, std::size_t count, std::int32_t first_id) {
+std::vector<CheckExample> synthetic_check_inputs(const ModelInfo& info, std::size_t count,
+                                                 std::int32_t first_id) {
   std::mt19937 rng(20240601u);
   const std::int32_t hi = std::max(first_id + 1, info.vocab_size) - 1;
   std::uniform_int_distribution<std::int32_t> id(std::min(first_id, hi), hi);
@@ -145,9 +157,10 @@ std::vector<CheckExample> synthetic_check_inputs(const ModelInfo& info, std::siz
 }
 
 PrecisionReport compare_precisions(const Encoder& reference, const Encoder& candidate,
-                                   std::span<const CheckExample> examples, Precision candidate_precision,
-                                   std::size_t batch_size) {
-  if (examples.empty()) throw Error(ErrorKind::kInvalidArgument, "the precision check needs at least one input");
+                                   std::span<const CheckExample> examples,
+                                   Precision candidate_precision, std::size_t batch_size) {
+  if (examples.empty())
+    throw Error(ErrorKind::kInvalidArgument, "the precision check needs at least one input");
   const ModelInfo& info = reference.info();
   PrecisionReport r;
   r.precision = candidate_precision;
@@ -156,9 +169,9 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
   r.num_labels = info.num_labels;
   for (const auto& ex : examples) {
     if (ex.label >= 0 && (!r.classifier || ex.label >= info.num_labels)) {
-      throw Error(ErrorKind::kInvalidArgument,
-                  "label " + std::to_string(ex.label) + " is outside the model's " + std::to_string(info.num_labels) +
-                      " classes");
+      throw Error(ErrorKind::kInvalidArgument, "label " + std::to_string(ex.label) +
+                                                   " is outside the model's " +
+                                                   std::to_string(info.num_labels) + " classes");
     }
   }
   const auto ref = run_all(reference, examples, std::max<std::size_t>(1, batch_size));
@@ -215,7 +228,8 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
         const int a = argmax(ref[i]), b = argmax(cand[i]);
         agree += a == b ? 1 : 0;
         if (a != b) {
-          const float margin = ref[i][static_cast<std::size_t>(a)] - ref[i][static_cast<std::size_t>(b)];
+          const float margin =
+              ref[i][static_cast<std::size_t>(a)] - ref[i][static_cast<std::size_t>(b)];
           r.widest_flipped_margin = std::max(r.widest_flipped_margin, static_cast<double>(margin));
         }
         r.reference_share[static_cast<std::size_t>(a)] += 1.0;
@@ -231,7 +245,8 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
     for (std::size_t c = 0; c < labels; ++c) {
       r.reference_share[c] /= n;
       r.candidate_share[c] /= n;
-      r.max_share_shift = std::max(r.max_share_shift, std::abs(r.reference_share[c] - r.candidate_share[c]));
+      r.max_share_shift =
+          std::max(r.max_share_shift, std::abs(r.reference_share[c] - r.candidate_share[c]));
     }
     if (labelled > 0) {
       r.reference_accuracy = static_cast<double>(ref_correct) / static_cast<double>(labelled);
@@ -241,14 +256,17 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
 
   char a[32], b[32];
   if (r.label_agreement < kMinAgreement) {
-    r.failures.push_back(std::string(info.num_labels == 1 ? "ranking agreement " : "label agreement ") +
-                         percent(a, sizeof a, r.label_agreement) + " < " + percent(b, sizeof b, kMinAgreement));
+    r.failures.push_back(
+        std::string(info.num_labels == 1 ? "ranking agreement " : "label agreement ") +
+        percent(a, sizeof a, r.label_agreement) + " < " + percent(b, sizeof b, kMinAgreement));
   }
   if (r.max_share_shift > kMaxShareShift) {
-    r.failures.push_back(std::string("a class's predicted share moved ") + percent(a, sizeof a, r.max_share_shift) +
-                         " (limit " + percent(b, sizeof b, kMaxShareShift) + ")");
+    r.failures.push_back(std::string("a class's predicted share moved ") +
+                         percent(a, sizeof a, r.max_share_shift) + " (limit " +
+                         percent(b, sizeof b, kMaxShareShift) + ")");
   }
-  if (r.non_finite > 0) r.failures.push_back(std::to_string(r.non_finite) + " NaN/Inf output values");
+  if (r.non_finite > 0)
+    r.failures.push_back(std::to_string(r.non_finite) + " NaN/Inf output values");
   if (!r.classifier && r.min_cosine < kMinEmbeddingCosine) {
     std::snprintf(a, sizeof a, "%.4f", r.min_cosine);
     r.failures.push_back(std::string("embedding cosine ") + a + " < 0.99");

@@ -41,10 +41,12 @@ struct CheckText {
 std::span<const CheckText> builtin_check_texts();
 
 // The texts through the model's tokenizer (pairs as pairs).
-std::vector<CheckExample> tokenize_check_texts(const TextTokenizer& tokenize, std::span<const CheckText> texts);
+std::vector<CheckExample> tokenize_check_texts(const TextTokenizer& tokenize,
+                                               std::span<const CheckText> texts);
 
 // Deterministic pseudo-random ids in [first_id, vocab_size): 8 to 64 tokens each.
-std::vector<CheckExample> synthetic_check_inputs(const ModelInfo& info, std::size_t count, std::int32_t first_id = 5);
+std::vector<CheckExample> synthetic_check_inputs(const ModelInfo& info, std::size_t count,
+                                                 std::int32_t first_id = 5);
 
 struct PrecisionReport {
   Precision precision = Precision::kFp32;
@@ -74,8 +76,8 @@ struct PrecisionReport {
 // the reference. Throws onepass::Error(kInvalidInput) when an example does not fit the model
 // (forward's own checks) and kInvalidArgument for an empty set or a label outside num_labels.
 PrecisionReport compare_precisions(const Encoder& reference, const Encoder& candidate,
-                                   std::span<const CheckExample> examples, Precision candidate_precision,
-                                   std::size_t batch_size = 16);
+                                   std::span<const CheckExample> examples,
+                                   Precision candidate_precision, std::size_t batch_size = 16);
 
 // "label agreement 97.9% < 99%; ..." for error messages.
 std::string summarize_failures(const PrecisionReport& report);

@@ -65,8 +65,8 @@ class Batcher {
         Queue& q = start->second;
         if (q.entries.empty()) continue;
         const TimePoint due = q.entries.front().enqueued + limits_.max_wait;
-        const bool full = q.tokens >= limits_.max_batch_tokens ||
-                          q.entries.size() >= limits_.max_batch_items;
+        const bool full =
+            q.tokens >= limits_.max_batch_tokens || q.entries.size() >= limits_.max_batch_items;
         if (full || due <= now) {
           last_served_ = start->first;
           return take(start->first, q);

@@ -23,9 +23,9 @@ struct Job {
   InferenceRequest request;
   Completion done;
   std::string model_name;
-  ModelRegistry::SlotRef slot;                // released when the job completes
-  std::shared_ptr<const LoadedModel> model;   // set once loaded
-  Pooling pooling = Pooling::kMean;           // kPooled: the request's or the model's
+  ModelRegistry::SlotRef slot;               // released when the job completes
+  std::shared_ptr<const LoadedModel> model;  // set once loaded
+  Pooling pooling = Pooling::kMean;          // kPooled: the request's or the model's
 
   std::vector<PreparedItem> prepared;  // one per item, filled by a tokenizer thread
   InferenceResult result;              // items written by compute threads, one slot each

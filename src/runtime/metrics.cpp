@@ -5,19 +5,17 @@
 namespace onepass::runtime {
 namespace {
 
-constexpr std::array<double, 16> kSecondsBounds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                                   0.05,   0.1,   0.25,   0.5,   1,    2.5,
-                                                   5,      10,    30,     60};
+constexpr std::array<double, 16> kSecondsBounds = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 constexpr std::array<double, 11> kInputBounds = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-constexpr std::array<double, 12> kTokenBounds = {16,   32,   64,   128,   256,   512,
+constexpr std::array<double, 12> kTokenBounds = {16,   32,   64,   128,  256,   512,
                                                  1024, 2048, 4096, 8192, 16384, 32768};
 
 double seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 
 std::string number(double value) { return fmt::format("{}", value); }
 
-void family(std::string& out, std::string_view name, std::string_view type,
-            std::string_view help) {
+void family(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
   fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
 }
 
@@ -175,7 +173,8 @@ std::string Metrics::render(const RuntimeGauges& gauges) const {
   };
   for (const HistogramFamily& f : histograms) {
     family(out, f.name, "histogram", f.help);
-    for (const auto& [model, s] : models_) histogram_series(out, f.name, model_label(model), s.*(f.member));
+    for (const auto& [model, s] : models_)
+      histogram_series(out, f.name, model_label(model), s.*(f.member));
   }
 
   family(out, "onepass_queue_depth", "gauge", "Inputs waiting for tokenization or for a batch.");

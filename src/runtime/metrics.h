@@ -24,7 +24,7 @@ namespace onepass::runtime {
 // Gauges are read from the runtime's state when rendering.
 struct ModelGauges {
   std::string model;
-  std::size_t queue_depth = 0;  // inputs waiting for tokenization or for a batch
+  std::size_t queue_depth = 0;        // inputs waiting for tokenization or for a batch
   std::size_t batch_queue_depth = 0;  // of those, tokenized and waiting for a batch
   bool loaded = false;
   double load_seconds = 0;  // duration of the last successful load

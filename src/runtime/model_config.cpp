@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "base/error.h"
 
@@ -31,8 +30,8 @@ int int_field(const json& config, const char* key, int fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
   if (!it->is_number_integer()) {
-    throw Error(ErrorKind::kInvalidModel, std::string("config.json field ") + key +
-                                              " is not an integer");
+    throw Error(ErrorKind::kInvalidModel,
+                std::string("config.json field ") + key + " is not an integer");
   }
   return it->get<int>();
 }
@@ -156,8 +155,8 @@ ModelDescription describe_model_folder(const std::string& name, const fs::path& 
                                        std::optional<Pooling> pooling_override) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw Error(ErrorKind::kNotFound, "model folder " + dir.filename().string() +
-                                          " does not exist");
+    throw Error(ErrorKind::kNotFound,
+                "model folder " + dir.filename().string() + " does not exist");
   }
   ModelDescription description;
   description.name = name;
@@ -167,8 +166,8 @@ ModelDescription describe_model_folder(const std::string& name, const fs::path& 
   description.entailment_index = find_label(description.info, "entail");
   description.contradiction_index = find_label(description.info, "contra");
   if (description.task == ModelTask::kEmbedder) {
-    description.pooling = pooling_override ? *pooling_override
-                                           : read_pooling(dir).value_or(Pooling::kMean);
+    description.pooling =
+        pooling_override ? *pooling_override : read_pooling(dir).value_or(Pooling::kMean);
   } else {
     description.pooling = pooling_override.value_or(Pooling::kCls);
   }

@@ -166,9 +166,8 @@ std::optional<ModelDescription> ModelRegistry::find(std::string_view name) const
 ModelRegistry::SlotRef ModelRegistry::lookup(std::string_view name) const {
   if (name.empty()) {
     if (slots_.size() == 1) return slots_.begin()->second;
-    throw Error(ErrorKind::kNotFound, slots_.empty()
-                                          ? "no model is loaded"
-                                          : "several models are loaded; name one");
+    throw Error(ErrorKind::kNotFound,
+                slots_.empty() ? "no model is loaded" : "several models are loaded; name one");
   }
   auto it = slots_.find(name);
   if (it == slots_.end()) {
@@ -184,16 +183,16 @@ ModelRegistry::Admitted ModelRegistry::admit(std::string_view name, std::size_t 
   if (stopping_) throw Error(ErrorKind::kUnavailable, "the server is shutting down");
   SlotRef slot = lookup(name);
   if (slot->description.state == ModelState::kFailed) {
-    throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name +
-                                             "' failed to load: " + slot->description.load_error);
+    throw Error(ErrorKind::kUnavailable,
+                "model '" + slot->spec.name + "' failed to load: " + slot->description.load_error);
   }
   if (slot->reserved) {
     throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name + "' is still loading");
   }
   if (max_in_use != 0 && slot->in_use >= max_in_use) {
-    throw Error(ErrorKind::kOverloaded,
-                "model '" + slot->spec.name + "' has too many requests in flight (limit " +
-                    std::to_string(max_in_use) + " per model)");
+    throw Error(ErrorKind::kOverloaded, "model '" + slot->spec.name +
+                                            "' has too many requests in flight (limit " +
+                                            std::to_string(max_in_use) + " per model)");
   }
   ++slot->in_use;
   slot->last_used = Clock::now();
@@ -236,8 +235,8 @@ std::shared_ptr<const LoadedModel> ModelRegistry::loaded_now(std::string_view na
     return slot->loaded;
   }
   if (slot->description.state == ModelState::kFailed) {
-    throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name +
-                                             "' failed to load: " + slot->description.load_error);
+    throw Error(ErrorKind::kUnavailable,
+                "model '" + slot->spec.name + "' failed to load: " + slot->description.load_error);
   }
   if (!slot->reserved && !stopping_) queue_load(slot);
   throw Error(ErrorKind::kUnavailable, "model '" + slot->spec.name + "' is loading");
@@ -252,7 +251,7 @@ void ModelRegistry::queue_load(const SlotRef& slot) {
 }
 
 std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
-                                                      ModelDescription description) {
+                                                       ModelDescription description) {
   auto model = std::make_shared<LoadedModel>();
   model->tokenizer = options_.loaders.tokenizer(spec.dir);
   model::LoadOptions load = options_.load;
@@ -293,8 +292,7 @@ void ModelRegistry::loader_loop() {
     if (load_queue_.empty()) {
       if (options_.idle_unload.count() > 0) {
         // Sweep at a quarter of the idle period: a model is freed at most 25% late.
-        loader_cv_.wait_for(lock, std::max(options_.idle_unload / 4,
-                                           std::chrono::milliseconds(5)));
+        loader_cv_.wait_for(lock, std::max(options_.idle_unload / 4, std::chrono::milliseconds(5)));
         sweep_idle(Clock::now());
       } else {
         loader_cv_.wait(lock);

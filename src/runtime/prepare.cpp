@@ -36,8 +36,8 @@ PreparedItem prepare_ids(const LoadedModel& model, const InferenceRequest& reque
   for (std::int32_t type : item.token_type_ids) {
     if (type < 0 || (info.type_vocab_size > 0 && type >= types)) {
       throw Error(ErrorKind::kInvalidInput, "token type id " + std::to_string(type) +
-                                                " is outside the model's " +
-                                                std::to_string(types) + " token types");
+                                                " is outside the model's " + std::to_string(types) +
+                                                " token types");
     }
   }
   PreparedItem out;

@@ -31,8 +31,7 @@ void check_options(const RuntimeOptions& o) {
   require(o.threads >= 0, "--threads must not be negative");
   require(o.compute_threads >= 1 && o.tokenizer_threads >= 1,
           "the runtime needs at least one compute and one tokenizer thread");
-  require(o.max_wait.count() >= 0 && o.idle_unload.count() >= 0,
-          "durations must not be negative");
+  require(o.max_wait.count() >= 0 && o.idle_unload.count() >= 0, "durations must not be negative");
 }
 
 }  // namespace
@@ -109,9 +108,9 @@ struct Runtime::Impl {
     std::size_t current = admitted.load();
     do {
       if (current >= options.max_concurrent_requests) {
-        throw Error(ErrorKind::kOverloaded,
-                    "too many requests in flight (limit " +
-                        std::to_string(options.max_concurrent_requests) + ")");
+        throw Error(ErrorKind::kOverloaded, "too many requests in flight (limit " +
+                                                std::to_string(options.max_concurrent_requests) +
+                                                ")");
       }
     } while (!admitted.compare_exchange_weak(current, current + 1));
     in_flight.fetch_add(1);
@@ -142,8 +141,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   scheduler_options.tokenizer_threads = o.tokenizer_threads;
   scheduler_options.auto_truncate = o.auto_truncate;
   Impl* impl = impl_.get();
-  impl_->scheduler = std::make_unique<Scheduler>(scheduler_options, impl_->metrics,
-                                                 [impl](const JobRef& job) { impl->complete(job); });
+  impl_->scheduler = std::make_unique<Scheduler>(
+      scheduler_options, impl_->metrics, [impl](const JobRef& job) { impl->complete(job); });
 
   RegistryOptions registry_options;
   registry_options.loaders = o.loaders;

@@ -72,15 +72,16 @@ struct RuntimeOptions {
   std::size_t max_input_length = 0;
   bool auto_truncate = false;  // truncate over-long inputs even when the request did not ask
   // Bytes per text, refused before tokenizing (kInvalidInput) even when truncating. 0: derived
-  // per model (input_limits.h): kInputBytesPerToken per token of its max_input_length, at least kMinInputBytes.
+  // per model (input_limits.h): kInputBytesPerToken per token of its max_input_length, at least
+  // kMinInputBytes.
   std::size_t max_input_bytes = 0;
 
-  bool lazy = false;                     // load a model on its first request
+  bool lazy = false;                         // load a model on its first request
   std::chrono::milliseconds idle_unload{0};  // 0: never unload an idle model
-  std::optional<Pooling> pooling;        // embedders: overrides 1_Pooling/config.json
+  std::optional<Pooling> pooling;            // embedders: overrides 1_Pooling/config.json
 
-  int compute_threads = 1;     // threads running forward passes (each uses `threads` cores)
-  int tokenizer_threads = 1;   // threads tokenizing and validating inputs
+  int compute_threads = 1;    // threads running forward passes (each uses `threads` cores)
+  int tokenizer_threads = 1;  // threads tokenizing and validating inputs
 
   ModelLoaders loaders;
 };

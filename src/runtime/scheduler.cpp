@@ -239,8 +239,8 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
     ItemOutput& out = job.result.items[items[i].index];
     out.num_tokens = static_cast<int>(inputs[i].input_ids.size());
     try {
-      if (!extract_output(model.description.info, job.request.output, job.pooling,
-                          scratch.forward, i, out)) {
+      if (!extract_output(model.description.info, job.request.output, job.pooling, scratch.forward,
+                          i, out)) {
         results[i] = ItemResult{false, non_finite_output()};
       }
     } catch (...) {

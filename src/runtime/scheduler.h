@@ -79,7 +79,7 @@ class Scheduler {
   void run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
                  std::vector<ItemResult>& results);
   void run_alone(const ItemRef& item, Scratch& scratch, ItemResult& result);
-  void finish(const JobRef& job);  // no lock held
+  void finish(const JobRef& job);                                 // no lock held
   void mark_failed(const JobRef& job, std::exception_ptr error);  // under mutex_
 
   SchedulerOptions options_;

@@ -48,7 +48,8 @@ class ArenaPool {
  public:
   class Lease {
    public:
-    Lease(ArenaPool& pool, std::unique_ptr<ScratchArena> arena) : pool_(pool), arena_(std::move(arena)) {}
+    Lease(ArenaPool& pool, std::unique_ptr<ScratchArena> arena)
+        : pool_(pool), arena_(std::move(arena)) {}
     ~Lease();
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;

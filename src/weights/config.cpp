@@ -1,9 +1,8 @@
 #include "weights/config.h"
 
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "base/error.h"
 
@@ -23,7 +22,8 @@ void read_int(const json& j, const char* key, int& out) {
   if (it == j.end() || it->is_null()) return;
   if (!it->is_number_integer()) fail(std::string("field ") + key + " must be an integer");
   const auto v = it->get<std::int64_t>();
-  if (v < -(1ll << 31) || v > (1ll << 31) - 1) fail(std::string("field ") + key + " is out of range");
+  if (v < -(1ll << 31) || v > (1ll << 31) - 1)
+    fail(std::string("field ") + key + " is out of range");
   out = static_cast<int>(v);
 }
 
@@ -102,7 +102,8 @@ void read_labels(const json& j, ModelConfig& config) {
   // PretrainedConfig: num_labels (default 2) creates LABEL_0..LABEL_{n-1}.
   read_int(j, "num_labels", config.num_labels);
   if (config.num_labels < 0 || config.num_labels > 100000) fail("field num_labels is out of range");
-  for (int i = 0; i < config.num_labels; ++i) config.id2label.push_back("LABEL_" + std::to_string(i));
+  for (int i = 0; i < config.num_labels; ++i)
+    config.id2label.push_back("LABEL_" + std::to_string(i));
 }
 
 void apply_model_type_defaults(ModelConfig& c) {
@@ -135,8 +136,8 @@ void validate(const ModelConfig& c) {
   positive(c.pooler_hidden_size, "pooler_hidden_size");
   if (c.type_vocab_size < 0) fail("field type_vocab_size must not be negative");
   if (c.hidden_size % c.num_attention_heads != 0) {
-    fail("hidden_size " + std::to_string(c.hidden_size) + " is not a multiple of num_attention_heads " +
-         std::to_string(c.num_attention_heads));
+    fail("hidden_size " + std::to_string(c.hidden_size) +
+         " is not a multiple of num_attention_heads " + std::to_string(c.num_attention_heads));
   }
   if (!(c.layer_norm_eps >= 0.0)) fail("field layer_norm_eps must not be negative");
   if (c.embedding_size < 0) fail("field embedding_size must not be negative");
@@ -191,7 +192,8 @@ ModelConfig parse_model_config(std::string_view json_text) {
   read_int(j, "conv_kernel_size", c.conv_kernel_size);
   read_string(j, "conv_act", c.conv_act);
   read_int(j, "conv_groups", c.conv_groups);
-  c.pooler_hidden_size = c.hidden_size;  // DebertaV2Config: kwargs.get("pooler_hidden_size", hidden_size)
+  c.pooler_hidden_size =
+      c.hidden_size;  // DebertaV2Config: kwargs.get("pooler_hidden_size", hidden_size)
   read_int(j, "pooler_hidden_size", c.pooler_hidden_size);
   read_string(j, "pooler_hidden_act", c.pooler_hidden_act);
   read_double(j, "pooler_dropout", c.pooler_dropout);

@@ -4,7 +4,6 @@
 #include <array>
 #include <cstring>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -21,13 +20,20 @@ struct DTypeInfo {
 };
 
 constexpr std::array<DTypeInfo, 15> kDTypes{{
-    {"BOOL", StoredDType::kBool, 1},     {"U8", StoredDType::kU8, 1},
-    {"I8", StoredDType::kI8, 1},         {"I16", StoredDType::kI16, 2},
-    {"U16", StoredDType::kU16, 2},       {"F16", StoredDType::kF16, 2},
-    {"BF16", StoredDType::kBF16, 2},     {"I32", StoredDType::kI32, 4},
-    {"U32", StoredDType::kU32, 4},       {"F32", StoredDType::kF32, 4},
-    {"F64", StoredDType::kF64, 8},       {"I64", StoredDType::kI64, 8},
-    {"U64", StoredDType::kU64, 8},       {"F8_E4M3", StoredDType::kF8E4M3, 1},
+    {"BOOL", StoredDType::kBool, 1},
+    {"U8", StoredDType::kU8, 1},
+    {"I8", StoredDType::kI8, 1},
+    {"I16", StoredDType::kI16, 2},
+    {"U16", StoredDType::kU16, 2},
+    {"F16", StoredDType::kF16, 2},
+    {"BF16", StoredDType::kBF16, 2},
+    {"I32", StoredDType::kI32, 4},
+    {"U32", StoredDType::kU32, 4},
+    {"F32", StoredDType::kF32, 4},
+    {"F64", StoredDType::kF64, 8},
+    {"I64", StoredDType::kI64, 8},
+    {"U64", StoredDType::kU64, 8},
+    {"F8_E4M3", StoredDType::kF8E4M3, 1},
     {"F8_E5M2", StoredDType::kF8E5M2, 1},
 }};
 
@@ -127,8 +133,10 @@ SafetensorsHeader parse_safetensors_header(std::span<const std::uint8_t> file,
                                            std::string_view file_label) {
   if (file.size() < 8) fail(file_label, "file is shorter than the 8-byte header size");
   std::uint64_t header_bytes = 0;
-  for (int i = 7; i >= 0; --i) header_bytes = (header_bytes << 8) | file[static_cast<std::size_t>(i)];
-  if (header_bytes > kMaxSafetensorsHeaderBytes) fail(file_label, "header size is implausibly large");
+  for (int i = 7; i >= 0; --i)
+    header_bytes = (header_bytes << 8) | file[static_cast<std::size_t>(i)];
+  if (header_bytes > kMaxSafetensorsHeaderBytes)
+    fail(file_label, "header size is implausibly large");
   if (header_bytes > file.size() - 8) fail(file_label, "header size runs past the end of the file");
 
   const auto* text = reinterpret_cast<const char*>(file.data() + 8);
@@ -153,7 +161,8 @@ SafetensorsHeader parse_safetensors_header(std::span<const std::uint8_t> file,
     const auto& cur = result.tensors[i];
     // Empty tensors occupy no bytes and may share an offset with a neighbour.
     if (cur.begin < prev.end && cur.begin != cur.end && prev.begin != prev.end) {
-      fail(file_label, "tensors " + prev.name + " and " + cur.name + " have overlapping data_offsets");
+      fail(file_label,
+           "tensors " + prev.name + " and " + cur.name + " have overlapping data_offsets");
     }
   }
   return result;

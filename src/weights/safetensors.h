@@ -15,8 +15,23 @@ namespace onepass::weights {
 
 // Every dtype safetensors defines; only kF32, kF16 and kBF16 can become model weights, the
 // others (e.g. the I64 `position_ids` buffer old BERT checkpoints carry) are parsed and ignored.
-enum class StoredDType { kBool, kU8, kI8, kI16, kU16, kF16, kBF16, kI32, kU32, kF32, kF64, kI64, kU64,
-                         kF8E4M3, kF8E5M2 };
+enum class StoredDType {
+  kBool,
+  kU8,
+  kI8,
+  kI16,
+  kU16,
+  kF16,
+  kBF16,
+  kI32,
+  kU32,
+  kF32,
+  kF64,
+  kI64,
+  kU64,
+  kF8E4M3,
+  kF8E5M2
+};
 
 std::size_t stored_dtype_bytes(StoredDType dtype);
 const char* stored_dtype_name(StoredDType dtype);

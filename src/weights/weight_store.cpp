@@ -5,10 +5,9 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 
@@ -68,19 +67,22 @@ std::string read_text(const fs::path& path) {
 // model.safetensors.index.json: {"weight_map": {tensor name: shard file name}}.
 std::map<std::string, std::vector<std::string>> read_index(const fs::path& path) {
   const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object()) {
+  if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") ||
+      !j["weight_map"].is_object()) {
     throw Error(ErrorKind::kInvalidModel, "model.safetensors.index.json has no weight_map object");
   }
   std::map<std::string, std::vector<std::string>> by_shard;
   for (const auto& [name, shard] : j["weight_map"].items()) {
     if (!shard.is_string()) {
-      throw Error(ErrorKind::kInvalidModel, "model.safetensors.index.json: shard of " + name + " is not a string");
+      throw Error(ErrorKind::kInvalidModel,
+                  "model.safetensors.index.json: shard of " + name + " is not a string");
     }
     const auto file = shard.get<std::string>();
     // A shard must be a plain file name in the folder: no path that could leave it.
-    if (file.empty() || file.find('/') != std::string::npos || file.find('\\') != std::string::npos ||
-        file == "." || file == "..") {
-      throw Error(ErrorKind::kInvalidModel, "model.safetensors.index.json names an invalid shard file");
+    if (file.empty() || file.find('/') != std::string::npos ||
+        file.find('\\') != std::string::npos || file == "." || file == "..") {
+      throw Error(ErrorKind::kInvalidModel,
+                  "model.safetensors.index.json names an invalid shard file");
     }
     by_shard[file].push_back(name);
   }
@@ -136,7 +138,8 @@ void WeightStore::add_file(MappedFile file, const std::string& file_label,
     entry.shape = t.shape;
     const std::uint8_t* bytes = data + t.begin;
     const auto n = static_cast<std::size_t>(t.numel());
-    if (t.dtype == StoredDType::kF32 && reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
+    if (t.dtype == StoredDType::kF32 &&
+        reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
       entry.data = reinterpret_cast<const float*>(bytes);  // zero-copy from the mapping
     } else if (stored_dtype_is_float(t.dtype)) {
       auto owned = std::make_unique<float[]>(n == 0 ? 1 : n);
@@ -154,7 +157,8 @@ void WeightStore::add_file(MappedFile file, const std::string& file_label,
     }
     if (entry.data) {
       if (const std::size_t bad = first_non_finite(entry.data, n); bad < n) {
-        throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + t.name + " contains NaN or Inf (element " +
+        throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + t.name +
+                                                  " contains NaN or Inf (element " +
                                                   std::to_string(bad) + ")");
       }
       // Scanned: drop the pages now, so loading never holds the whole file resident at once.
@@ -163,8 +167,9 @@ void WeightStore::add_file(MappedFile file, const std::string& file_label,
     entries_.emplace(t.name, std::move(entry));
   }
   if (!wanted.empty()) {
-    throw Error(ErrorKind::kInvalidModel, "model.safetensors.index.json lists tensor " + *wanted.begin() +
-                                              " but " + file_label + " does not hold it");
+    throw Error(ErrorKind::kInvalidModel, "model.safetensors.index.json lists tensor " +
+                                              *wanted.begin() + " but " + file_label +
+                                              " does not hold it");
   }
 }
 
@@ -185,13 +190,15 @@ WeightStore WeightStore::open(const fs::path& model_dir) {
   if (fs::is_regular_file(index)) {
     for (const auto& [shard, names] : read_index(index)) {
       if (!fs::is_regular_file(model_dir / shard)) {
-        throw Error(ErrorKind::kNotFound, "shard " + shard + " listed in model.safetensors.index.json is missing");
+        throw Error(ErrorKind::kNotFound,
+                    "shard " + shard + " listed in model.safetensors.index.json is missing");
       }
       store.add_file(MappedFile(model_dir / shard), shard, &names);
     }
     return store;
   }
-  if (fs::exists(model_dir / "pytorch_model.bin") || fs::exists(model_dir / "pytorch_model.bin.index.json")) {
+  if (fs::exists(model_dir / "pytorch_model.bin") ||
+      fs::exists(model_dir / "pytorch_model.bin.index.json")) {
     throw Error(ErrorKind::kUnsupported,
                 "the model folder has only pytorch_model.bin, which onepass refuses to load "
                 "(unpickling runs arbitrary code); convert it to model.safetensors");
@@ -204,11 +211,13 @@ bool WeightStore::contains(std::string_view name) const {
   return entries_.count(std::string(name)) != 0;
 }
 
-WeightView WeightStore::get(std::string_view name, std::initializer_list<std::int64_t> expected_shape) const {
+WeightView WeightStore::get(std::string_view name,
+                            std::initializer_list<std::int64_t> expected_shape) const {
   return get(name, std::vector<std::int64_t>(expected_shape));
 }
 
-WeightView WeightStore::get(std::string_view name, const std::vector<std::int64_t>& expected_shape) const {
+WeightView WeightStore::get(std::string_view name,
+                            const std::vector<std::int64_t>& expected_shape) const {
   const auto it = entries_.find(std::string(name));
   if (it == entries_.end()) {
     throw Error(ErrorKind::kInvalidModel, "weights: tensor " + std::string(name) + " is missing");
@@ -216,7 +225,8 @@ WeightView WeightStore::get(std::string_view name, const std::vector<std::int64_
   const Entry& e = it->second;
   if (!e.data) {
     throw Error(ErrorKind::kInvalidModel, "weights: tensor " + std::string(name) + " has dtype " +
-                                              stored_dtype_name(e.dtype) + ", expected F32, F16 or BF16");
+                                              stored_dtype_name(e.dtype) +
+                                              ", expected F32, F16 or BF16");
   }
   if (e.shape != expected_shape) {
     throw Error(ErrorKind::kInvalidModel, "weights: tensor " + std::string(name) + " has shape " +

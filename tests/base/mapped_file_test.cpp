@@ -10,10 +10,12 @@ namespace onepass {
 namespace {
 
 TEST(MappedFile, MapsTheFileBytes) {
-  const std::filesystem::path path = std::string(ONEPASS_TEST_DATA_DIR) + "/fixtures/models/bert-tiny-nli/config.json";
+  const std::filesystem::path path =
+      std::string(ONEPASS_TEST_DATA_DIR) + "/fixtures/models/bert-tiny-nli/config.json";
   MappedFile file(path);
   std::ifstream in(path, std::ios::binary);
-  const std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string expected((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   ASSERT_EQ(file.size(), expected.size());
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(file.bytes().data()), file.size()), expected);
 }

@@ -1,5 +1,7 @@
 // The open-loop schedule: gamma inter-arrival times with mean 1/rate and coefficient of variation
 // 1/sqrt(burstiness), a fixed interval at infinite burstiness, reproducible per seed.
+#include "bench/arrivals.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 #include <numeric>
 
 #include "base/error.h"
-#include "bench/arrivals.h"
 
 namespace onepass::bench {
 namespace {

@@ -2,15 +2,13 @@
 // results JSON, exit code 3 when the content verification fails, client-side tokenization for
 // the KServe tensor form (onepass's tokenizer through cmd_bench's adapter), compare and report.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
-
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "fake_server.h"
@@ -20,8 +18,10 @@ namespace {
 
 using nlohmann::json;
 
-const std::filesystem::path kBinary = std::filesystem::path(ONEPASS_BINARY_DIR) / "apps/onepass/onepass";
-const std::filesystem::path kModels = std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+const std::filesystem::path kBinary =
+    std::filesystem::path(ONEPASS_BINARY_DIR) / "apps/onepass/onepass";
+const std::filesystem::path kModels =
+    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
 
 struct Invocation {
   int code = -1;
@@ -42,9 +42,10 @@ Invocation onepass(const std::string& args) {
 
 class TempDir {
  public:
-  TempDir() : path_(std::filesystem::temp_directory_path() /
-                    ("onepass_bench_cli_" + std::to_string(::getpid()) + "_" +
-                     std::to_string(counter_++))) {
+  TempDir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("onepass_bench_cli_" + std::to_string(::getpid()) + "_" +
+               std::to_string(counter_++))) {
     std::filesystem::create_directories(path_);
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
@@ -63,9 +64,10 @@ json read_json(const std::filesystem::path& path) {
 TEST(Cli, SweepPrintsTablesAndWritesResults) {
   FakeServer server([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   TempDir dir;
-  const Invocation run = onepass("bench --endpoint " + server.url() +
-                          " -n 10 --warmup 1 --sweep-batch 4 --sweep-concurrency 1,2 --no-progress -o " +
-                          (dir / "r.json").string());
+  const Invocation run =
+      onepass("bench --endpoint " + server.url() +
+              " -n 10 --warmup 1 --sweep-batch 4 --sweep-concurrency 1,2 --no-progress -o " +
+              (dir / "r.json").string());
   ASSERT_EQ(run.code, 0) << run.out;
   EXPECT_NE(run.out.find("batch runs (sweep)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("concurrency runs (sweep)"), std::string::npos);
@@ -89,7 +91,7 @@ TEST(Cli, SweepPrintsTablesAndWritesResults) {
   }
 
   const Invocation report = onepass("bench report " + (dir / "r.json").string() + " -o " +
-                             (dir / "report.html").string());
+                                    (dir / "report.html").string());
   ASSERT_EQ(report.code, 0);
   std::ifstream html(dir / "report.html");
   std::stringstream content;
@@ -101,7 +103,8 @@ TEST(Cli, SweepPrintsTablesAndWritesResults) {
 TEST(Cli, SwappingServerFailsTheCommand) {
   SwapPairs swap([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   FakeServer server([&](const FakeRequest& r) { return swap(r); });
-  const Invocation run = onepass("bench --endpoint " + server.url() + " -n 30 --concurrency 4 --no-progress");
+  const Invocation run =
+      onepass("bench --endpoint " + server.url() + " -n 30 --concurrency 4 --no-progress");
   EXPECT_EQ(run.code, 3) << run.out;
   EXPECT_NE(run.out.find("CONTENT VERIFICATION FAILED"), std::string::npos);
 }
@@ -115,10 +118,13 @@ TEST(Cli, TritonTensorsTokenizedOnTheClient) {
     return answer_like_onepass(r, false);
   });
   TempDir dir;
-  const Invocation run = onepass("bench --endpoint " + server.url() + " --dialect triton --model nli "
-                          "--tokenizer " + (kModels / "bert-tiny-nli").string() +
-                          " -n 4 --batch-size 2 --pad-to-max --max-len 64 --no-progress -o " +
-                          (dir / "r.json").string());
+  const Invocation run =
+      onepass("bench --endpoint " + server.url() +
+              " --dialect triton --model nli "
+              "--tokenizer " +
+              (kModels / "bert-tiny-nli").string() +
+              " -n 4 --batch-size 2 --pad-to-max --max-len 64 --no-progress -o " +
+              (dir / "r.json").string());
   ASSERT_EQ(run.code, 0) << run.out;
   ASSERT_FALSE(bodies.empty());
   const json& ids = bodies.back()["inputs"][0];
@@ -135,8 +141,9 @@ TEST(Cli, CompareReportsAgreement) {
   FakeServer a([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   FakeServer b([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   TempDir dir;
-  const Invocation run = onepass("bench compare --endpoint one=" + a.url() + " --endpoint two=" + b.url() +
-                          " --dialect two=tei -n 6 --no-progress -o " + (dir / "c.json").string());
+  const Invocation run =
+      onepass("bench compare --endpoint one=" + a.url() + " --endpoint two=" + b.url() +
+              " --dialect two=tei -n 6 --no-progress -o " + (dir / "c.json").string());
   ASSERT_EQ(run.code, 0) << run.out;
   EXPECT_NE(run.out.find("agreement one vs two: 9 of 9 samples (100.0%)"), std::string::npos)
       << run.out;

@@ -1,15 +1,15 @@
 // The HTTP client against the loopback test server: keep-alive reuse, status codes, timeouts,
 // refused connections, URL parsing.
-#include <gtest/gtest.h>
+#include "http/client.h"
 
-#include <sys/socket.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <thread>
 
 #include "fake_server.h"
-#include "http/client.h"
 
 namespace onepass::bench::testing {
 namespace {
@@ -32,7 +32,10 @@ TEST(Client, KeepAliveReusesOneConnection) {
   std::atomic<int> calls{0};
   FakeServer server([&](const FakeRequest& r) {
     ++calls;
-    return FakeResponse{r.target == "/base/missing" ? 404 : r.target == "/base/x" ? 200 : 400, "{\"echo\":" + std::to_string(r.body.size()) + "}"};
+    return FakeResponse{r.target == "/base/missing" ? 404
+                        : r.target == "/base/x"     ? 200
+                                                    : 400,
+                        "{\"echo\":" + std::to_string(r.body.size()) + "}"};
   });
   http::Connection c(http::Url::parse(server.url() + "/base"), 5000ms);
   for (int i = 0; i < 20; ++i) {
@@ -69,7 +72,8 @@ TEST(Client, TimeoutAndRefusedAreTransportFailures) {
   socklen_t len = sizeof(addr);
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   ::close(fd);
-  http::Connection refused(http::Url::parse("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port))), 1000ms);
+  http::Connection refused(
+      http::Url::parse("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port))), 1000ms);
   try {
     refused.send({});
     FAIL() << "connected to a closed port";

@@ -1,11 +1,12 @@
 // The dataset reader, the bundled NLI set, --pad-to-max lengthening and answer comparison.
+#include "bench/dataset.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "base/error.h"
 #include "bench/answer.h"
-#include "bench/dataset.h"
 
 namespace onepass::bench {
 namespace {
@@ -13,7 +14,8 @@ namespace {
 TEST(Dataset, ParsesTextPairAndLabel) {
   const auto samples = parse_dataset(
       "{\"text\":\"a\"}\n\n{\"text\":\"b\",\"text_pair\":\"c\",\"label\":\"neutral\"}\n"
-      "{\"text\":\"d\",\"label\":2}\n", "t");
+      "{\"text\":\"d\",\"label\":2}\n",
+      "t");
   ASSERT_EQ(samples.size(), 3u);
   EXPECT_FALSE(samples[0].text_pair);
   EXPECT_EQ(*samples[1].text_pair, "c");
@@ -44,7 +46,8 @@ TEST(Dataset, BundledSetIsMultilingualLabelledNli) {
     ASSERT_TRUE(s.text_pair && s.label);
     ++labels[*s.label];
     distinct.insert({s.text, *s.text_pair});
-    cjk = cjk || s.text.find("\xE5") != std::string::npos || s.text.find("\xE9") != std::string::npos;
+    cjk =
+        cjk || s.text.find("\xE5") != std::string::npos || s.text.find("\xE9") != std::string::npos;
     cyrillic = cyrillic || s.text.find("\xD0") != std::string::npos;
     arabic = arabic || s.text.find("\xD9") != std::string::npos;
   }

@@ -1,11 +1,12 @@
 // Each dialect's request (route, headers, body) and response parsing, against the wire shapes in
 // docs/API.md and the upstream servers' documentation.
+#include "bench/dialect.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
-#include "bench/dialect.h"
 
 namespace onepass::bench {
 namespace {
@@ -43,7 +44,8 @@ TEST(SageMakerDialect, ItemsOfAClientBatchInOneInvocation) {
             json::parse(R"(["A man plays.","Hello world"])"));
 
   const auto answers = d->parse(ok(R"([{"label":"entailment","score":0.75},
-      {"label":"neutral","score":0.5}])"), 2, Task::kClassify);
+      {"label":"neutral","score":0.5}])"),
+                                2, Task::kClassify);
   ASSERT_EQ(answers.size(), 2u);
   EXPECT_EQ(answers[0].label, "entailment");
   EXPECT_DOUBLE_EQ(answers[0].score, 0.75);
@@ -106,7 +108,8 @@ TEST(KServeDialect, TextTensorsWhenNoTokenizer) {
       {"name":"text","shape":[2],"datatype":"BYTES","data":["A man plays.","Hello world"]},
       {"name":"text_pair","shape":[2],"datatype":"BYTES","data":["Someone makes music.",""]}]})"));
   const auto answers = d->parse(ok(R"({"model_name":"nli","outputs":[{"name":"logits",
-      "shape":[2,3],"datatype":"FP32","data":[0,2,0, 1,0,0]}]})"), 2, Task::kClassify);
+      "shape":[2,3],"datatype":"FP32","data":[0,2,0, 1,0,0]}]})"),
+                                2, Task::kClassify);
   EXPECT_EQ(answers[0].label, "entailment");
   EXPECT_NEAR(answers[0].score, std::exp(2.0) / (std::exp(2.0) + 2), 1e-6);
   EXPECT_EQ(answers[1].label, "contradiction");
@@ -115,9 +118,11 @@ TEST(KServeDialect, TextTensorsWhenNoTokenizer) {
   // Without id2label the label is only an index: kept for verification, not for accuracy.
   DialectOptions unnamed;
   unnamed.model = "nli";
-  const auto index_only = make_dialect("triton", unnamed)->parse(
-      ok(R"({"outputs":[{"name":"logits","shape":[1,3],"datatype":"FP32","data":[0,2,0]}]})"), 1,
-      Task::kClassify);
+  const auto index_only =
+      make_dialect("triton", unnamed)
+          ->parse(
+              ok(R"({"outputs":[{"name":"logits","shape":[1,3],"datatype":"FP32","data":[0,2,0]}]})"),
+              1, Task::kClassify);
   EXPECT_EQ(index_only[0].label, "LABEL_1");
   EXPECT_FALSE(index_only[0].label_named);
 }
@@ -135,7 +140,8 @@ TEST(KServeDialect, TokenizedTensorsPaddedToTheLongestOrToMaxLen) {
     return t;
   };
   const Sample* batch[] = {&kPair, &kSingle};
-  const json inputs = body_of(make_dialect("triton", options)->build(batch, Task::kClassify))["inputs"];
+  const json inputs =
+      body_of(make_dialect("triton", options)->build(batch, Task::kClassify))["inputs"];
   ASSERT_EQ(inputs.size(), 3u);
   EXPECT_EQ(inputs[0], json::parse(R"({"name":"input_ids","shape":[2,4],"datatype":"INT64",
       "data":[10,11,12,13,10,11,0,0]})"));
@@ -144,7 +150,8 @@ TEST(KServeDialect, TokenizedTensorsPaddedToTheLongestOrToMaxLen) {
   EXPECT_EQ(inputs[2]["data"], json::parse("[0,0,1,1,0,0,0,0]"));
   options.pad_to_max = true;
   options.max_len = 6;
-  const json padded = body_of(make_dialect("triton", options)->build(batch, Task::kClassify))["inputs"];
+  const json padded =
+      body_of(make_dialect("triton", options)->build(batch, Task::kClassify))["inputs"];
   EXPECT_EQ(padded[0]["shape"], json::parse("[2,6]"));
   EXPECT_EQ(padded[1]["data"], json::parse("[1,1,1,1,0,0,1,1,0,0,0,0]"));
 }
@@ -154,7 +161,8 @@ TEST(KServeDialect, EmbeddingsOutput) {
   options.model = "e";
   const auto answers = make_dialect("triton", options)
                            ->parse(ok(R"({"outputs":[{"name":"embeddings","shape":[2,2],
-                               "datatype":"FP32","data":[[1,2],[3,4]]}]})"), 2, Task::kClassify);
+                               "datatype":"FP32","data":[[1,2],[3,4]]}]})"),
+                                   2, Task::kClassify);
   EXPECT_TRUE(answers[0].label.empty());
   EXPECT_EQ(answers[1].values, (std::vector<float>{3, 4}));
 }
@@ -170,7 +178,8 @@ TEST(OpenAiDialect, EmbeddingsOrderedByIndex) {
   EXPECT_EQ(body_of(r), json::parse(R"({"input":["A man plays.","Hello world"],"model":"embed",
       "encoding_format":"float"})"));
   const auto answers = d->parse(ok(R"({"object":"list","data":[{"object":"embedding","index":1,
-      "embedding":[0,1]},{"object":"embedding","index":0,"embedding":[1,0]}]})"), 2, Task::kEmbed);
+      "embedding":[0,1]},{"object":"embedding","index":0,"embedding":[1,0]}]})"),
+                                2, Task::kEmbed);
   EXPECT_EQ(answers[0].values, (std::vector<float>{1, 0}));
   EXPECT_EQ(answers[1].values, (std::vector<float>{0, 1}));
   EXPECT_THROW(d->parse(ok(R"({"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]})"),
@@ -188,7 +197,8 @@ TEST(VllmDialect, ClassifyJoinsAPairAndReadsProbs) {
   EXPECT_EQ(body_of(r), json::parse(R"({"input":["A man plays.\nSomeone makes music."],
       "model":"nli"})"));
   const auto answers = d->parse(ok(R"({"data":[{"index":0,"label":"neutral","probs":[0.1,0.2,0.7],
-      "num_classes":3}]})"), 1, Task::kClassify);
+      "num_classes":3}]})"),
+                                1, Task::kClassify);
   EXPECT_EQ(answers[0].label, "neutral");
   EXPECT_FLOAT_EQ(answers[0].score, 0.7);
   EXPECT_EQ(d->build(batch, Task::kEmbed).target, "/v1/embeddings");

@@ -5,11 +5,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace onepass::bench::testing {
@@ -91,7 +90,8 @@ void FakeServer::serve(int fd) {
       const std::string line = head.substr(pos, eol - pos);
       const std::size_t colon = line.find(':');
       std::string key = line.substr(0, colon);
-      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+      std::transform(key.begin(), key.end(), key.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
       std::size_t v = colon + 1;
       while (v < line.size() && line[v] == ' ') ++v;
       request.headers[key] = line.substr(v);
@@ -147,9 +147,7 @@ std::vector<float> softmax(const std::vector<float>& logits) {
   return p;
 }
 
-FakeResponse unprocessable(const std::string& why) {
-  return {422, json{{"error", why}}.dump()};
-}
+FakeResponse unprocessable(const std::string& why) { return {422, json{{"error", why}}.dump()}; }
 
 json label_scores(const std::vector<float>& logits) {
   const auto probs = softmax(logits);
@@ -220,7 +218,8 @@ FakeResponse answer_like_onepass(const FakeRequest& request, bool embedder) {
         continue;
       }
       if (!item.is_array() || item.empty() || item.size() > 2) return unprocessable("predict item");
-      out.push_back(label_scores(fake_logits(item[0], item.size() == 2 ? item[1].get<std::string>() : "")));
+      out.push_back(
+          label_scores(fake_logits(item[0], item.size() == 2 ? item[1].get<std::string>() : "")));
     }
     return {200, out.dump()};
   }
@@ -232,8 +231,9 @@ FakeResponse answer_like_onepass(const FakeRequest& request, bool embedder) {
     if (inputs.count("text")) {
       n = inputs["text"]["data"].size();
       for (std::size_t i = 0; i < n; ++i) {
-        texts.emplace_back(inputs["text"]["data"][i],
-                           inputs.count("text_pair") ? inputs["text_pair"]["data"][i].get<std::string>() : "");
+        texts.emplace_back(
+            inputs["text"]["data"][i],
+            inputs.count("text_pair") ? inputs["text_pair"]["data"][i].get<std::string>() : "");
       }
     } else if (inputs.count("input_ids")) {
       // The tensor form: hash the unpadded ids, as a model that drops padding would see them.
@@ -257,8 +257,10 @@ FakeResponse answer_like_onepass(const FakeRequest& request, bool embedder) {
       for (float v : embedder ? fake_embedding(text) : fake_logits(text, pair)) data.push_back(v);
     }
     const std::size_t width = embedder ? 8 : 3;
-    json output = {{"name", embedder ? "embeddings" : "logits"}, {"datatype", "FP32"},
-                   {"shape", {n, width}}, {"data", data}};
+    json output = {{"name", embedder ? "embeddings" : "logits"},
+                   {"datatype", "FP32"},
+                   {"shape", {n, width}},
+                   {"data", data}};
     return {200, json{{"model_name", "fake"}, {"outputs", json::array({output})}}.dump()};
   }
   if (t == "/v1/embeddings" || t == "/classify") {
@@ -268,12 +270,14 @@ FakeResponse answer_like_onepass(const FakeRequest& request, bool embedder) {
     for (const auto& item : body["input"]) {
       const std::string text = item.get<std::string>();
       if (embedder) {
-        data.push_back({{"object", "embedding"}, {"index", index}, {"embedding", fake_embedding(text)}});
+        data.push_back(
+            {{"object", "embedding"}, {"index", index}, {"embedding", fake_embedding(text)}});
       } else {
         // vLLM's classify has one string: the pair arrives joined by a newline.
         const std::size_t nl = text.find('\n');
-        const auto logits = nl == std::string::npos ? fake_logits(text, "")
-                                                    : fake_logits(text.substr(0, nl), text.substr(nl + 1));
+        const auto logits = nl == std::string::npos
+                                ? fake_logits(text, "")
+                                : fake_logits(text.substr(0, nl), text.substr(nl + 1));
         const auto probs = softmax(logits);
         const std::size_t best = std::max_element(probs.begin(), probs.end()) - probs.begin();
         data.push_back({{"index", index}, {"label", kFakeLabels[best]}, {"probs", probs}});

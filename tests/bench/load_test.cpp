@@ -28,7 +28,8 @@ Workload small_workload() {
   return w;
 }
 
-EndpointSpec endpoint(const std::string& name, const FakeServer& server, const std::string& dialect) {
+EndpointSpec endpoint(const std::string& name, const FakeServer& server,
+                      const std::string& dialect) {
   EndpointSpec e;
   e.name = name;
   e.url = server.url();
@@ -96,20 +97,20 @@ TEST_P(EveryDialect, SweepsVerifyEveryAnswerAndReportAccuracy) {
   EXPECT_EQ(server.requests(), expected_requests);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Dialects, EveryDialect,
-    ::testing::Values(DialectCase{"onepass", false, Task::kClassify},
-                      DialectCase{"hf", true, Task::kClassify},
-                      DialectCase{"tei", false, Task::kClassify},
-                      DialectCase{"tei", true, Task::kEmbed},
-                      DialectCase{"triton", false, Task::kClassify},
-                      DialectCase{"triton", true, Task::kClassify},
-                      DialectCase{"vllm", false, Task::kClassify},
-                      DialectCase{"vllm", true, Task::kEmbed},
-                      DialectCase{"openai", true, Task::kEmbed}),
-    [](const auto& info) {
-      return std::string(info.param.dialect) + (info.param.embedder ? "_embedder" : "_classifier");
-    });
+INSTANTIATE_TEST_SUITE_P(Dialects, EveryDialect,
+                         ::testing::Values(DialectCase{"onepass", false, Task::kClassify},
+                                           DialectCase{"hf", true, Task::kClassify},
+                                           DialectCase{"tei", false, Task::kClassify},
+                                           DialectCase{"tei", true, Task::kEmbed},
+                                           DialectCase{"triton", false, Task::kClassify},
+                                           DialectCase{"triton", true, Task::kClassify},
+                                           DialectCase{"vllm", false, Task::kClassify},
+                                           DialectCase{"vllm", true, Task::kEmbed},
+                                           DialectCase{"openai", true, Task::kEmbed}),
+                         [](const auto& info) {
+                           return std::string(info.param.dialect) +
+                                  (info.param.embedder ? "_embedder" : "_classifier");
+                         });
 
 TEST(Verification, SwappedAnswersAreCaught) {
   SwapPairs swap([](const FakeRequest& r) { return answer_like_onepass(r, false); });
@@ -190,7 +191,7 @@ TEST(Load, LatencyIsMeasuredFromTheIntendedSendTime) {
   const RunResult& r = result.endpoints[0].runs[0];
   EXPECT_GE(r.latency_ms.max, 155.0);
   EXPECT_GE(r.latency_ms.p50, 20.0 * 5 - 5.0 * 4);  // the 5th request's lower bound
-  EXPECT_LT(r.achieved_rate, 200.0);                 // the cap held the rate down
+  EXPECT_LT(r.achieved_rate, 200.0);                // the cap held the rate down
 }
 
 TEST(Load, UnreachableEndpointStopsTheBench) {

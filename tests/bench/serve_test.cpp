@@ -1,7 +1,6 @@
 // The bench against the real `onepass serve` on loopback (port 0) with fixture models: a small
 // sweep in every dialect onepass serves, and compare mode on two servers of the same model.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +17,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::filesystem::path kBinary = std::filesystem::path(ONEPASS_BINARY_DIR) / "apps/onepass/onepass";
-const std::filesystem::path kModels = std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+const std::filesystem::path kBinary =
+    std::filesystem::path(ONEPASS_BINARY_DIR) / "apps/onepass/onepass";
+const std::filesystem::path kModels =
+    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
 
 // `onepass serve` in a child process; the URL comes from its "listening on HOST:PORT" line.
 class ServeProcess {
@@ -48,7 +49,8 @@ class ServeProcess {
       const auto at = text.find("listening on ");
       if (at == std::string::npos) continue;
       std::string address = text.substr(at + 13);
-      while (!address.empty() && (address.back() == '\n' || address.back() == '\r')) address.pop_back();
+      while (!address.empty() && (address.back() == '\n' || address.back() == '\r'))
+        address.pop_back();
       url_ = "http://" + address;
       break;
     }
@@ -115,8 +117,8 @@ void expect_clean(const EndpointResult& e) {
 
 TEST(Serve, SweepInEveryDialectOfAClassifier) {
   if (!serve_available()) GTEST_SKIP() << "`onepass serve` is not in this build yet";
-  ServeProcess server({"serve", "--model", "nli=" + (kModels / "xlmr-tiny-nli").string(),
-                       "--host", "127.0.0.1", "--port", "0"});
+  ServeProcess server({"serve", "--model", "nli=" + (kModels / "xlmr-tiny-nli").string(), "--host",
+                       "127.0.0.1", "--port", "0"});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
   for (const char* dialect : {"onepass", "hf", "tei", "triton"}) {
     EndpointSpec e = spec(dialect, server.url(), dialect, "nli");

@@ -1,10 +1,11 @@
 // Percentiles against hand-computed values (numpy's linear interpolation), batch efficiency
 // arithmetic, and the run plan of the sweeps.
+#include "bench/stats.h"
+
 #include <gtest/gtest.h>
 
 #include "base/error.h"
 #include "bench/bench.h"
-#include "bench/stats.h"
 
 namespace onepass::bench {
 namespace {
@@ -12,9 +13,9 @@ namespace {
 TEST(Percentile, InterpolatesBetweenClosestRanks) {
   const std::vector<double> v{15, 20, 35, 40, 50};
   EXPECT_DOUBLE_EQ(percentile(v, 0), 15);
-  EXPECT_DOUBLE_EQ(percentile(v, 40), 29);    // rank 1.6: 20 + 0.6 * 15
+  EXPECT_DOUBLE_EQ(percentile(v, 40), 29);  // rank 1.6: 20 + 0.6 * 15
   EXPECT_DOUBLE_EQ(percentile(v, 50), 35);
-  EXPECT_DOUBLE_EQ(percentile(v, 90), 46);    // rank 3.6: 40 + 0.6 * 10
+  EXPECT_DOUBLE_EQ(percentile(v, 90), 46);  // rank 3.6: 40 + 0.6 * 10
   EXPECT_DOUBLE_EQ(percentile(v, 100), 50);
 }
 
@@ -31,7 +32,7 @@ TEST(Summarize, SortsAndSummarizes) {
   EXPECT_EQ(s.count, 5u);
   EXPECT_DOUBLE_EQ(s.mean, 5);
   EXPECT_DOUBLE_EQ(s.p50, 5);
-  EXPECT_DOUBLE_EQ(s.p90, 8.2);   // rank 3.6: 7 + 0.6 * 2
+  EXPECT_DOUBLE_EQ(s.p90, 8.2);  // rank 3.6: 7 + 0.6 * 2
   EXPECT_DOUBLE_EQ(s.p95, 8.6);
   EXPECT_DOUBLE_EQ(s.p99, 8.92);
   EXPECT_DOUBLE_EQ(s.max, 9);
@@ -40,9 +41,9 @@ TEST(Summarize, SortsAndSummarizes) {
 }
 
 TEST(BatchEfficiency, Arithmetic) {
-  EXPECT_DOUBLE_EQ(*batch_efficiency(800, 100, 8), 1.0);     // batch of 8 costs one input
+  EXPECT_DOUBLE_EQ(*batch_efficiency(800, 100, 8), 1.0);  // batch of 8 costs one input
   EXPECT_DOUBLE_EQ(*batch_efficiency(400, 100, 8), 0.5);
-  EXPECT_DOUBLE_EQ(*batch_efficiency(100, 100, 8), 0.125);   // batching bought nothing
+  EXPECT_DOUBLE_EQ(*batch_efficiency(100, 100, 8), 0.125);  // batching bought nothing
   EXPECT_DOUBLE_EQ(*batch_efficiency(50, 50, 1), 1.0);
   EXPECT_FALSE(batch_efficiency(0, 100, 8).has_value());
   EXPECT_FALSE(batch_efficiency(100, 0, 8).has_value());

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <ostream>
 #include <random>
 #include <vector>
@@ -312,7 +312,7 @@ TEST_P(DisentangledAttention, Bf16ProductsMatchNaiveBf16AndStayNearFp32) {
     worst = std::max(worst, std::abs(double(fast[i]) - expected[i]));
   }
   EXPECT_LT(worst, 5e-3);  // observed at most 2.2e-3 over these cases
-  EXPECT_GT(worst, 0.0);  // the products really ran in bf16
+  EXPECT_GT(worst, 0.0);   // the products really ran in bf16
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -99,7 +99,8 @@ void attention_head(benchmark::State& state) {
   const int ld = 768;
   const int rows = 512;
   const dv2::RelativeIndex index(256, 512, 512);
-  std::vector<float> q(static_cast<std::size_t>(len) * ld), kk(q.size()), v(q.size()), out(q.size());
+  std::vector<float> q(static_cast<std::size_t>(len) * ld), kk(q.size()), v(q.size()),
+      out(q.size());
   std::vector<float> pos(static_cast<std::size_t>(d) * rows);  // one head's transposed table
   for (std::size_t i = 0; i < q.size(); ++i) q[i] = kk[i] = v[i] = static_cast<float>(i % 7) * 0.1f;
   for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<float>(i % 5) * 0.1f;
@@ -110,20 +111,16 @@ void attention_head(benchmark::State& state) {
     for (int r = 0; r < m; ++r) k::softmax_row(x + static_cast<std::size_t>(r) * ldx, n);
   };
   const dv2::Gemm fp32{
-      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
-        k::gemm(false, true, m, n, kd, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-      },
-      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
-        k::gemm(false, false, m, n, kd, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-      },
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c,
+         int ldc) { k::gemm(false, true, m, n, kd, 1.0f, a, lda, b, ldb, 0.0f, c, ldc); },
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c,
+         int ldc) { k::gemm(false, false, m, n, kd, 1.0f, a, lda, b, ldb, 0.0f, c, ldc); },
       softmax};
   const dv2::Gemm reduced{
-      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
-        k::gemm_bf16(true, m, n, kd, 1.0f, a, lda, b, ldb, c, ldc);
-      },
-      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
-        k::gemm_bf16(false, m, n, kd, 1.0f, a, lda, b, ldb, c, ldc);
-      },
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c,
+         int ldc) { k::gemm_bf16(true, m, n, kd, 1.0f, a, lda, b, ldb, c, ldc); },
+      [](int m, int n, int kd, const float* a, int lda, const float* b, int ldb, float* c,
+         int ldc) { k::gemm_bf16(false, m, n, kd, 1.0f, a, lda, b, ldb, c, ldc); },
       softmax,
       [](int m, int n, int kd, const float* a, int lda, const std::uint32_t* bp, int ldp, float* c,
          int ldc) { k::small_gemm_bf16(m, n, kd, 1.0f, a, lda, bp, ldp, c, ldc); }};

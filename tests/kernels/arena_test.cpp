@@ -1,9 +1,9 @@
 // The scratch arena: alignment, growth, and no growth once the peak is known.
+#include "tensor/arena.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
-
-#include "tensor/arena.h"
 
 namespace onepass::tensor {
 namespace {

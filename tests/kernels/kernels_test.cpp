@@ -46,14 +46,16 @@ TEST_P(LinearTest, MatchesReferenceForRaggedRowCountsOnOnePrimitive) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Activations, LinearTest,
-                         ::testing::Values(Activation::kIdentity, Activation::kGeluErf, Activation::kGeluTanh,
-                                           Activation::kRelu, Activation::kTanh, Activation::kSilu,
+                         ::testing::Values(Activation::kIdentity, Activation::kGeluErf,
+                                           Activation::kGeluTanh, Activation::kRelu,
+                                           Activation::kTanh, Activation::kSilu,
                                            Activation::kQuickGelu));
 
 TEST(Linear, RowsAreBitIdenticalWhateverTheRowCount) {
   // Batch invariance rests on this: a row computed alone equals the same row inside a big call.
   const std::int64_t in = 64, out = 192, total = 100;
-  const auto w = random_vector(out * in, 20), b = random_vector(out, 21), x = random_vector(total * in, 22);
+  const auto w = random_vector(out * in, 20), b = random_vector(out, 21),
+             x = random_vector(total * in, 22);
   for (const bool accumulate : {false, true}) {
     const Linear linear(w.data(), b.data(), out, in, Activation::kGeluErf);
     std::vector<float> full(total * out, 0.5f);
@@ -62,7 +64,8 @@ TEST(Linear, RowsAreBitIdenticalWhateverTheRowCount) {
       for (const std::int64_t first : {0, 9, 55}) {
         std::vector<float> part(rows * out, 0.5f);
         linear.forward(x.data() + first * in, rows, part.data(), accumulate);
-        for (std::int64_t i = 0; i < rows * out; ++i) ASSERT_EQ(part[i], full[first * out + i]) << rows << " rows";
+        for (std::int64_t i = 0; i < rows * out; ++i)
+          ASSERT_EQ(part[i], full[first * out + i]) << rows << " rows";
       }
     }
   }
@@ -79,7 +82,8 @@ TEST(Linear, StridedInputAndNoBias) {
   for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < in; ++c) packed[r * in + c] = x[r * ldx + c];
   }
-  reference::linear(packed.data(), rows, in, w.data(), nullptr, out, Activation::kIdentity, false, expected.data());
+  reference::linear(packed.data(), rows, in, w.data(), nullptr, out, Activation::kIdentity, false,
+                    expected.data());
   expect_close(y, expected, 1e-5f);
 }
 
@@ -94,7 +98,8 @@ TEST(Gemm, AllTransposeCombinations) {
         for (std::int64_t j = 0; j < n; ++j) {
           double acc = 0.0;
           for (std::int64_t p = 0; p < k; ++p) {
-            acc += static_cast<double>(ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+            acc += static_cast<double>(ta ? a[p * m + i] : a[i * k + p]) *
+                   (tb ? b[j * k + p] : b[p * n + j]);
           }
           EXPECT_NEAR(c[i * n + j], 0.5 * acc + 2.0, 1e-5);
         }
@@ -114,8 +119,8 @@ TEST(Elementwise, LayerNormMatchesReference) {
 }
 
 TEST(Elementwise, ActivationsMatchReference) {
-  for (const auto act : {Activation::kGeluErf, Activation::kGeluTanh, Activation::kRelu, Activation::kTanh,
-                         Activation::kSilu, Activation::kQuickGelu}) {
+  for (const auto act : {Activation::kGeluErf, Activation::kGeluTanh, Activation::kRelu,
+                         Activation::kTanh, Activation::kSilu, Activation::kQuickGelu}) {
     auto x = random_vector(20000, 11, 6.0f);  // above the threading threshold
     std::vector<float> expected(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) expected[i] = reference::activation(x[i], act);
@@ -156,10 +161,11 @@ TEST(Attention, RaggedBatchMatchesReference) {
   std::vector<float> ctx(tokens * hidden), expected(tokens * hidden);
   std::vector<float> scratch(self_attention_scratch_floats(offsets.data(), offsets.size() - 1));
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, AttentionShape{heads, d, ld},
-                 offsets.data(), offsets.size() - 1, scale, ctx.data(), scratch.data());
-  reference::self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d, offsets.data(),
-                            offsets.size() - 1, scale, expected.data());
+  self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden,
+                 AttentionShape{heads, d, ld}, offsets.data(), offsets.size() - 1, scale,
+                 ctx.data(), scratch.data());
+  reference::self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d,
+                            offsets.data(), offsets.size() - 1, scale, expected.data());
   expect_close(ctx, expected, 1e-5f);
 }
 
@@ -177,17 +183,19 @@ TEST(Attention, Bf16ProductsStayNearReferenceAndBatchInvariant) {
   const AttentionShape shape{heads, d, ld, /*bf16_products=*/true};
   self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, shape, offsets.data(),
                  offsets.size() - 1, scale, ctx.data(), scratch.data());
-  reference::self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d, offsets.data(),
-                            offsets.size() - 1, scale, expected.data());
+  reference::self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d,
+                            offsets.data(), offsets.size() - 1, scale, expected.data());
   float worst = 0.0f;
-  for (std::size_t i = 0; i < ctx.size(); ++i) worst = std::max(worst, std::abs(ctx[i] - expected[i]));
+  for (std::size_t i = 0; i < ctx.size(); ++i)
+    worst = std::max(worst, std::abs(ctx[i] - expected[i]));
   EXPECT_LT(worst, 2e-2f);  // observed 6.3e-3 with these inputs (|q|, |k|, |v| up to 2)
   EXPECT_GT(worst, 1e-5f);
   // The third sequence (tokens 9..39) alone.
   const std::vector<std::size_t> alone{0, 31};
   std::vector<float> one(31 * hidden);
-  self_attention(qkv.data() + 9 * ld, qkv.data() + 9 * ld + hidden, qkv.data() + 9 * ld + 2 * hidden, shape,
-                 alone.data(), 1, scale, one.data(), scratch.data());
+  self_attention(qkv.data() + 9 * ld, qkv.data() + 9 * ld + hidden,
+                 qkv.data() + 9 * ld + 2 * hidden, shape, alone.data(), 1, scale, one.data(),
+                 scratch.data());
   for (std::int64_t i = 0; i < 31 * hidden; ++i) ASSERT_EQ(one[i], ctx[9 * hidden + i]) << i;
 }
 

@@ -41,8 +41,8 @@ float max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
 
 std::vector<float> round_to_bf16(const std::vector<float>& v) {
   std::vector<std::uint16_t> bits(v.size());
-  convert_rows_to_bf16(v.data(), 1, static_cast<std::int64_t>(v.size()), static_cast<std::int64_t>(v.size()),
-                       bits.data());
+  convert_rows_to_bf16(v.data(), 1, static_cast<std::int64_t>(v.size()),
+                       static_cast<std::int64_t>(v.size()), bits.data());
   std::vector<float> out(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) out[i] = bf16_to_float(bits[i]);
   return out;
@@ -67,7 +67,8 @@ TEST(Quantize, RowsU8RoundTripWithinHalfAStep) {
   const std::int64_t rows = 5, cols = 70, ldx = 80;
   auto x = random_values(rows * ldx, 1, -0.2f, 3.0f);
   std::fill(x.begin() + 2 * ldx, x.begin() + 3 * ldx, 0.0f);  // an all-zero row
-  for (std::int64_t c = 0; c < cols; ++c) x[4 * ldx + c] = 0.5f + 0.01f * c;  // all positive: 0 still exact
+  for (std::int64_t c = 0; c < cols; ++c)
+    x[4 * ldx + c] = 0.5f + 0.01f * c;  // all positive: 0 still exact
   std::vector<std::uint8_t> q(rows * cols);
   std::vector<float> scales(rows);
   std::vector<std::int32_t> zps(rows);
@@ -109,10 +110,10 @@ TEST(Quantize, WeightsS8MatchNaiveRoundingAndClampingInVectorAndTail) {
   // of a step (x.5 after scaling) check round-to-nearest-even on both paths.
   const std::int64_t out = 4, in = 37;
   auto w = random_values(out * in, 9, -1.0f, 1.0f);
-  w[0] = 1.0f;                   // channel 0: scale 1/127 (x 0.5) ...
-  w[5] = 2.5f / 127.0f * 0.5f;   // ... so this lands on 2.5 -> 2
-  w[30] = 3.5f / 127.0f * 0.5f;  // (in the second block) 3.5 -> 4
-  w[35] = -0.5f / 127.0f * 0.5f; // (in the tail) -0.5 -> -0
+  w[0] = 1.0f;                    // channel 0: scale 1/127 (x 0.5) ...
+  w[5] = 2.5f / 127.0f * 0.5f;    // ... so this lands on 2.5 -> 2
+  w[30] = 3.5f / 127.0f * 0.5f;   // (in the second block) 3.5 -> 4
+  w[35] = -0.5f / 127.0f * 0.5f;  // (in the tail) -0.5 -> -0
   for (const float multiplier : {1.0f, 0.5f}) {
     std::vector<std::int8_t> q(out * in);
     std::vector<float> scales(out);
@@ -125,8 +126,10 @@ TEST(Quantize, WeightsS8MatchNaiveRoundingAndClampingInVectorAndTail) {
       EXPECT_EQ(scales[c], scale);
       std::int32_t sum = 0;
       for (std::int64_t k = 0; k < in; ++k) {
-        const auto want = static_cast<std::int32_t>(std::clamp(std::nearbyint(w[c * in + k] * (1.0f / scale)), -127.0f, 127.0f));
-        ASSERT_EQ(q[c * in + k], want) << "channel " << c << " k " << k << " multiplier " << multiplier;
+        const auto want = static_cast<std::int32_t>(
+            std::clamp(std::nearbyint(w[c * in + k] * (1.0f / scale)), -127.0f, 127.0f));
+        ASSERT_EQ(q[c * in + k], want)
+            << "channel " << c << " k " << k << " multiplier " << multiplier;
         sum += want;
       }
       EXPECT_EQ(sums[c], sum);
@@ -144,9 +147,10 @@ TEST(Quantize, WeightsS8MatchNaiveRoundingAndClampingInVectorAndTail) {
 
 // The int8 Linear's arithmetic done naively: quantize both operands with the same functions,
 // dequantize them back to fp32 and run the fp32 reference on those.
-std::vector<float> emulate_int8(const std::vector<float>& x, std::int64_t rows, std::int64_t in, std::int64_t ldx,
-                                const std::vector<float>& w, const float* bias, std::int64_t out, Activation act,
-                                bool accumulate, std::vector<float> y) {
+std::vector<float> emulate_int8(const std::vector<float>& x, std::int64_t rows, std::int64_t in,
+                                std::int64_t ldx, const std::vector<float>& w, const float* bias,
+                                std::int64_t out, Activation act, bool accumulate,
+                                std::vector<float> y) {
   std::vector<std::uint8_t> qx(rows * in);
   std::vector<float> sx(rows);
   std::vector<std::int32_t> zx(rows);
@@ -157,16 +161,20 @@ std::vector<float> emulate_int8(const std::vector<float>& x, std::int64_t rows, 
   quantize_weights_s8(w.data(), out, in, 1.0f, qw.data(), sw.data(), sums.data());
   std::vector<float> dx(rows * in), dw(out * in);
   for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < in; ++k) dx[r * in + k] = (static_cast<float>(qx[r * in + k]) - zx[r]) * sx[r];
+    for (std::int64_t k = 0; k < in; ++k)
+      dx[r * in + k] = (static_cast<float>(qx[r * in + k]) - zx[r]) * sx[r];
   for (std::int64_t c = 0; c < out; ++c)
-    for (std::int64_t k = 0; k < in; ++k) dw[c * in + k] = static_cast<float>(qw[c * in + k]) * sw[c];
+    for (std::int64_t k = 0; k < in; ++k)
+      dw[c * in + k] = static_cast<float>(qw[c * in + k]) * sw[c];
   reference::linear(dx.data(), rows, in, dw.data(), bias, out, act, accumulate, y.data());
   return y;
 }
 
-std::vector<float> contiguous(const std::vector<float>& x, std::int64_t rows, std::int64_t in, std::int64_t ldx) {
+std::vector<float> contiguous(const std::vector<float>& x, std::int64_t rows, std::int64_t in,
+                              std::int64_t ldx) {
   std::vector<float> out(rows * in);
-  for (std::int64_t r = 0; r < rows; ++r) std::memcpy(&out[r * in], &x[r * ldx], in * sizeof(float));
+  for (std::int64_t r = 0; r < rows; ++r)
+    std::memcpy(&out[r * in], &x[r * ldx], in * sizeof(float));
   return out;
 }
 
@@ -192,7 +200,8 @@ TEST_P(PrecisionLinearTest, MatchesEmulationAndStaysNearFp32) {
     const auto x = random_values(rows * ldx, 20 + static_cast<unsigned>(rows), -1.5f, 2.0f);
     const auto xc = contiguous(x, rows, in, ldx);
     for (const bool accumulate : {false, true}) {
-      const auto start = accumulate ? random_values(rows * out, 7, -1.0f, 1.0f) : std::vector<float>(rows * out);
+      const auto start =
+          accumulate ? random_values(rows * out, 7, -1.0f, 1.0f) : std::vector<float>(rows * out);
       auto y = start;
       linear.forward(x.data(), rows, y.data(), accumulate);
 
@@ -203,7 +212,8 @@ TEST_P(PrecisionLinearTest, MatchesEmulationAndStaysNearFp32) {
       if (tc.precision == MatmulPrecision::kBf16) {
         const auto xr = round_to_bf16(xc), wr = round_to_bf16(w);
         emulated = start;
-        reference::linear(xr.data(), rows, in, wr.data(), bias, out, tc.act, accumulate, emulated.data());
+        reference::linear(xr.data(), rows, in, wr.data(), bias, out, tc.act, accumulate,
+                          emulated.data());
         exact_tol = 2e-5f;
         fp32_tol = 2e-2f;  // 8-bit mantissas, 96 terms of |x·w| <= 0.16
       } else {
@@ -212,8 +222,10 @@ TEST_P(PrecisionLinearTest, MatchesEmulationAndStaysNearFp32) {
         fp32_tol = 3e-2f;  // half a step of 255 (activations) and 254 (weights) levels
       }
       const float scale = std::max(1.0f, max_abs(fp32));
-      EXPECT_LE(max_abs_diff(y, emulated), exact_tol * scale) << "rows " << rows << " accumulate " << accumulate;
-      EXPECT_LE(max_abs_diff(y, fp32), fp32_tol * scale) << "rows " << rows << " accumulate " << accumulate;
+      EXPECT_LE(max_abs_diff(y, emulated), exact_tol * scale)
+          << "rows " << rows << " accumulate " << accumulate;
+      EXPECT_LE(max_abs_diff(y, fp32), fp32_tol * scale)
+          << "rows " << rows << " accumulate " << accumulate;
       EXPECT_GT(max_abs_diff(y, fp32), 0.0f) << "reduced precision cannot be bit-identical to fp32";
     }
   }
@@ -236,7 +248,8 @@ TEST(PrecisionLinear, Fp32ChunkedRowCountsMatchReference) {
     const auto x = random_values(rows * in, 33, -1.0f, 1.0f);
     std::vector<float> y(rows * out), expected(rows * out);
     linear.forward(x.data(), rows, y.data());
-    reference::linear(x.data(), rows, in, w.data(), b.data(), out, Activation::kGeluErf, false, expected.data());
+    reference::linear(x.data(), rows, in, w.data(), b.data(), out, Activation::kGeluErf, false,
+                      expected.data());
     EXPECT_LE(max_abs_diff(y, expected), 2e-5f) << rows;
   }
 }
@@ -254,7 +267,8 @@ TEST(PrecisionLinear, WrongInt8ScaleIsFarFromFp32) {
   std::vector<float> yb(rows * out), yg(rows * out), expected(rows * out);
   broken.forward(x.data(), rows, yb.data());
   good.forward(x.data(), rows, yg.data());
-  reference::linear(x.data(), rows, in, w.data(), nullptr, out, Activation::kIdentity, false, expected.data());
+  reference::linear(x.data(), rows, in, w.data(), nullptr, out, Activation::kIdentity, false,
+                    expected.data());
   EXPECT_LT(max_abs_diff(yg, expected), 0.03f * max_abs(expected));
   EXPECT_GT(max_abs_diff(yb, expected), 0.2f * max_abs(expected));
 }
@@ -271,7 +285,8 @@ TEST(PrecisionLinear, RowsAreBitIdenticalWhateverTheRowCountInEveryPrecision) {
   const std::int64_t in = 96, out = 192, total = 700;
   const auto w = random_values(out * in, 50, -0.1f, 0.1f), b = random_values(out, 51, -0.1f, 0.1f);
   const auto x = random_values(total * in, 52, -1.0f, 1.0f);
-  for (const auto precision : {MatmulPrecision::kFp32, MatmulPrecision::kBf16, MatmulPrecision::kInt8}) {
+  for (const auto precision :
+       {MatmulPrecision::kFp32, MatmulPrecision::kBf16, MatmulPrecision::kInt8}) {
     for (const bool accumulate : {false, true}) {
       const Linear linear(w.data(), b.data(), out, in, Activation::kGeluErf, 0, precision);
       std::vector<float> full(total * out, 0.5f);
@@ -281,7 +296,8 @@ TEST(PrecisionLinear, RowsAreBitIdenticalWhateverTheRowCountInEveryPrecision) {
           std::vector<float> part(rows * out, 0.5f);
           linear.forward(x.data() + first * in, rows, part.data(), accumulate);
           for (std::int64_t i = 0; i < rows * out; ++i) {
-            ASSERT_EQ(part[i], full[first * out + i]) << precision_name(precision) << " " << rows << " rows";
+            ASSERT_EQ(part[i], full[first * out + i])
+                << precision_name(precision) << " " << rows << " rows";
           }
         }
       }

@@ -1,6 +1,8 @@
 // kernels/small_gemm_bf16.h against a double-precision product of the same operands rounded to
 // bf16: the packing (both layouts, odd depths, column windows) must be exact and the products
 // accumulate in fp32, so the only difference left is fp32 summation.
+#include "kernels/small_gemm_bf16.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "kernels/quantize.h"
-#include "kernels/small_gemm_bf16.h"
 #include "random_values.h"
 
 namespace onepass::kernels {
@@ -37,7 +38,8 @@ TEST(SmallGemmBf16, RaggedShapesBothPackingsAgainstDouble) {
           else
             ASSERT_TRUE(pack_bf16_pairs(b.data(), ldb, k, n, packed.data(), ldp));
           std::vector<float> c(static_cast<std::size_t>(m * ldc), 42.0f);
-          ASSERT_TRUE(small_gemm_bf16(m, n, k, 0.5f, a.data(), lda, packed.data(), ldp, c.data(), ldc));
+          ASSERT_TRUE(
+              small_gemm_bf16(m, n, k, 0.5f, a.data(), lda, packed.data(), ldp, c.data(), ldc));
           for (std::int64_t i = 0; i < m; ++i) {
             for (std::int64_t j = 0; j < ldc; ++j) {
               if (j >= n) {  // the stride's padding is never written
@@ -47,7 +49,8 @@ TEST(SmallGemmBf16, RaggedShapesBothPackingsAgainstDouble) {
               double want = 0.0;
               for (std::int64_t p = 0; p < k; ++p)
                 want += bf16(a[i * lda + p]) * bf16(transposed ? b[j * ldb + p] : b[p * ldb + j]);
-              ASSERT_NEAR(c[i * ldc + j], 0.5 * want, 1e-5) << transposed << " " << m << "x" << n << "x" << k;
+              ASSERT_NEAR(c[i * ldc + j], 0.5 * want, 1e-5)
+                  << transposed << " " << m << "x" << n << "x" << k;
             }
           }
         }
@@ -69,7 +72,8 @@ TEST(SmallGemmBf16, ColumnWindowOfAPackedTable) {
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       double want = 0.0;
-      for (std::int64_t p = 0; p < k; ++p) want += bf16(a[i * k + p]) * bf16(table[p * cols + lo + j]);
+      for (std::int64_t p = 0; p < k; ++p)
+        want += bf16(a[i * k + p]) * bf16(table[p * cols + lo + j]);
       ASSERT_NEAR(c[i * n + j], want, 1e-5) << i << "," << j;
     }
   }
@@ -85,7 +89,8 @@ TEST(SmallGemmBf16, ARowAloneEqualsTheSameRowInABlock) {
   ASSERT_TRUE(small_gemm_bf16(m, n, k, 1.0f, a.data(), k, packed.data(), n, all.data(), n));
   for (std::int64_t i = 0; i < m; ++i) {
     std::vector<float> one(n);
-    ASSERT_TRUE(small_gemm_bf16(1, n, k, 1.0f, a.data() + i * k, k, packed.data(), n, one.data(), n));
+    ASSERT_TRUE(
+        small_gemm_bf16(1, n, k, 1.0f, a.data() + i * k, k, packed.data(), n, one.data(), n));
     for (std::int64_t j = 0; j < n; ++j) ASSERT_EQ(one[j], all[i * n + j]) << i << "," << j;
   }
 }

@@ -30,8 +30,10 @@ TEST(SmallGemm, RaggedShapesStridesAndBothLayoutsAgainstDouble) {
               }
               double want = 0.0;
               for (std::int64_t p = 0; p < k; ++p)
-                want += static_cast<double>(a[i * lda + p]) * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
-              ASSERT_NEAR(c[i * ldc + j], 0.125 * want, 1e-5) << trans_b << " " << m << "x" << n << "x" << k;
+                want += static_cast<double>(a[i * lda + p]) *
+                        (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+              ASSERT_NEAR(c[i * ldc + j], 0.125 * want, 1e-5)
+                  << trans_b << " " << m << "x" << n << "x" << k;
             }
           }
         }

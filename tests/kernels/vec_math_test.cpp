@@ -2,20 +2,21 @@
 // special values; its horizontal reductions against the intrinsics' lane tree, bit for bit; and
 // the row kernels built on it (softmax, activate, the int8 epilogue) against double-precision
 // formulas.
+#include "kernels/vec_math.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <string>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "kernels/elementwise.h"
 #include "kernels/quantize.h"
-#include "kernels/vec_math.h"
 
 #if defined(__AVX512F__)
 // GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register.
@@ -67,8 +68,8 @@ float one(const VecFn& fn, float x) {
 
 // Largest |got - want| / max(|want|, floor) over xs.
 template <class VecFn>
-double worst_error(const VecFn& fn, const std::vector<float>& xs, const std::function<double(double)>& want,
-                   double floor) {
+double worst_error(const VecFn& fn, const std::vector<float>& xs,
+                   const std::function<double(double)>& want, double floor) {
   const auto got = lanewise(fn, xs);
   double worst = 0.0;
   float worst_x = 0.0f;
@@ -100,7 +101,8 @@ TEST(VecMath, ExpRelativeErrorOverTheNormalRange) {
   // exp(-87.3) is just above FLT_MIN; exp(88.72) just below FLT_MAX.
   auto xs = sweep(-87.3, 88.72, 400000);
   for (float x : log_sweep(-30, 1)) xs.push_back(x);
-  const double err = worst_error(kExp, xs, [](double x) { return std::exp(x); }, 0.0);
+  const double err = worst_error(
+      kExp, xs, [](double x) { return std::exp(x); }, 0.0);
   EXPECT_LT(err, 3e-7) << "max relative error";
 }
 
@@ -113,7 +115,9 @@ TEST(VecMath, ExpExtremesAndSpecialValues) {
   for (float x : sweep(-103.9, -87.4, 2000)) {
     const float got = one(kExp, x);
     EXPECT_GE(got, 0.0f);
-    EXPECT_NEAR(got, std::exp(static_cast<double>(x)), 2e-7 * std::exp(static_cast<double>(x)) + 2e-45) << x;
+    EXPECT_NEAR(got, std::exp(static_cast<double>(x)),
+                2e-7 * std::exp(static_cast<double>(x)) + 2e-45)
+        << x;
   }
   EXPECT_TRUE(std::isnan(one(kExp, kNaN)));
 }
@@ -121,11 +125,13 @@ TEST(VecMath, ExpExtremesAndSpecialValues) {
 TEST(VecMath, ErfRelativeErrorEverywhere) {
   auto xs = sweep(-6.0, 6.0, 600000);
   for (float x : log_sweep(-37, 1)) xs.push_back(x);
-  const double err = worst_error(kErf, xs, [](double x) { return std::erf(x); }, 1e-38);
+  const double err = worst_error(
+      kErf, xs, [](double x) { return std::erf(x); }, 1e-38);
   EXPECT_LT(err, 5e-7) << "max relative error";
   // Against the float libm too: within a couple of its ulps.
   const auto got = lanewise(kErf, xs);
-  for (std::size_t i = 0; i < xs.size(); ++i) ASSERT_NEAR(got[i], std::erf(xs[i]), 3e-7f * std::abs(std::erf(xs[i])) + 1e-38f);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    ASSERT_NEAR(got[i], std::erf(xs[i]), 3e-7f * std::abs(std::erf(xs[i])) + 1e-38f);
 }
 
 TEST(VecMath, ErfExtremesAndSpecialValues) {
@@ -151,7 +157,8 @@ TEST(VecMath, GeluErfAgainstErfcForm) {
   const auto wide = sweep(-30.0, 30.0, 400000);
   const auto got = lanewise(kGeluErf, wide);
   for (std::size_t i = 0; i < wide.size(); ++i)
-    ASSERT_NEAR(got[i], gelu_erf_exact(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i]))) << wide[i];
+    ASSERT_NEAR(got[i], gelu_erf_exact(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i])))
+        << wide[i];
   // The tail keeps its sign and magnitude (1 + erf would cancel to 0 here): gelu(-8) ≈ -2.5e-15.
   EXPECT_NEAR(one(kGeluErf, -8.0f) / gelu_erf_exact(-8.0), 1.0, 1e-5);
   EXPECT_EQ(one(kGeluErf, 1e30f), 1e30f);
@@ -165,12 +172,14 @@ TEST(VecMath, SigmoidFormsAgainstDouble) {
     return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
   };
   const auto silu = [](double x) { return x / (1.0 + std::exp(-x)); };
-  EXPECT_LT(worst_error(kGeluTanh, sweep(-2.5, 30.0, 200000), gelu_tanh, 1e-30), 1e-6) << "relative";
+  EXPECT_LT(worst_error(kGeluTanh, sweep(-2.5, 30.0, 200000), gelu_tanh, 1e-30), 1e-6)
+      << "relative";
   EXPECT_LT(worst_error(kSilu, sweep(-10.0, 30.0, 200000), silu, 1e-30), 1e-6) << "relative";
   const auto wide = sweep(-60.0, 60.0, 200000);
   const auto got_tanh = lanewise(kGeluTanh, wide), got_silu = lanewise(kSilu, wide);
   for (std::size_t i = 0; i < wide.size(); ++i) {
-    ASSERT_NEAR(got_tanh[i], gelu_tanh(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i]))) << wide[i];
+    ASSERT_NEAR(got_tanh[i], gelu_tanh(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i])))
+        << wide[i];
     ASSERT_NEAR(got_silu[i], silu(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i]))) << wide[i];
   }
   EXPECT_EQ(one(kSilu, 1e30f), 1e30f);
@@ -208,7 +217,8 @@ TEST(VecMath, ReductionsFollowTheIntrinsicsLaneOrderBitForBit) {
     alignas(64) float v[16];
     for (float& x : v) {
       const std::uint32_t r = next();
-      x = r % 8 == 0 ? specials[(r >> 8) % 8] : static_cast<float>(static_cast<int>(r >> 8) % 20001 - 10000) / 77.0f;
+      x = r % 8 == 0 ? specials[(r >> 8) % 8]
+                     : static_cast<float>(static_cast<int>(r >> 8) % 20001 - 10000) / 77.0f;
     }
     const __m512 x = _mm512_load_ps(v);
     ASSERT_EQ(bits(vec::reduce_max(x)), bits(tree_reduce(v, maxps))) << "trial " << t;
@@ -220,7 +230,8 @@ TEST(VecMath, ReductionsFollowTheIntrinsicsLaneOrderBitForBit) {
     for (int i = 0; i < 16; ++i) v[i] = static_cast<float>(i - 20);
     v[at] = 5.0f;
     EXPECT_EQ(vec::reduce_max(_mm512_load_ps(v)), 5.0f) << at;
-    EXPECT_EQ(vec::reduce_add(_mm512_load_ps(v)), 5.0f + (-20.0f * 16 + 120.0f) - (at - 20.0f)) << at;
+    EXPECT_EQ(vec::reduce_add(_mm512_load_ps(v)), 5.0f + (-20.0f * 16 + 120.0f) - (at - 20.0f))
+        << at;
   }
 }
 #endif  // __AVX512F__
@@ -229,12 +240,14 @@ TEST(VecMath, ReductionsFollowTheIntrinsicsLaneOrderBitForBit) {
 TEST(VecMathKernels, SoftmaxRowsAgainstDoubleForEveryTailLength) {
   for (std::int64_t cols = 1; cols <= 70; ++cols) {
     std::vector<float> x(static_cast<std::size_t>(3 * cols));
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.7 * i) * 12.0 - (i % 5));
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>(std::sin(0.7 * i) * 12.0 - (i % 5));
     const auto in = x;
     softmax_rows(x.data(), 3, cols);
     for (std::int64_t r = 0; r < 3; ++r) {
       double max = -1e300, sum = 0.0;
-      for (std::int64_t c = 0; c < cols; ++c) max = std::max(max, static_cast<double>(in[r * cols + c]));
+      for (std::int64_t c = 0; c < cols; ++c)
+        max = std::max(max, static_cast<double>(in[r * cols + c]));
       for (std::int64_t c = 0; c < cols; ++c) sum += std::exp(in[r * cols + c] - max);
       for (std::int64_t c = 0; c < cols; ++c) {
         const double want = std::exp(in[r * cols + c] - max) / sum;
@@ -251,7 +264,8 @@ TEST(VecMathKernels, ActivateGeluEveryTailLength) {
     const auto in = x;
     activate(x.data(), n, Activation::kGeluErf);
     for (std::int64_t i = 0; i < n; ++i)
-      ASSERT_NEAR(x[i], 0.5 * in[i] * std::erfc(-in[i] / std::sqrt(2.0)), 1e-6 * std::max(1.0f, std::abs(in[i])));
+      ASSERT_NEAR(x[i], 0.5 * in[i] * std::erfc(-in[i] / std::sqrt(2.0)),
+                  1e-6 * std::max(1.0f, std::abs(in[i])));
   }
 }
 
@@ -263,15 +277,17 @@ TEST(VecMathKernels, Int8EpilogueFusesScalesBiasActivationAndResidual) {
     col_sums[c] = static_cast<std::int32_t>(c * 13 % 200) - 100;
     col_scales[c] = 0.001f * static_cast<float>(1 + c % 9);
     bias[c] = 0.05f * static_cast<float>(c % 7) - 0.15f;
-    for (std::int64_t r = 0; r < rows; ++r) acc[r * cols + c] = static_cast<std::int32_t>((r * 977 + c * 131) % 9000) - 4000;
+    for (std::int64_t r = 0; r < rows; ++r)
+      acc[r * cols + c] = static_cast<std::int32_t>((r * 977 + c * 131) % 9000) - 4000;
   }
   for (const bool accumulate : {false, true}) {
     std::vector<float> y(rows * cols, 0.25f);
-    dequantize_rows(acc.data(), rows, cols, row_scales.data(), zps.data(), col_scales.data(), col_sums.data(),
-                    bias.data(), Activation::kGeluErf, y.data(), accumulate);
+    dequantize_rows(acc.data(), rows, cols, row_scales.data(), zps.data(), col_scales.data(),
+                    col_sums.data(), bias.data(), Activation::kGeluErf, y.data(), accumulate);
     for (std::int64_t r = 0; r < rows; ++r) {
       for (std::int64_t c = 0; c < cols; ++c) {
-        const double v = static_cast<double>(acc[r * cols + c] - zps[r] * col_sums[c]) * row_scales[r] * col_scales[c] +
+        const double v = static_cast<double>(acc[r * cols + c] - zps[r] * col_sums[c]) *
+                             row_scales[r] * col_scales[c] +
                          bias[c];
         const double want = (accumulate ? 0.25 : 0.0) + 0.5 * v * std::erfc(-v / std::sqrt(2.0));
         ASSERT_NEAR(y[r * cols + c], want, 1e-6 * std::max(1.0, std::abs(want))) << r << "," << c;

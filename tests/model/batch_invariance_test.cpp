@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <random>
 #include <thread>
 
@@ -19,7 +19,8 @@ using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
 
 // The rows sequence `index` owns in `out`, whatever the head.
-std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& out, std::size_t index) {
+std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& out,
+                                   std::size_t index) {
   if (info.head == HeadKind::kSequenceClassification) {
     const auto n = static_cast<std::size_t>(info.num_labels);
     return {out.logits.begin() + index * n, out.logits.begin() + (index + 1) * n};
@@ -28,7 +29,8 @@ std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& o
   std::vector<float> v(out.hidden_states.begin() + out.token_offsets[index] * h,
                        out.hidden_states.begin() + out.token_offsets[index + 1] * h);
   if (!out.pooler_output.empty()) {
-    v.insert(v.end(), out.pooler_output.begin() + index * h, out.pooler_output.begin() + (index + 1) * h);
+    v.insert(v.end(), out.pooler_output.begin() + index * h,
+             out.pooler_output.begin() + (index + 1) * h);
   }
   return v;
 }
@@ -67,9 +69,11 @@ TEST_P(BatchInvariance, AloneEqualsInsideMixedBatches) {
         const auto got = sequence_output(info, out, i);
         const auto& expected = alone[members[i]];
         ASSERT_EQ(got.size(), expected.size());
-        for (std::size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::abs(got[k] - expected[k]));
+        for (std::size_t k = 0; k < got.size(); ++k)
+          worst = std::max(worst, std::abs(got[k] - expected[k]));
       }
-      ASSERT_LE(worst, 1e-5f) << "batch of " << batch_size << " holding case " << golden.cases[c].id;
+      ASSERT_LE(worst, 1e-5f) << "batch of " << batch_size << " holding case "
+                              << golden.cases[c].id;
     }
   }
   std::printf("[%s] batched vs alone: max abs diff %.3g\n", GetParam(), worst);
@@ -80,7 +84,8 @@ TEST_P(BatchInvariance, AloneEqualsInsideMixedBatches) {
 // matmul primitives now take a per-thread user scratchpad.)
 TEST_P(BatchInvariance, ConcurrentThreadsShareOneEncoder) {
   const auto golden = load_golden(GetParam());
-  const auto encoder = load_encoder(fixture_model_dir(GetParam()), LoadOptions{1, Precision::kFp32});
+  const auto encoder =
+      load_encoder(fixture_model_dir(GetParam()), LoadOptions{1, Precision::kFp32});
   const auto& info = encoder->info();
   std::vector<std::vector<float>> alone(golden.cases.size());
   ForwardOutput out;
@@ -96,7 +101,9 @@ TEST_P(BatchInvariance, ConcurrentThreadsShareOneEncoder) {
       ForwardOutput local;
       for (int round = 0; round < 5; ++round) {
         std::vector<std::size_t> members;
-        for (std::size_t c = static_cast<std::size_t>(t + round) % 3; c < golden.cases.size(); c += 3) members.push_back(c);
+        for (std::size_t c = static_cast<std::size_t>(t + round) % 3; c < golden.cases.size();
+             c += 3)
+          members.push_back(c);
         std::vector<SequenceInput> batch;
         for (const auto m : members) batch.push_back(golden.cases[m].input());
         encoder->forward(batch, local);
@@ -104,8 +111,10 @@ TEST_P(BatchInvariance, ConcurrentThreadsShareOneEncoder) {
           const auto got = sequence_output(info, local, i);
           if (got != alone[members[i]]) {
             float worst = 0;
-            for (std::size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::abs(got[k] - alone[members[i]][k]));
-            std::printf("thread %d, round %d, case %zu: max abs diff %g\n", t, round, members[i], worst);
+            for (std::size_t k = 0; k < got.size(); ++k)
+              worst = std::max(worst, std::abs(got[k] - alone[members[i]][k]));
+            std::printf("thread %d, round %d, case %zu: max abs diff %g\n", t, round, members[i],
+                        worst);
             ++mismatches;
           }
         }
@@ -116,8 +125,11 @@ TEST_P(BatchInvariance, ConcurrentThreadsShareOneEncoder) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, BatchInvariance, ::testing::ValuesIn(onepass::testing::kGoldenModels),
-                         [](const auto& info) { return onepass::testing::golden_test_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Fixtures, BatchInvariance,
+                         ::testing::ValuesIn(onepass::testing::kGoldenModels),
+                         [](const auto& info) {
+                           return onepass::testing::golden_test_name(info.param);
+                         });
 
 }  // namespace
 }  // namespace onepass::model

@@ -7,10 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "model/encoder.h"
 
@@ -19,11 +18,7 @@ namespace onepass::testing {
 // Every fixture folder the golden and batch-invariance tests run. A new architecture's folder
 // is one more line here.
 inline constexpr const char* kGoldenModels[] = {
-    "bert-tiny-nli",
-    "bert-tiny-embed",
-    "bert-tiny-rerank",
-    "xlmr-tiny-nli",
-    "deberta-v2-tiny-nli",
+    "bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank", "xlmr-tiny-nli", "deberta-v2-tiny-nli",
 };
 
 // gtest parameter names: "bert-tiny-nli" -> "bert_tiny_nli".
@@ -74,7 +69,8 @@ inline Golden load_golden(const std::string& model_name) {
     GoldenCase g;
     g.id = c.at("id").get<std::string>();
     g.input_ids = c.at("input_ids").get<std::vector<std::int32_t>>();
-    if (c.contains("token_type_ids")) g.token_type_ids = c.at("token_type_ids").get<std::vector<std::int32_t>>();
+    if (c.contains("token_type_ids"))
+      g.token_type_ids = c.at("token_type_ids").get<std::vector<std::int32_t>>();
     if (c.contains("logits")) g.logits = float_list(c.at("logits"));
     if (c.contains("probs")) g.probs = float_list(c.at("probs"));
     if (c.contains("label")) g.label = c.at("label").get<std::string>();

@@ -2,6 +2,8 @@
 // outputs: logits within 1e-4 absolute and identical labels; embeddings with cosine >= 0.9999
 // (max abs diff reported). To cover another model folder, add its name to kGoldenModels
 // (tests/model/golden.h).
+#include "tests/model/golden.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,14 +11,12 @@
 
 #include "model/encoder.h"
 #include "model/heads/postprocess.h"
-#include "tests/model/golden.h"
 
 namespace onepass::model {
 namespace {
 
 using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
-
 
 double cosine(std::span<const float> a, std::span<const float> b) {
   double dot = 0, na = 0, nb = 0;
@@ -77,12 +77,14 @@ TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
   }
   RecordProperty("max_abs_logit_diff", std::to_string(worst_logit));
   RecordProperty("max_abs_embedding_diff", std::to_string(worst_embedding));
-  std::printf("[%s] %zu cases: max |logit diff| %.3g, max |embedding diff| %.3g, min cosine %.9f\n", GetParam(),
-              golden.cases.size(), worst_logit, worst_embedding, worst_cosine);
+  std::printf("[%s] %zu cases: max |logit diff| %.3g, max |embedding diff| %.3g, min cosine %.9f\n",
+              GetParam(), golden.cases.size(), worst_logit, worst_embedding, worst_cosine);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::ValuesIn(onepass::testing::kGoldenModels),
-                         [](const auto& info) { return onepass::testing::golden_test_name(info.param); });
+                         [](const auto& info) {
+                           return onepass::testing::golden_test_name(info.param);
+                         });
 
 }  // namespace
 }  // namespace onepass::model

@@ -33,7 +33,7 @@ TEST(Heads, SoftmaxSigmoidAndLabels) {
 TEST(Heads, PoolingAndNormalize) {
   ForwardOutput out;
   out.token_offsets = {0, 1, 4};
-  out.hidden_states = {1, 2,  // sequence 0
+  out.hidden_states = {1, 2,               // sequence 0
                        2, 0, 4, 0, 6, 3};  // sequence 1: three tokens
   std::vector<float> v(2);
   heads::pool(out, 2, 1, heads::Pooling::kMean, v);
@@ -81,8 +81,8 @@ TEST(Encoder, XlmrPositionsLeaveRoomForPaddingIdx) {
 
 TEST(Encoder, RefusesUnknownArchitectureListingSupported) {
   onepass::testing::TempDir dir("arch");
-  auto config = nlohmann::json::parse(
-      onepass::testing::read_text(onepass::testing::fixture_model_dir("bert-tiny-nli") / "config.json"));
+  auto config = nlohmann::json::parse(onepass::testing::read_text(
+      onepass::testing::fixture_model_dir("bert-tiny-nli") / "config.json"));
   config["architectures"] = {"T5EncoderModel"};
   onepass::testing::write_text(dir.path() / "config.json", config.dump());
   try {
@@ -91,9 +91,10 @@ TEST(Encoder, RefusesUnknownArchitectureListingSupported) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
     EXPECT_THAT(e.what(), ::testing::HasSubstr("unsupported architecture T5EncoderModel"));
-    for (const char* arch : {"BertModel", "BertForSequenceClassification", "XLMRobertaModel",
-                             "XLMRobertaForSequenceClassification", "RobertaForSequenceClassification",
-                             "DebertaV2Model", "DebertaV2ForSequenceClassification"}) {
+    for (const char* arch :
+         {"BertModel", "BertForSequenceClassification", "XLMRobertaModel",
+          "XLMRobertaForSequenceClassification", "RobertaForSequenceClassification",
+          "DebertaV2Model", "DebertaV2ForSequenceClassification"}) {
       EXPECT_THAT(e.what(), ::testing::HasSubstr(arch));
     }
   }

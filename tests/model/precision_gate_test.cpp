@@ -65,7 +65,8 @@ TEST_P(FixturePrecisionTest, PassesTheBar) {
   const auto candidate = load(dir, precision);
   const auto examples = builtin_examples(dir);
   const auto report = compare_precisions(*reference, *candidate, examples, precision);
-  EXPECT_TRUE(report.pass) << name << " " << precision_name(precision) << ": " << summarize_failures(report);
+  EXPECT_TRUE(report.pass) << name << " " << precision_name(precision) << ": "
+                           << summarize_failures(report);
   EXPECT_EQ(report.non_finite, 0u);
   EXPECT_GT(report.max_abs_logit_diff, 0.0) << "the candidate really ran in reduced precision";
   EXPECT_GT(report.min_cosine, 0.9);
@@ -79,8 +80,8 @@ TEST_P(FixturePrecisionTest, PassesTheBar) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, FixturePrecisionTest,
-    ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli", "bert-tiny-embed",
-                                         "bert-tiny-rerank"),
+    ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli",
+                                         "bert-tiny-embed", "bert-tiny-rerank"),
                        ::testing::Values(Precision::kBf16, Precision::kInt8)),
     [](const auto& info) {
       std::string name = std::get<0>(info.param) + "_" + precision_name(std::get<1>(info.param));
@@ -90,7 +91,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Resets the test hook whatever the test's outcome.
 struct WrongInt8Scale {
-  explicit WrongInt8Scale(float multiplier) { kernels::testing::set_int8_weight_scale_multiplier(multiplier); }
+  explicit WrongInt8Scale(float multiplier) {
+    kernels::testing::set_int8_weight_scale_multiplier(multiplier);
+  }
   ~WrongInt8Scale() { kernels::testing::set_int8_weight_scale_multiplier(1.0f); }
 };
 
@@ -100,7 +103,8 @@ TEST(PrecisionGate, WrongInt8ScaleFailsTheCheckAndIsRefusedAtLoad) {
     const auto reference = load(dir, Precision::kFp32);
     const WrongInt8Scale broken(1.0f / 16.0f);
     const auto candidate = load(dir, Precision::kInt8);
-    const auto report = compare_precisions(*reference, *candidate, builtin_examples(dir), Precision::kInt8);
+    const auto report =
+        compare_precisions(*reference, *candidate, builtin_examples(dir), Precision::kInt8);
     EXPECT_FALSE(report.pass) << name;
     EXPECT_FALSE(report.failures.empty());
 
@@ -125,7 +129,8 @@ TEST(PrecisionGate, WrongInt8ScaleFailsTheCheckAndIsRefusedAtLoad) {
 // An encoder that answers fixed logits, to test the verdict on outputs no real model gives.
 class FixedEncoder final : public Encoder {
  public:
-  explicit FixedEncoder(std::function<std::vector<float>(std::size_t)> logits) : logits_(std::move(logits)) {
+  explicit FixedEncoder(std::function<std::vector<float>(std::size_t)> logits)
+      : logits_(std::move(logits)) {
     info_.head = HeadKind::kSequenceClassification;
     info_.num_labels = 3;
     info_.id2label = {"a", "b", "c"};

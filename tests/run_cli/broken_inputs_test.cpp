@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "tests/run_cli/cli_runner.h"
@@ -23,13 +22,15 @@ using testing::run_onepass;
 using testing::TempDir;
 
 const fs::path kFixture = fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/bert-tiny-nli";
-const std::string kGoodLine = R"({"input_ids":[12,100,200,13]})" "\n";
+const std::string kGoodLine = R"({"input_ids":[12,100,200,13]})"
+                              "\n";
 
 class BrokenModel : public ::testing::Test {
  protected:
   BrokenModel() : dir_("broken"), model_(dir_.path() / "model") {
     fs::create_directories(model_);
-    for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(kFixture / f, model_ / f);
+    for (const char* f : {"config.json", "model.safetensors"})
+      fs::copy_file(kFixture / f, model_ / f);
   }
 
   // Runs the binary on the broken folder; asserts the one-line, exit-2 contract.
@@ -39,12 +40,15 @@ class BrokenModel : public ::testing::Test {
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_THAT(r.err, ::testing::StartsWith("onepass: error: "));
-    EXPECT_EQ(r.err.find(dir_.path().string()), std::string::npos) << "message leaks a full path: " << r.err;
+    EXPECT_EQ(r.err.find(dir_.path().string()), std::string::npos)
+        << "message leaks a full path: " << r.err;
     return r.err;
   }
 
   nlohmann::json config() { return nlohmann::json::parse(read_all(model_ / "config.json")); }
-  void write_config(const nlohmann::json& j) { testing::write_text(model_ / "config.json", j.dump(2)); }
+  void write_config(const nlohmann::json& j) {
+    testing::write_text(model_ / "config.json", j.dump(2));
+  }
 
   // Rewrites the safetensors header with `edit` applied, keeping the data section as is.
   template <typename Edit>
@@ -110,7 +114,8 @@ TEST_F(BrokenModel, OverlappingSafetensorsOffsets) {
 
 TEST_F(BrokenModel, ByteCountNotMatchingShape) {
   edit_safetensors_header([](nlohmann::json& h) { h["classifier.bias"]["shape"] = {4}; });
-  EXPECT_THAT(run_error(), HasSubstr("tensor classifier.bias has 12 bytes but its dtype and shape need 16"));
+  EXPECT_THAT(run_error(),
+              HasSubstr("tensor classifier.bias has 12 bytes but its dtype and shape need 16"));
 }
 
 TEST_F(BrokenModel, ShapeNotMatchingConfig) {
@@ -139,12 +144,14 @@ TEST_F(BrokenModel, NanWeight) {
   std::string bytes = read_all(model_ / "model.safetensors");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(bytes.data() + bytes.size() - 4, &nan, 4);  // last tensor, last element
-  testing::write_file(model_ / "model.safetensors", std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+  testing::write_file(model_ / "model.safetensors",
+                      std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
   EXPECT_THAT(run_error(), HasSubstr("contains NaN or Inf"));
 }
 
 TEST_F(BrokenModel, IdOutsideVocabulary) {
-  EXPECT_THAT(run_error(kGoodLine + R"({"input_ids":[12,2600,13]})" "\n"),
+  EXPECT_THAT(run_error(kGoodLine + R"({"input_ids":[12,2600,13]})"
+                                    "\n"),
               HasSubstr("line 2: token id 2600 is outside the vocabulary (vocab_size 2600)"));
 }
 
@@ -157,14 +164,22 @@ TEST_F(BrokenModel, MoreTokensThanMaxPositionEmbeddings) {
 
 TEST_F(BrokenModel, BadLines) {
   EXPECT_THAT(run_error("{\"input_ids\": [1, 2\n"), HasSubstr("line 1: not valid JSON"));
-  EXPECT_THAT(run_error(kGoodLine + "\n" + R"({"input_ids":"12 13"})" "\n"),
+  EXPECT_THAT(run_error(kGoodLine + "\n" +
+                        R"({"input_ids":"12 13"})"
+                        "\n"),
               HasSubstr("line 3: \"input_ids\" must be a list of integers"));
-  EXPECT_THAT(run_error(R"({"input_ids":[12,13],"token_type_ids":[0]})" "\n"),
+  EXPECT_THAT(run_error(R"({"input_ids":[12,13],"token_type_ids":[0]})"
+                        "\n"),
               HasSubstr("line 1: token_type_ids has 1 entries but input_ids has 2"));
-  EXPECT_THAT(run_error(R"({"input_ids":[12,13],"token_type_ids":[0,2]})" "\n"),
+  EXPECT_THAT(run_error(R"({"input_ids":[12,13],"token_type_ids":[0,2]})"
+                        "\n"),
               HasSubstr("line 1: token type id 2 is outside the model's type_vocab_size 2"));
-  EXPECT_THAT(run_error(R"({"input_ids":[]})" "\n"), HasSubstr("line 1: the sequence is empty"));
-  EXPECT_THAT(run_error(R"({"id":1})" "\n"), HasSubstr("line 1: give exactly one of \"input_ids\" or \"text\""));
+  EXPECT_THAT(run_error(R"({"input_ids":[]})"
+                        "\n"),
+              HasSubstr("line 1: the sequence is empty"));
+  EXPECT_THAT(run_error(R"({"id":1})"
+                        "\n"),
+              HasSubstr("line 1: give exactly one of \"input_ids\" or \"text\""));
 }
 
 }  // namespace

@@ -41,14 +41,16 @@ inline std::string shell_quote(const std::string& s) {
 
 inline CliResult run_onepass(const std::vector<std::string>& args, const std::string& stdin_text,
                              const std::filesystem::path& work_dir) {
-  const auto in = work_dir / "stdin.txt", out = work_dir / "stdout.txt", err = work_dir / "stderr.txt";
+  const auto in = work_dir / "stdin.txt", out = work_dir / "stdout.txt",
+             err = work_dir / "stderr.txt";
   {
     std::ofstream f(in, std::ios::binary);
     f << stdin_text;
   }
   std::string cmd = shell_quote(std::string(ONEPASS_BINARY_DIR) + "/apps/onepass/onepass");
   for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+  cmd += " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" +
+         shell_quote(err.string());
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

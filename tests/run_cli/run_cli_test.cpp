@@ -4,9 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/run_cli/cli_runner.h"
 #include "tests/weights/safetensors_writer.h"
@@ -20,9 +19,13 @@ using testing::read_all;
 using testing::run_onepass;
 using testing::TempDir;
 
-fs::path model_dir(const std::string& name) { return fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models" / name; }
+fs::path model_dir(const std::string& name) {
+  return fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models" / name;
+}
 
-json golden(const std::string& name) { return json::parse(read_all(model_dir(name) / "golden.json")); }
+json golden(const std::string& name) {
+  return json::parse(read_all(model_dir(name) / "golden.json"));
+}
 
 // One input line per golden case: ids (and token types when the golden has them), id = index.
 std::string id_lines(const json& g) {
@@ -46,7 +49,8 @@ std::vector<json> output_lines(const std::string& out) {
 
 double max_abs_diff(const json& a, const json& b) {
   double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i].get<double>() - b[i].get<double>()));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::abs(a[i].get<double>() - b[i].get<double>()));
   return worst;
 }
 
@@ -55,8 +59,9 @@ class ClassifierGolden : public ::testing::TestWithParam<const char*> {};
 TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
   TempDir dir("run_cli");
   const auto g = golden(GetParam());
-  const auto r = run_onepass({"run", "--model", model_dir(GetParam()).string(), "--batch-size", "5", "--threads", "1"},
-                             id_lines(g), dir.path());
+  const auto r = run_onepass(
+      {"run", "--model", model_dir(GetParam()).string(), "--batch-size", "5", "--threads", "1"},
+      id_lines(g), dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = output_lines(r.out);
   ASSERT_EQ(lines.size(), g["cases"].size());
@@ -65,7 +70,8 @@ TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
     SCOPED_TRACE(c["id"].get<std::string>());
     EXPECT_EQ(lines[i]["id"], i);
     if (c["logits"].size() == 1) {
-      EXPECT_NEAR(lines[i]["score"].get<double>(), c["probs"][0].get<double>(), 1e-4);  // sigmoid score
+      EXPECT_NEAR(lines[i]["score"].get<double>(), c["probs"][0].get<double>(),
+                  1e-4);  // sigmoid score
     } else {
       EXPECT_LE(max_abs_diff(lines[i]["logits"], c["logits"]), 1e-4);
       EXPECT_LE(max_abs_diff(lines[i]["probs"], c["probs"]), 1e-4);
@@ -74,7 +80,8 @@ TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ClassifierGolden, ::testing::Values("bert-tiny-nli", "bert-tiny-rerank", "xlmr-tiny-nli"),
+INSTANTIATE_TEST_SUITE_P(Fixtures, ClassifierGolden,
+                         ::testing::Values("bert-tiny-nli", "bert-tiny-rerank", "xlmr-tiny-nli"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
@@ -86,8 +93,13 @@ TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
   const auto g = golden("bert-tiny-embed");
   for (const std::string kind : {"cls", "mean", "cls_l2", "mean_l2"}) {
     SCOPED_TRACE(kind);
-    std::vector<std::string> args{"run", "--model", model_dir("bert-tiny-embed").string(), "--pooling",
-                                  kind.substr(0, kind.find('_')), "--output", (dir.path() / "out.jsonl").string()};
+    std::vector<std::string> args{"run",
+                                  "--model",
+                                  model_dir("bert-tiny-embed").string(),
+                                  "--pooling",
+                                  kind.substr(0, kind.find('_')),
+                                  "--output",
+                                  (dir.path() / "out.jsonl").string()};
     if (kind.find("_l2") != std::string::npos) args.push_back("--normalize");
     const auto r = run_onepass(args, id_lines(g), dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -103,8 +115,9 @@ TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
 TEST(RunCli, BenchPrintsOneReport) {
   TempDir dir("run_cli");
   const auto g = golden("bert-tiny-nli");
-  const auto r = run_onepass({"run", "--model", model_dir("bert-tiny-nli").string(), "--bench", "--batch-size", "8"},
-                             id_lines(g), dir.path());
+  const auto r = run_onepass(
+      {"run", "--model", model_dir("bert-tiny-nli").string(), "--bench", "--batch-size", "8"},
+      id_lines(g), dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = output_lines(r.out);
   ASSERT_EQ(lines.size(), 1u);
@@ -127,7 +140,8 @@ TEST(RunCli, TextLinesThroughTheTokenizer) {
   std::vector<std::size_t> picked;
   for (std::size_t i = 0; i < g["cases"].size(); ++i) {
     const auto& c = g["cases"][i];
-    if (c.contains("truncation") || c.contains("fast_input_ids")) continue;  // run does not truncate
+    if (c.contains("truncation") || c.contains("fast_input_ids"))
+      continue;  // run does not truncate
     json line{{"id", i}};
     if (c.contains("pair")) {
       line["text"] = c["pair"][0];
@@ -138,8 +152,10 @@ TEST(RunCli, TextLinesThroughTheTokenizer) {
     lines += line.dump() + "\n";
     picked.push_back(i);
   }
-  const auto r = run_onepass({"run", "--model", model_dir("bert-tiny-nli").string()}, lines, dir.path());
-  if (r.exit_code == 2 && r.err.find("tokenizer") != std::string::npos && r.err.find("line ") == std::string::npos) {
+  const auto r =
+      run_onepass({"run", "--model", model_dir("bert-tiny-nli").string()}, lines, dir.path());
+  if (r.exit_code == 2 && r.err.find("tokenizer") != std::string::npos &&
+      r.err.find("line ") == std::string::npos) {
     GTEST_SKIP() << "tokenizer not available in this build: " << r.err;
   }
   ASSERT_EQ(r.exit_code, 0) << r.err;

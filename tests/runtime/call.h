@@ -74,7 +74,8 @@ inline std::optional<ErrorKind> result_error(const InferenceResult& r,
 inline InferenceRequest texts(const std::string& model, const std::vector<std::string>& inputs) {
   InferenceRequest r;
   r.model = model;
-  for (const auto& text : inputs) r.items.push_back(InferenceItem{text, std::nullopt, false, {}, {}});
+  for (const auto& text : inputs)
+    r.items.push_back(InferenceItem{text, std::nullopt, false, {}, {}});
   return r;
 }
 
@@ -82,7 +83,8 @@ inline InferenceRequest ids(const std::string& model,
                             const std::vector<std::vector<std::int32_t>>& inputs) {
   InferenceRequest r;
   r.model = model;
-  for (const auto& list : inputs) r.items.push_back(InferenceItem{"", std::nullopt, true, list, {}});
+  for (const auto& list : inputs)
+    r.items.push_back(InferenceItem{"", std::nullopt, true, list, {}});
   return r;
 }
 

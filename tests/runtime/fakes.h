@@ -45,7 +45,7 @@ constexpr std::int32_t kThrowId = 8;  // forward() refuses any batch holding it
 
 struct BatchRecord {
   std::string model;
-  std::vector<std::size_t> lengths;  // tokens per sequence, in batch order
+  std::vector<std::size_t> lengths;     // tokens per sequence, in batch order
   std::vector<std::int32_t> first_ids;  // input_ids[1] (the first real token) per sequence
 };
 

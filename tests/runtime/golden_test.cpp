@@ -7,9 +7,8 @@
 #include <cmath>
 #include <fstream>
 #include <mutex>
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "call.h"
 
@@ -150,8 +149,8 @@ TEST_F(Golden, EmbeddingsMatchForBothPoolingsAndTokenStates) {
   const int n = g["cases"][0]["num_tokens"].get<int>();
   ASSERT_EQ(t.items[0].values.size(), static_cast<std::size_t>(n) * 64);
   const auto cls = g["cases"][0]["embedding"]["cls"].get<std::vector<float>>();
-  EXPECT_LE(max_abs_diff(std::vector<float>(t.items[0].values.begin(), t.items[0].values.begin() + 64),
-                         cls),
+  EXPECT_LE(max_abs_diff(
+                std::vector<float>(t.items[0].values.begin(), t.items[0].values.begin() + 64), cls),
             1e-4f);
 }
 

@@ -67,7 +67,8 @@ TEST(Lifecycle, AFailedModelIsReportedByNameAndTheOthersServe) {
   TempDir tmp;
   const auto broken = tmp.path() / "broken-model";
   std::filesystem::create_directory(broken);
-  std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json", broken / "config.json");
+  std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json",
+                             broken / "config.json");
   const auto no_config = tmp.path() / "empty";
   std::filesystem::create_directory(no_config);
   RuntimeOptions o = fake_options(world);
@@ -84,7 +85,11 @@ TEST(Lifecycle, AFailedModelIsReportedByNameAndTheOthersServe) {
   EXPECT_EQ(rt.find_model("empty")->load_error.find(tmp.path().string()), std::string::npos);
 
   std::string message;
-  EXPECT_EQ(thrown_kind([&] { submit(rt, ids("broken", {{1, 5, 2}})); }, &message),
+  EXPECT_EQ(thrown_kind(
+                [&] {
+                  submit(rt, ids("broken", {{1, 5, 2}}));
+                },
+                &message),
             ErrorKind::kUnavailable);
   EXPECT_NE(message.find("broken"), std::string::npos);
   EXPECT_NE(message.find("truncated"), std::string::npos);
@@ -174,12 +179,17 @@ TEST(Lifecycle, RequestModelNamesNeverReachTheFilesystem) {
   FakeWorld world;
   Runtime rt(fake_options(world));
   ASSERT_TRUE(rt.wait_ready(5s));
-  const std::vector<std::string> names = {"../nli", "/nli", "%2e%2e", std::string("nli\0x", 5),
-                                         std::string(4096, 'a'), "nli/../nli", "."};
+  const std::vector<std::string> names = {
+      "../nli",     "/nli", "%2e%2e", std::string("nli\0x", 5), std::string(4096, 'a'),
+      "nli/../nli", "."};
   for (const std::string& name : names) {
     EXPECT_FALSE(rt.find_model(name)) << name.size();
     std::string message;
-    EXPECT_EQ(thrown_kind([&] { submit(rt, ids(name, {{1, 5, 2}})); }, &message),
+    EXPECT_EQ(thrown_kind(
+                  [&] {
+                    submit(rt, ids(name, {{1, 5, 2}}));
+                  },
+                  &message),
               ErrorKind::kNotFound);
     EXPECT_LT(message.size(), 200u);
   }
@@ -214,7 +224,8 @@ TEST(Lifecycle, AdmissionAllowsExactlyTheLimitAndAClientBatchCountsOnce) {
   ASSERT_TRUE(rt.wait_ready(5s));
   std::vector<Pending> admitted;
   admitted.push_back(submit(rt, ids("nli", {{1, 20, 2}})));
-  admitted.push_back(submit(rt, ids("nli", std::vector<std::vector<std::int32_t>>(10, {1, 21, 2}))));
+  admitted.push_back(
+      submit(rt, ids("nli", std::vector<std::vector<std::int32_t>>(10, {1, 21, 2}))));
   InferenceRequest embed = ids("embed", {{1, 22, 2}});
   embed.output = OutputKind::kPooled;
   admitted.push_back(submit(rt, embed));
@@ -294,7 +305,9 @@ TEST(Lifecycle, AFloodedModelCannotStarveAnother) {
            metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) == 29;
   }));
   Pending other = submit(rt, ids("rerank", {{1, 7 + 50, 2}}));
-  ASSERT_TRUE(eventually([&] { return metric(rt, "onepass_batch_queue_depth", {{"model", "rerank"}}) == 1; }));
+  ASSERT_TRUE(eventually([&] {
+    return metric(rt, "onepass_batch_queue_depth", {{"model", "rerank"}}) == 1;
+  }));
   world.forward_gate.open();
   EXPECT_FALSE(other.get().error);
   for (auto& p : flood) EXPECT_FALSE(p.get().error);

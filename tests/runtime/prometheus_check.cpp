@@ -180,8 +180,10 @@ std::vector<std::string> check_prometheus_text(const std::string& text,
     }
     for (const auto& [key, list] : buckets) {
       for (std::size_t i = 1; i < list.size(); ++i) {
-        if (!(list[i].first > list[i - 1].first)) problems.push_back("le not increasing in " + family);
-        if (list[i].second < list[i - 1].second) problems.push_back("buckets not cumulative in " + family);
+        if (!(list[i].first > list[i - 1].first))
+          problems.push_back("le not increasing in " + family);
+        if (list[i].second < list[i - 1].second)
+          problems.push_back("buckets not cumulative in " + family);
       }
       if (list.empty() || !std::isinf(list.back().first)) {
         problems.push_back("no +Inf bucket in " + family);

@@ -104,9 +104,8 @@ TEST(Serving, RequestsFromManyThreadsMergeIntoBatchesAndKeepTheirOwnAnswers) {
   const int total_inputs = kThreads * (kPerThread + kPerThread / 4);
   ASSERT_TRUE(eventually([&] {
     auto log = world.batch_log();
-    return log.size() == 1 &&
-           metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) ==
-               total_inputs - static_cast<double>(log[0].lengths.size());
+    return log.size() == 1 && metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) ==
+                                  total_inputs - static_cast<double>(log[0].lengths.size());
   }));
   world.forward_gate.open();
   for (int t = 0; t < kThreads; ++t) {
@@ -169,7 +168,8 @@ TEST(Serving, TruncationFollowsTheRequestAndTheOption) {
   truncated.truncate = true;
   const InferenceResult served = submit(rt, truncated).get();
   ASSERT_FALSE(served.error);
-  expect_logits(served.items[0], {1, 10, 11, 12, 13, 14, 15, 2}, std::vector<std::int32_t>(8, 0), 3);
+  expect_logits(served.items[0], {1, 10, 11, 12, 13, 14, 15, 2}, std::vector<std::int32_t>(8, 0),
+                3);
 
   truncated.truncation_direction = tokenizer::TruncationDirection::kLeft;
   truncated.max_length = 5;  // tighter than the model's limit
@@ -263,7 +263,9 @@ TEST(Serving, ABatchTheEngineRefusesIsRerunItemByItem) {
   Pending good1 = submit(rt, ids("nli", {{1, 30, 2}}));
   Pending refused = submit(rt, ids("nli", {{1, kThrowId, 2}, {1, 31, 2}}));
   Pending good2 = submit(rt, ids("nli", {{1, 32, 33, 2}}));
-  ASSERT_TRUE(eventually([&] { return metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) == 4; }));
+  ASSERT_TRUE(eventually([&] {
+    return metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) == 4;
+  }));
   world.forward_gate.open();
   ASSERT_FALSE(good1.get().error);
   expect_logits(good1.get().items[0], {1, 30, 2}, {0, 0, 0}, 3);

@@ -1,12 +1,12 @@
 // A fresh temporary folder, removed with its contents when the test ends.
 #pragma once
 
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
 #include <random>
 #include <string>
-
-#include <unistd.h>
 
 namespace onepass::runtime::testing {
 

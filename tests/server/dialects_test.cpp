@@ -1,11 +1,11 @@
 // Every dialect's request and answer shapes over real sockets, against a FakeService whose
 // outputs are a known function of the input (so each expected value is computed here).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "api/common/scores.h"
 #include "http_client.h"
@@ -65,7 +65,9 @@ TEST(Dialects, ToolkitClassifierShapes) {
   ASSERT_EQ(body.size(), 3u);
   const auto raw = FakeService::logits(text_item("a b"), 3);
   for (const auto& entry : body) {
-    const auto index = std::find(kLabels.begin(), kLabels.end(), entry["label"].get<std::string>()) - kLabels.begin();
+    const auto index =
+        std::find(kLabels.begin(), kLabels.end(), entry["label"].get<std::string>()) -
+        kLabels.begin();
     EXPECT_FLOAT_EQ(entry["score"].get<float>(), raw[index]);
   }
   EXPECT_GE(body[0]["score"].get<float>(), body[1]["score"].get<float>());
@@ -150,7 +152,8 @@ TEST(Dialects, TeiPredictRerankEmbedTokenize) {
   EXPECT_FLOAT_EQ(body[0]["score"].get<float>(), *std::max_element(probs.begin(), probs.end()));
   EXPECT_FALSE(r.header("x-compute-time").empty());
   EXPECT_FALSE(r.header("x-inference-time").empty());
-  EXPECT_EQ(r.header("x-compute-tokens"), std::to_string(FakeService::num_tokens(text_item("p", "h"))));
+  EXPECT_EQ(r.header("x-compute-tokens"),
+            std::to_string(FakeService::num_tokens(text_item("p", "h"))));
 
   r = post_json(port, "/predict", R"({"inputs":[["a"],["p","h"],["b"]]})", target("nli"));
   ASSERT_EQ(r.status, 200) << r.body;
@@ -179,7 +182,8 @@ TEST(Dialects, TeiPredictRerankEmbedTokenize) {
   for (float x : v) norm += x * x;
   EXPECT_NEAR(body[1][0].get<float>(), v[0] / std::sqrt(norm), 1e-6);
 
-  r = post_json(port, "/embed", R"({"inputs":"a","normalize":false,"dimensions":2})", target("embed"));
+  r = post_json(port, "/embed", R"({"inputs":"a","normalize":false,"dimensions":2})",
+                target("embed"));
   ASSERT_EQ(r.status, 200) << r.body;
   body = json::parse(r.body);
   ASSERT_EQ(body[0].size(), 2u);
@@ -228,7 +232,8 @@ TEST(Dialects, KserveTensorPaddingIsRemovedByTheMask) {
   ASSERT_EQ(r.status, 200) << r.body;
   body = json::parse(r.body);
   EXPECT_EQ(body["outputs"][0]["name"], "embeddings");
-  EXPECT_FLOAT_EQ(body["outputs"][0]["data"][0].get<float>(), FakeService::pooled(text_item("hi"))[0]);
+  EXPECT_FLOAT_EQ(body["outputs"][0]["data"][0].get<float>(),
+                  FakeService::pooled(text_item("hi"))[0]);
 
   r = get(server.port(), "/v2/models/nli");
   ASSERT_EQ(r.status, 200);
@@ -265,8 +270,11 @@ TEST(Dialects, OpenAiFloatAndBase64AgreeAndAreNormalised) {
   int bits = 0, acc = 0;
   for (const char c : b64) {
     if (c == '=') break;
-    const int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
-                  : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : 63;
+    const int v = c >= 'A' && c <= 'Z'   ? c - 'A'
+                  : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                  : c >= '0' && c <= '9' ? c - '0' + 52
+                  : c == '+'             ? 62
+                                         : 63;
     acc = (acc << 6) | v;
     bits += 6;
     if (bits >= 8) {
@@ -321,7 +329,8 @@ TEST(Dialects, HealthInfoMetricsAndModelManagement) {
   EXPECT_EQ(r.status, 200) << r.body;
   r = post_json(port, "/models", json{{"model_name", "extra"}, {"url", dir}}.dump());
   EXPECT_EQ(r.status, 409) << r.body;
-  r = post_json(port, "/models", json{{"model_name", "x2"}, {"url", dir + "/../bert-tiny-nli"}}.dump());
+  r = post_json(port, "/models",
+                json{{"model_name", "x2"}, {"url", dir + "/../bert-tiny-nli"}}.dump());
   EXPECT_EQ(r.status, 400) << r.body;
   r = post_json(port, "/models/extra/invoke", R"({"inputs":"a"})");
   EXPECT_EQ(r.status, 200) << r.body;

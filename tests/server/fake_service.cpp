@@ -137,7 +137,8 @@ std::optional<runtime::ModelDescription> FakeService::find_model(std::string_vie
 
 void FakeService::submit(runtime::InferenceRequest request, runtime::Completion done) {
   if (draining_) throw Error(ErrorKind::kUnavailable, "shutting down");
-  if (!find_model(request.model)) throw Error(ErrorKind::kNotFound, "no model '" + request.model + "'");
+  if (!find_model(request.model))
+    throw Error(ErrorKind::kNotFound, "no model '" + request.model + "'");
   if (in_flight_.fetch_add(1) >= max_in_flight_) {
     --in_flight_;
     throw Error(ErrorKind::kOverloaded, "too many requests in flight");

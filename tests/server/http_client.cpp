@@ -1,14 +1,13 @@
 #include "http_client.h"
 
+#include <poll.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-
-#include <poll.h>
-
 #include <cctype>
 #include <chrono>
 

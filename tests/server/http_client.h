@@ -39,7 +39,8 @@ inline HttpResult post_json(std::uint16_t port, const std::string& target, const
                             const HttpHeaders& headers = {}) {
   return http_request(port, "POST", target, body, "application/json", headers);
 }
-inline HttpResult get(std::uint16_t port, const std::string& target, const HttpHeaders& headers = {}) {
+inline HttpResult get(std::uint16_t port, const std::string& target,
+                      const HttpHeaders& headers = {}) {
   return http_request(port, "GET", target, {}, {}, headers);
 }
 

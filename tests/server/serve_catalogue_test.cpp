@@ -2,6 +2,7 @@
 // bad-input catalogue of RELIABILITY.md with exact statuses and the dialect's error shape,
 // against the real runtime and tokenizers; then the server still gives the same answers.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "http_client.h"
@@ -32,8 +33,8 @@ void expect_error_shape(const std::string& path, int status, const std::string& 
   } else if (path == "/v1/embeddings") {
     EXPECT_TRUE(error["error"]["message"].is_string()) << body;
     EXPECT_TRUE(error["error"]["type"].is_string()) << body;
-  } else if (path == "/predict" || path == "/rerank" || path == "/embed" ||
-             path == "/tokenize" || path == "/zero_shot") {
+  } else if (path == "/predict" || path == "/rerank" || path == "/embed" || path == "/tokenize" ||
+             path == "/zero_shot") {
     EXPECT_TRUE(error["error"].is_string()) << body;
     EXPECT_TRUE(error["error_type"].is_string()) << body;
   } else {
@@ -42,14 +43,16 @@ void expect_error_shape(const std::string& path, int status, const std::string& 
 }
 
 TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
-  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"),
-                       "--model", "embed=" + fixture_model("bert-tiny-embed"),
-                       "--model", "rerank=" + fixture_model("bert-tiny-rerank")});
+  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+                       "embed=" + fixture_model("bert-tiny-embed"), "--model",
+                       "rerank=" + fixture_model("bert-tiny-rerank")});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   const auto port = server.port();
   const std::string premise = "A man is playing a guitar on a busy street corner.";
-  const auto before_predict = post_json(port, "/predict", json{{"inputs", premise}}.dump(), target("nli"));
-  const auto before_embed = post_json(port, "/embed", json{{"inputs", premise}}.dump(), target("embed"));
+  const auto before_predict =
+      post_json(port, "/predict", json{{"inputs", premise}}.dump(), target("nli"));
+  const auto before_embed =
+      post_json(port, "/embed", json{{"inputs", premise}}.dump(), target("embed"));
   ASSERT_EQ(before_predict.status, 200) << before_predict.body;
   ASSERT_EQ(before_embed.status, 200) << before_embed.body;
   std::string long_words;
@@ -60,57 +63,116 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
       // Not JSON, truncated, trailing garbage.
       {"POST", "/predict", "hello", kJson, target("nli"), 400, "not valid JSON"},
       {"POST", "/invocations", R"({"inputs":"a")", kJson, target("nli"), 400, "not valid JSON"},
-      {"POST", "/v1/embeddings", R"({"input":"a","model":"embed"} x)", kJson, {}, 400, "not valid JSON"},
+      {"POST",
+       "/v1/embeddings",
+       R"({"input":"a","model":"embed"} x)",
+       kJson,
+       {},
+       400,
+       "not valid JSON"},
       // Invalid UTF-8, lone surrogates (escaped and raw), overlong forms.
       {"POST", "/predict", "{\"inputs\":\"\xff\"}", kJson, target("nli"), 400, ""},
       {"POST", "/predict", R"({"inputs":"\ud800"})", kJson, target("nli"), 400, ""},
       {"POST", "/embed", R"({"inputs":"a\udc00b"})", kJson, target("embed"), 400, ""},
       {"POST", "/invocations", "{\"inputs\":\"\xed\xa0\x80\"}", kJson, target("nli"), 400, ""},
       {"POST", "/v2/models/nli/infer", "{\"inputs\":\"\xc0\xaf\"}", kJson, {}, 400, ""},
-      {"POST", "/v1/embeddings", "{\"input\":\"\xf0\x80\x80\xaf\",\"model\":\"embed\"}", kJson, {}, 400, ""},
+      {"POST",
+       "/v1/embeddings",
+       "{\"input\":\"\xf0\x80\x80\xaf\",\"model\":\"embed\"}",
+       kJson,
+       {},
+       400,
+       ""},
       // Missing or wrong Content-Type.
       {"POST", "/predict", R"({"inputs":"a"})", "", target("nli"), 415, ""},
       {"POST", "/invocations", R"({"inputs":"a"})", "text/plain", target("nli"), 415, ""},
-      {"POST", "/v1/embeddings", R"({"input":"a","model":"embed"})", "application/x-www-form-urlencoded", {}, 415, ""},
+      {"POST",
+       "/v1/embeddings",
+       R"({"input":"a","model":"embed"})",
+       "application/x-www-form-urlencoded",
+       {},
+       415,
+       ""},
       // Wrong type or nesting, missing fields: 422 in TEI and OpenAI, 400 in toolkit and KServe.
       {"POST", "/predict", R"({"inputs":5})", kJson, target("nli"), 422, ""},
       {"POST", "/predict", R"({"inputs":[[["a"]]]})", kJson, target("nli"), 422, ""},
       {"POST", "/predict", R"({"input":"a"})", kJson, target("nli"), 422, "missing field `inputs`"},
       {"POST", "/invocations", R"({"inputs":{"text_pair":"h"}})", kJson, target("nli"), 400, ""},
       {"POST", "/invocations", R"({"inputs":[["a"]]})", kJson, target("nli"), 400, ""},
-      {"POST", "/v2/models/nli/infer", R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":[5]}]})", kJson, {}, 400, ""},
+      {"POST",
+       "/v2/models/nli/infer",
+       R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":[5]}]})",
+       kJson,
+       {},
+       400,
+       ""},
       {"POST", "/v2/models/nli/infer", R"({"outputs":[]})", kJson, {}, 400, ""},
       {"POST", "/v1/embeddings", R"({"input":{"a":1},"model":"embed"})", kJson, {}, 422, ""},
       {"POST", "/v1/embeddings", R"({"model":"embed"})", kJson, {}, 422, "'input' is required"},
       // Empty lists and empty strings.
-      {"POST", "/invocations", R"({"inputs":[]})", kJson, target("nli"), 400, "cannot be an empty list"},
+      {"POST", "/invocations", R"({"inputs":[]})", kJson, target("nli"), 400,
+       "cannot be an empty list"},
       {"POST", "/predict", R"({"inputs":[]})", kJson, target("nli"), 422, ""},
       {"POST", "/v2/models/nli/infer", R"({"inputs":[]})", kJson, {}, 400, ""},
       {"POST", "/v1/embeddings", R"({"input":[],"model":"embed"})", kJson, {}, 422, ""},
-      {"POST", "/embed", R"({"inputs":""})", kJson, target("embed"), 400, R"("error_type":"Empty")"},
-      {"POST", "/predict", R"({"inputs":["p",""]})", kJson, target("nli"), 400, R"("error_type":"Empty")"},
+      {"POST", "/embed", R"({"inputs":""})", kJson, target("embed"), 400,
+       R"("error_type":"Empty")"},
+      {"POST", "/predict", R"({"inputs":["p",""]})", kJson, target("nli"), 400,
+       R"("error_type":"Empty")"},
       // NLI or rerank with a missing side, empty query, no documents.
-      {"POST", "/rerank", R"({"query":"","texts":["a"]})", kJson, target("rerank"), 400, R"("error_type":"Empty")"},
+      {"POST", "/rerank", R"({"query":"","texts":["a"]})", kJson, target("rerank"), 400,
+       R"("error_type":"Empty")"},
       {"POST", "/rerank", R"({"query":"q","texts":[]})", kJson, target("rerank"), 422, ""},
-      {"POST", "/rerank", R"({"texts":["a"]})", kJson, target("rerank"), 422, "missing field `query`"},
-      {"POST", "/rerank", R"({"query":"q"})", kJson, target("rerank"), 422, "missing field `texts`"},
-      {"POST", "/v2/models/nli/infer",
+      {"POST", "/rerank", R"({"texts":["a"]})", kJson, target("rerank"), 422,
+       "missing field `query`"},
+      {"POST", "/rerank", R"({"query":"q"})", kJson, target("rerank"), 422,
+       "missing field `texts`"},
+      {"POST",
+       "/v2/models/nli/infer",
        R"({"inputs":[{"name":"text","shape":[2],"datatype":"BYTES","data":["a","b"]},{"name":"text_pair","shape":[1],"datatype":"BYTES","data":["c"]}]})",
-       kJson, {}, 400, ""},
+       kJson,
+       {},
+       400,
+       ""},
       // More items than the client batch limit (32), and more candidate labels than it.
-      {"POST", "/embed", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson, target("embed"), 422, "33"},
-      {"POST", "/invocations", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson, target("nli"), 422, "33"},
-      {"POST", "/v1/embeddings", json{{"input", std::vector<std::string>(33, "a")}, {"model", "embed"}}.dump(), kJson, {}, 422, "33"},
-      {"POST", "/zero_shot", json{{"inputs", "a"}, {"candidate_labels", std::vector<std::string>(33, "x")}}.dump(),
-       kJson, target("nli"), 422, "33 candidate labels"},
+      {"POST", "/embed", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson,
+       target("embed"), 422, "33"},
+      {"POST", "/invocations", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson,
+       target("nli"), 422, "33"},
+      {"POST",
+       "/v1/embeddings",
+       json{{"input", std::vector<std::string>(33, "a")}, {"model", "embed"}}.dump(),
+       kJson,
+       {},
+       422,
+       "33"},
+      {"POST", "/zero_shot",
+       json{{"inputs", "a"}, {"candidate_labels", std::vector<std::string>(33, "x")}}.dump(), kJson,
+       target("nli"), 422, "33 candidate labels"},
       // Too many tokens: 422 naming both counts (each "guitar street corner" is 8 WordPiece
       // tokens, gu ##it ##ar str ##ee ##t cor ##ner: 400 x 8 + [CLS] [SEP]); truncated: served.
-      {"POST", "/predict", json{{"inputs", long_words}}.dump(), kJson, target("nli"), 422, "input has 3202 tokens, more than the model's limit of 512"},
-      {"POST", "/v1/embeddings", json{{"input", long_words}, {"model", "embed"}}.dump(), kJson, {}, 422, "512"},
-      {"POST", "/predict", json{{"inputs", long_words}, {"truncate", true}}.dump(), kJson, target("nli"), 200, ""},
-      {"POST", "/invocations", json{{"inputs", long_words}, {"parameters", {{"truncation", true}}}}.dump(), kJson, target("nli"), 200, ""},
+      {"POST", "/predict", json{{"inputs", long_words}}.dump(), kJson, target("nli"), 422,
+       "input has 3202 tokens, more than the model's limit of 512"},
+      {"POST",
+       "/v1/embeddings",
+       json{{"input", long_words}, {"model", "embed"}}.dump(),
+       kJson,
+       {},
+       422,
+       "512"},
+      {"POST", "/predict", json{{"inputs", long_words}, {"truncate", true}}.dump(), kJson,
+       target("nli"), 200, ""},
+      {"POST", "/invocations",
+       json{{"inputs", long_words}, {"parameters", {{"truncation", true}}}}.dump(), kJson,
+       target("nli"), 200, ""},
       // Token ids outside the vocabulary.
-      {"POST", "/v2/models/nli/infer", R"({"inputs":[{"name":"input_ids","shape":[1,3],"datatype":"INT64","data":[12,999999,13]}]})", kJson, {}, 422, "vocabulary"},
+      {"POST",
+       "/v2/models/nli/infer",
+       R"({"inputs":[{"name":"input_ids","shape":[1,3],"datatype":"INT64","data":[12,999999,13]}]})",
+       kJson,
+       {},
+       422,
+       "vocabulary"},
       {"POST", "/v1/embeddings", R"({"input":[12,-1,13],"model":"embed"})", kJson, {}, 422, ""},
       // Unknown models and hostile names: 404 by header, path and body field.
       {"POST", "/invocations", R"({"inputs":"a"})", kJson, target("nope"), 404, ""},
@@ -127,27 +189,77 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
       {"POST", "/v2/models/nli%00/infer", "{}", kJson, {}, 404, ""},
       {"POST", "/v2/models/" + long_name + "/infer", "{}", kJson, {}, 404, ""},
       {"GET", "/v2/models/%2e%2e", "", "", {}, 404, ""},
-      {"POST", "/v1/embeddings", R"({"input":"a","model":"../embed"})", kJson, {}, 404, "model_not_found"},
-      {"POST", "/v1/embeddings", R"({"input":"a","model":"embed\u0000"})", kJson, {}, 404, "model_not_found"},
-      {"POST", "/v1/embeddings", json{{"input", "a"}, {"model", long_name}}.dump(), kJson, {}, 404, "model_not_found"},
+      {"POST",
+       "/v1/embeddings",
+       R"({"input":"a","model":"../embed"})",
+       kJson,
+       {},
+       404,
+       "model_not_found"},
+      {"POST",
+       "/v1/embeddings",
+       R"({"input":"a","model":"embed\u0000"})",
+       kJson,
+       {},
+       404,
+       "model_not_found"},
+      {"POST",
+       "/v1/embeddings",
+       json{{"input", "a"}, {"model", long_name}}.dump(),
+       kJson,
+       {},
+       404,
+       "model_not_found"},
       {"POST", "/predict", R"({"inputs":"a"})", kJson, target("embed/../nli"), 404, ""},
       // Wrong method, unknown route.
       {"GET", "/nope", "", "", {}, 404, R"({"error":"no route for GET /nope"})"},
       {"GET", "/invocations", "", "", {}, 405, ""},
       {"DELETE", "/predict", "", "", {}, 405, ""},
       // Deep nesting and huge numbers: no stack overflow, a clean 400/422.
-      {"POST", "/predict", std::string(100000, '[') + std::string(100000, ']'), kJson, target("nli"), 400, "nesting"},
-      {"POST", "/v1/embeddings", R"({"input":"a","model":"embed","dimensions":1e999999})", kJson, {}, 400, "a number is out of range"},
-      {"POST", "/predict", R"({"inputs":"a","x":-)" + std::string(100000, '9') + "e99999}", kJson, target("nli"), 400, "a number is out of range"},
-      {"POST", "/invocations", R"({"inputs":"a","parameters":{"top_k":123456789012345678901234567890}})", kJson, target("nli"), 400, ""},
-      {"POST", "/invocations", R"({"inputs":"a","parameters":{"max_length":18446744073709551615}})", kJson, target("nli"), 400, ""},
-      {"POST", "/embed", R"({"inputs":"a","dimensions":99999999999999999999})", kJson, target("embed"), 422, ""},
-      {"POST", "/v1/embeddings", R"({"input":[12,99999999999999999999,13],"model":"embed"})", kJson, {}, 422, ""},
-      {"POST", "/v2/models/nli/infer", R"({"inputs":[{"name":"input_ids","shape":[1,99999999999],"datatype":"INT64","data":[12,13]}]})", kJson, {}, 400, ""},
-      {"POST", "/v2/models/nli/infer", R"({"inputs":[{"name":"input_ids","shape":[1,2],"datatype":"INT64","data":[12,1e300]}]})", kJson, {}, 400, ""},
+      {"POST", "/predict", std::string(100000, '[') + std::string(100000, ']'), kJson,
+       target("nli"), 400, "nesting"},
+      {"POST",
+       "/v1/embeddings",
+       R"({"input":"a","model":"embed","dimensions":1e999999})",
+       kJson,
+       {},
+       400,
+       "a number is out of range"},
+      {"POST", "/predict", R"({"inputs":"a","x":-)" + std::string(100000, '9') + "e99999}", kJson,
+       target("nli"), 400, "a number is out of range"},
+      {"POST", "/invocations",
+       R"({"inputs":"a","parameters":{"top_k":123456789012345678901234567890}})", kJson,
+       target("nli"), 400, ""},
+      {"POST", "/invocations", R"({"inputs":"a","parameters":{"max_length":18446744073709551615}})",
+       kJson, target("nli"), 400, ""},
+      {"POST", "/embed", R"({"inputs":"a","dimensions":99999999999999999999})", kJson,
+       target("embed"), 422, ""},
+      {"POST",
+       "/v1/embeddings",
+       R"({"input":[12,99999999999999999999,13],"model":"embed"})",
+       kJson,
+       {},
+       422,
+       ""},
+      {"POST",
+       "/v2/models/nli/infer",
+       R"({"inputs":[{"name":"input_ids","shape":[1,99999999999],"datatype":"INT64","data":[12,13]}]})",
+       kJson,
+       {},
+       400,
+       ""},
+      {"POST",
+       "/v2/models/nli/infer",
+       R"({"inputs":[{"name":"input_ids","shape":[1,2],"datatype":"INT64","data":[12,1e300]}]})",
+       kJson,
+       {},
+       400,
+       ""},
       // Whitespace-only, control characters, emoji/ZWJ, RTL marks and NUL: served.
       {"POST", "/predict", R"({"inputs":"   \t\n  "})", kJson, target("nli"), 200, ""},
-      {"POST", "/predict", R"({"inputs":"a\u0000b \u200f\u202e\ud83d\udc68\u200d\ud83d\udc69 \t\u0001\u007f"})", kJson, target("nli"), 200, ""},
+      {"POST", "/predict",
+       R"({"inputs":"a\u0000b \u200f\u202e\ud83d\udc68\u200d\ud83d\udc69 \t\u0001\u007f"})", kJson,
+       target("nli"), 200, ""},
       {"POST", "/v1/embeddings", R"({"input":"\u0000","model":"embed"})", kJson, {}, 200, ""},
   };
   for (const auto& c : cases) {
@@ -169,23 +281,30 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
   ASSERT_EQ(with_nul.status, 200);
   EXPECT_NE(with_nul.body, cut.body);
   // After the whole catalogue: the same answers, byte for byte.
-  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", premise}}.dump(), target("nli")).body, before_predict.body);
-  EXPECT_EQ(post_json(port, "/embed", json{{"inputs", premise}}.dump(), target("embed")).body, before_embed.body);
+  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", premise}}.dump(), target("nli")).body,
+            before_predict.body);
+  EXPECT_EQ(post_json(port, "/embed", json{{"inputs", premise}}.dump(), target("embed")).body,
+            before_embed.body);
 }
 
 TEST(ServeCatalogue, TransportLimitsOnTheRealServer) {
-  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--payload-limit", "100000"});
+  ServeProcess server(
+      {"--model", "nli=" + fixture_model("bert-tiny-nli"), "--payload-limit", "100000"});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   const auto port = server.port();
   // Body over the payload limit: 413 before the body is read (none is sent).
-  auto response = raw_exchange(port,
-                               "POST /predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                               "Content-Length: 50000000\r\n\r\n");
+  auto response =
+      raw_exchange(port,
+                   "POST /predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   "Content-Length: 50000000\r\n\r\n");
   EXPECT_EQ(raw_status(response), 413) << response;
-  EXPECT_EQ(post_json(port, "/invocations", json{{"inputs", std::string(200000, 'a')}}.dump()).status, 413);
+  EXPECT_EQ(
+      post_json(port, "/invocations", json{{"inputs", std::string(200000, 'a')}}.dump()).status,
+      413);
   // Oversized and too many headers: 431.
   EXPECT_EQ(raw_status(raw_exchange(port, "GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: " +
-                                              std::string(20000, 'a') + "\r\n\r\n")), 431);
+                                              std::string(20000, 'a') + "\r\n\r\n")),
+            431);
   std::string many = "GET /ping HTTP/1.1\r\nHost: x\r\n";
   for (int i = 0; i < 150; ++i) many += "X-H" + std::to_string(i) + ": v\r\n";
   EXPECT_EQ(raw_status(raw_exchange(port, many + "\r\n")), 431);

@@ -1,10 +1,10 @@
 // End to end: the real `onepass serve` binary co-hosting the five fixture models, each dialect
 // checked against the fixtures' golden outputs (golden.json, from transformers 4.47.1).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "http_client.h"
 #include "serve_process.h"
@@ -49,11 +49,11 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
 class ServeGoldens : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "nli=" + fixture_model("bert-tiny-nli"),
-                                "--model", "xnli=" + fixture_model("xlmr-tiny-nli"),
-                                "--model", "dnli=" + fixture_model("deberta-v2-tiny-nli"),
-                                "--model", "embed=" + fixture_model("bert-tiny-embed"),
-                                "--model", "rerank=" + fixture_model("bert-tiny-rerank")});
+    server_ = new ServeProcess({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+                                "xnli=" + fixture_model("xlmr-tiny-nli"), "--model",
+                                "dnli=" + fixture_model("deberta-v2-tiny-nli"), "--model",
+                                "embed=" + fixture_model("bert-tiny-embed"), "--model",
+                                "rerank=" + fixture_model("bert-tiny-rerank")});
     ready_ = server_->wait_ready();
   }
   static void TearDownTestSuite() {
@@ -147,14 +147,16 @@ TEST_F(ServeGoldens, KserveTensorsWithPaddingGiveGoldenLogits) {
         const bool real = t < c["input_ids"].size();
         ids.push_back(real ? c["input_ids"][t].get<int>() : 0);
         mask.push_back(real ? 1 : 0);
-        types.push_back(real && c.contains("token_type_ids") ? c["token_type_ids"][t].get<int>() : 0);
+        types.push_back(real && c.contains("token_type_ids") ? c["token_type_ids"][t].get<int>()
+                                                             : 0);
       }
     }
     const json shape = {cases.size(), width};
-    json body = {{"inputs",
-                  {{{"name", "input_ids"}, {"shape", shape}, {"datatype", "INT64"}, {"data", ids}},
-                   {{"name", "attention_mask"}, {"shape", shape}, {"datatype", "INT64"}, {"data", mask}},
-                   {{"name", "token_type_ids"}, {"shape", shape}, {"datatype", "INT64"}, {"data", types}}}}};
+    json body = {
+        {"inputs",
+         {{{"name", "input_ids"}, {"shape", shape}, {"datatype", "INT64"}, {"data", ids}},
+          {{"name", "attention_mask"}, {"shape", shape}, {"datatype", "INT64"}, {"data", mask}},
+          {{"name", "token_type_ids"}, {"shape", shape}, {"datatype", "INT64"}, {"data", types}}}}};
     const auto r = post_json(port(), "/v2/models/" + name + "/infer", body.dump());
     ASSERT_EQ(r.status, 200) << r.body;
     const auto out = json::parse(r.body)["outputs"][0];
@@ -200,7 +202,8 @@ TEST_F(ServeGoldens, EmbeddingsThroughTeiOpenAiKserveAndToolkit) {
   EXPECT_EQ(answer["usage"]["prompt_tokens"], tokens);
 
   // Toolkit feature extraction: token level; the first token is the golden CLS vector.
-  r = post_json(port(), "/invocations", json{{"inputs", singles[0]["text"]}}.dump(), target("embed"));
+  r = post_json(port(), "/invocations", json{{"inputs", singles[0]["text"]}}.dump(),
+                target("embed"));
   ASSERT_EQ(r.status, 200) << r.body;
   answer = json::parse(r.body);
   ASSERT_EQ(answer[0].size(), singles[0]["num_tokens"].get<std::size_t>());
@@ -209,7 +212,11 @@ TEST_F(ServeGoldens, EmbeddingsThroughTeiOpenAiKserveAndToolkit) {
             0.9999);
 
   // KServe text input: pooled embeddings.
-  json body = {{"inputs", {{{"name", "text"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {singles[1]["text"]}}}}}};
+  json body = {{"inputs",
+                {{{"name", "text"},
+                  {"shape", {1}},
+                  {"datatype", "BYTES"},
+                  {"data", {singles[1]["text"]}}}}}};
   r = post_json(port(), "/v2/models/embed/infer", body.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_GE(cosine(json::parse(r.body)["outputs"][0]["data"].get<std::vector<float>>(),
@@ -228,19 +235,23 @@ TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {
   ASSERT_GE(docs.size(), 2u);
   json texts = json::array();
   for (const auto& d : docs) texts.push_back(d["pair"][1]);
-  auto r = post_json(port(), "/rerank", json{{"query", query}, {"texts", texts}}.dump(), target("rerank"));
+  auto r = post_json(port(), "/rerank", json{{"query", query}, {"texts", texts}}.dump(),
+                     target("rerank"));
   ASSERT_EQ(r.status, 200) << r.body;
   auto answer = json::parse(r.body);
   ASSERT_EQ(answer.size(), docs.size());
   for (const auto& e : answer)
-    EXPECT_NEAR(e["score"].get<double>(), docs[e["index"].get<int>()]["probs"][0].get<double>(), 1e-5);
+    EXPECT_NEAR(e["score"].get<double>(), docs[e["index"].get<int>()]["probs"][0].get<double>(),
+                1e-5);
   for (std::size_t i = 1; i < answer.size(); ++i)
     EXPECT_GE(answer[i - 1]["score"].get<double>(), answer[i]["score"].get<double>());
-  r = post_json(port(), "/rerank", json{{"query", query}, {"texts", texts}, {"raw_scores", true}}.dump(),
+  r = post_json(port(), "/rerank",
+                json{{"query", query}, {"texts", texts}, {"raw_scores", true}}.dump(),
                 target("rerank"));
   answer = json::parse(r.body);
   for (const auto& e : answer)
-    EXPECT_NEAR(e["score"].get<double>(), docs[e["index"].get<int>()]["logits"][0].get<double>(), 1e-4);
+    EXPECT_NEAR(e["score"].get<double>(), docs[e["index"].get<int>()]["logits"][0].get<double>(),
+                1e-4);
 }
 
 TEST_F(ServeGoldens, ZeroShotFromTheModelsOwnLogits) {
@@ -249,8 +260,9 @@ TEST_F(ServeGoldens, ZeroShotFromTheModelsOwnLogits) {
   // The model's raw logits for each premise/hypothesis pair, through the toolkit.
   std::vector<std::vector<double>> logits;
   for (const auto& label : labels) {
-    const json body = {{"inputs", {{"text", sequence}, {"text_pair", "This example is " + label + "."}}},
-                       {"parameters", {{"top_k", nullptr}, {"function_to_apply", "none"}}}};
+    const json body = {
+        {"inputs", {{"text", sequence}, {"text_pair", "This example is " + label + "."}}},
+        {"parameters", {{"top_k", nullptr}, {"function_to_apply", "none"}}}};
     const auto r = post_json(port(), "/invocations", body.dump(), target("nli"));
     ASSERT_EQ(r.status, 200) << r.body;
     std::vector<double> row(3);
@@ -262,28 +274,36 @@ TEST_F(ServeGoldens, ZeroShotFromTheModelsOwnLogits) {
   }
   double sum = 0;
   for (const auto& row : logits) sum += std::exp(row[1]);
-  auto r = post_json(port(), "/invocations",
-                     json{{"inputs", sequence}, {"parameters", {{"candidate_labels", labels}}}}.dump(),
-                     target("nli"));
+  auto r =
+      post_json(port(), "/invocations",
+                json{{"inputs", sequence}, {"parameters", {{"candidate_labels", labels}}}}.dump(),
+                target("nli"));
   ASSERT_EQ(r.status, 200) << r.body;
   auto answer = json::parse(r.body);
   EXPECT_EQ(answer["sequence"], sequence);
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    const auto at = std::find(labels.begin(), labels.end(), answer["labels"][i].get<std::string>()) - labels.begin();
+    const auto at =
+        std::find(labels.begin(), labels.end(), answer["labels"][i].get<std::string>()) -
+        labels.begin();
     EXPECT_NEAR(answer["scores"][i].get<double>(), std::exp(logits[at][1]) / sum, 1e-5);
   }
   // multi_label through TEI's /zero_shot: softmax over [contradiction, entailment] per label.
-  r = post_json(port(), "/zero_shot",
-                json{{"inputs", sequence}, {"candidate_labels", labels}, {"multi_label", true}}.dump(),
-                target("nli"));
+  r = post_json(
+      port(), "/zero_shot",
+      json{{"inputs", sequence}, {"candidate_labels", labels}, {"multi_label", true}}.dump(),
+      target("nli"));
   ASSERT_EQ(r.status, 200) << r.body;
   answer = json::parse(r.body);
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    const auto at = std::find(labels.begin(), labels.end(), answer["labels"][i].get<std::string>()) - labels.begin();
-    EXPECT_NEAR(answer["scores"][i].get<double>(), 1.0 / (1.0 + std::exp(logits[at][0] - logits[at][1])), 1e-5);
+    const auto at =
+        std::find(labels.begin(), labels.end(), answer["labels"][i].get<std::string>()) -
+        labels.begin();
+    EXPECT_NEAR(answer["scores"][i].get<double>(),
+                1.0 / (1.0 + std::exp(logits[at][0] - logits[at][1])), 1e-5);
   }
   // The Inference API shape on POST /: a list of answers.
-  r = post_json(port(), "/", json{{"inputs", sequence}, {"parameters", {{"candidate_labels", labels}}}}.dump(),
+  r = post_json(port(), "/",
+                json{{"inputs", sequence}, {"parameters", {{"candidate_labels", labels}}}}.dump(),
                 target("nli"));
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_TRUE(json::parse(r.body).is_array());

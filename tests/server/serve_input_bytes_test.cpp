@@ -2,6 +2,7 @@
 // in any text field of any dialect is refused (422, the dialect's error shape) before it is
 // tokenized or even admitted, with truncation on or off; the server answers correctly after.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "http_client.h"
@@ -43,10 +44,9 @@ std::string error_message(const std::string& path, const json& error) {
 }
 
 TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectAndField) {
-  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"),
-                       "--model", "embed=" + fixture_model("bert-tiny-embed"),
-                       "--model", "rerank=" + fixture_model("bert-tiny-rerank"),
-                       "--auto-truncate"});
+  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+                       "embed=" + fixture_model("bert-tiny-embed"), "--model",
+                       "rerank=" + fixture_model("bert-tiny-rerank"), "--auto-truncate"});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   const auto port = server.port();
   const std::string premise = "A man is playing a guitar on a busy street corner.";
@@ -54,9 +54,12 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
   ASSERT_EQ(before.status, 200) << before.body;
 
   const std::string big = megabytes_of_words(3);
-  const json kserve_text = {{"name", "text"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {big}}};
-  const json kserve_small = {{"name", "text"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {"p"}}};
-  const json kserve_pair = {{"name", "text_pair"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {big}}};
+  const json kserve_text = {
+      {"name", "text"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {big}}};
+  const json kserve_small = {
+      {"name", "text"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {"p"}}};
+  const json kserve_pair = {
+      {"name", "text_pair"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {big}}};
   const json labels = {"sports", "music"};
   const std::vector<Case> cases = {
       // SageMaker toolkit: text, either side of a pair, zero-shot sequence and label,
@@ -66,8 +69,14 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
       {"/invocations", {{"inputs", {{"text", "p"}, {"text_pair", big}}}}, "nli"},
       {"/invocations", {{"inputs", {{{"text", big}, {"text_pair", "h"}}}}}, "nli"},
       {"/invocations", {{"inputs", big}, {"parameters", {{"candidate_labels", labels}}}}, "nli"},
-      {"/invocations", {{"inputs", "p"}, {"parameters", {{"candidate_labels", {"x", big}}}}}, "nli"},
-      {"/invocations", {{"inputs", "p"}, {"parameters", {{"candidate_labels", labels}, {"hypothesis_template", big.substr(2) + "{}"}}}}, "nli"},
+      {"/invocations",
+       {{"inputs", "p"}, {"parameters", {{"candidate_labels", {"x", big}}}}},
+       "nli"},
+      {"/invocations",
+       {{"inputs", "p"},
+        {"parameters",
+         {{"candidate_labels", labels}, {"hypothesis_template", big.substr(2) + "{}"}}}},
+       "nli"},
       {"/invocations", {{"inputs", {"a", big}}}, "embed"},
       // The Hugging Face Inference API on POST /.
       {"/", {{"inputs", big}}, "nli"},
@@ -93,8 +102,8 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
   const std::string admitted_before = get(port, "/metrics").body;
   for (const auto& c : cases) {
     SCOPED_TRACE(c.path + " " + c.body.dump().substr(0, 120));
-    const auto r = post_json(port, c.path, c.body.dump(),
-                             c.model.empty() ? HttpHeaders{} : target(c.model));
+    const auto r =
+        post_json(port, c.path, c.body.dump(), c.model.empty() ? HttpHeaders{} : target(c.model));
     EXPECT_EQ(r.status, 422) << r.body.substr(0, 400);
     ASSERT_TRUE(json::accept(r.body)) << r.body.substr(0, 400);
     const std::string message = error_message(c.path, json::parse(r.body));
@@ -102,25 +111,29 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
     // that truncation does not help.
     EXPECT_NE(message.find("is 3145728 bytes"), std::string::npos) << message;
     EXPECT_NE(message.find("limit of 65536 bytes per text"), std::string::npos) << message;
-    EXPECT_NE(message.find("before tokenizing, even with truncation"), std::string::npos) << message;
+    EXPECT_NE(message.find("before tokenizing, even with truncation"), std::string::npos)
+        << message;
   }
   // None of them was admitted: the runtime recorded no request and no failure.
   const std::string admitted_after = get(port, "/metrics").body;
-  for (const char* name : {"onepass_request_duration_seconds_count", "onepass_failed_requests_total"})
+  for (const char* name :
+       {"onepass_request_duration_seconds_count", "onepass_failed_requests_total"})
     EXPECT_EQ(metric_sum(admitted_after, name), metric_sum(admitted_before, name)) << name;
 
   // A long text under the cap is still served, truncated (--auto-truncate).
   std::string long_words;
   for (int i = 0; i < 1000; ++i) long_words += "guitar street corner ";
   ASSERT_LT(long_words.size(), 65536u);
-  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", long_words}}.dump(), target("nli")).status, 200);
+  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", long_words}}.dump(), target("nli")).status,
+            200);
   // And the server answers exactly as before.
-  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", premise}}.dump(), target("nli")).body, before.body);
+  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", premise}}.dump(), target("nli")).body,
+            before.body);
 }
 
 TEST(ServeInputBytes, TheFlagSetsTheCapExactlyAndLazyTokenizeWaitsForNoOne) {
-  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--lazy",
-                       "--max-input-bytes", "4096"});
+  ServeProcess server(
+      {"--model", "nli=" + fixture_model("bert-tiny-nli"), "--lazy", "--max-input-bytes", "4096"});
   const auto port = server.port();
   // The model is still loading: /tokenize, which never waits, answers 503.
   auto r = post_json(port, "/tokenize", R"({"inputs":"a b"})");
@@ -133,13 +146,16 @@ TEST(ServeInputBytes, TheFlagSetsTheCapExactlyAndLazyTokenizeWaitsForNoOne) {
   r = post_json(port, "/predict", json{{"inputs", words}}.dump());
   EXPECT_EQ(r.status, 422) << r.body;
   EXPECT_NE(r.body.find("tokens, more than the model's limit"), std::string::npos) << r.body;
-  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", words}, {"truncate", true}}.dump()).status, 200);
+  EXPECT_EQ(post_json(port, "/predict", json{{"inputs", words}, {"truncate", true}}.dump()).status,
+            200);
   // 4097 bytes: refused before tokenizing, even with truncation, through /tokenize too.
   words += "x";
   for (const bool truncate : {false, true}) {
     r = post_json(port, "/predict", json{{"inputs", words}, {"truncate", truncate}}.dump());
     EXPECT_EQ(r.status, 422) << r.body;
-    EXPECT_NE(r.body.find("is 4097 bytes, more than the limit of 4096 bytes per text"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find("is 4097 bytes, more than the limit of 4096 bytes per text"),
+              std::string::npos)
+        << r.body;
   }
   r = post_json(port, "/tokenize", json{{"inputs", words}}.dump());
   EXPECT_EQ(r.status, 422) << r.body;

@@ -2,12 +2,11 @@
 // runtime, 64 concurrent clients, lazy loading with waiting requests, idle unload and reload,
 // SIGTERM with requests in flight, and the API key.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <signal.h>
 
 #include <atomic>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "http_client.h"
@@ -41,8 +40,9 @@ TEST(ServeLifecycle, BadInputsAgainstTheRealRuntimeThenStillCorrect) {
   r = post_json(port, "/predict", json{{"inputs", long_text(400)}, {"truncate", true}}.dump());
   EXPECT_EQ(r.status, 200) << r.body;
   // A token id outside the vocabulary (2600 ids).
-  r = post_json(port, "/v2/models/nli/infer",
-                R"({"inputs":[{"name":"input_ids","shape":[1,3],"datatype":"INT64","data":[12,999999,13]}]})");
+  r = post_json(
+      port, "/v2/models/nli/infer",
+      R"({"inputs":[{"name":"input_ids","shape":[1,3],"datatype":"INT64","data":[12,999999,13]}]})");
   EXPECT_EQ(r.status, 422) << r.body;
   // A multi-megabyte string is refused (payload limit 6 MB) or rejected before tokenizing.
   r = post_json(port, "/predict", json{{"inputs", std::string(7 * 1024 * 1024, 'a')}}.dump());
@@ -54,9 +54,12 @@ TEST(ServeLifecycle, BadInputsAgainstTheRealRuntimeThenStillCorrect) {
   // Unknown and hostile model names.
   EXPECT_EQ(post_json(port, "/v2/models/%2e%2e%2fnli/infer", "{}").status, 404);
   EXPECT_EQ(post_json(port, "/invocations", R"({"inputs":"a"})",
-                      HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", "../../etc/passwd"}}}).status, 404);
+                      HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", "../../etc/passwd"}}})
+                .status,
+            404);
   // Whitespace, control characters, emoji, RTL marks and NUL are served.
-  r = post_json(port, "/predict", R"({"inputs":"  \t\u0001 \ud83d\udc68\u200d\ud83d\udc69 \u200f a\u0000b "})");
+  r = post_json(port, "/predict",
+                R"({"inputs":"  \t\u0001 \ud83d\udc68\u200d\ud83d\udc69 \u200f a\u0000b "})");
   EXPECT_EQ(r.status, 200) << r.body;
   // The server still answers the first request exactly as before.
   EXPECT_EQ(post_json(port, "/predict", json{{"inputs", kPremise}}.dump()).body, before.body);
@@ -69,8 +72,11 @@ TEST(ServeLifecycle, SixtyFourConcurrentClientsEachGetTheAnswerToTheirOwnRequest
   constexpr int kClients = 64;
   std::vector<std::string> bodies, alone;
   for (int i = 0; i < kClients; ++i) {
-    bodies.push_back(json{{"inputs", {kPremise.substr(0, 10 + i % 40), "variant " + std::to_string(i) + long_text(i % 3)}},
-                          {"raw_scores", true}}.dump());
+    bodies.push_back(json{
+        {"inputs",
+         {kPremise.substr(0, 10 + i % 40), "variant " + std::to_string(i) + long_text(i % 3)}},
+        {"raw_scores",
+         true}}.dump());
     const auto r = post_json(port, "/predict", bodies.back());
     ASSERT_EQ(r.status, 200) << r.body;
     alone.push_back(r.body);
@@ -100,8 +106,8 @@ TEST(ServeLifecycle, SixtyFourConcurrentClientsEachGetTheAnswerToTheirOwnRequest
 }
 
 TEST(ServeLifecycle, LazyLoadServesTheRequestsThatWaitForIt) {
-  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"),
-                       "--model", "dnli=" + fixture_model("deberta-v2-tiny-nli"), "--lazy"});
+  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+                       "dnli=" + fixture_model("deberta-v2-tiny-nli"), "--lazy"});
   const auto port = server.port();
   auto r = get(port, "/v2/models/dnli/ready");
   ASSERT_EQ(r.status, 200) << r.body;
@@ -183,7 +189,9 @@ TEST(ServeLifecycle, ApiKeyGuardsEverythingButHealthAndMetrics) {
     EXPECT_EQ(get(port, "/v2/models/nli", auth).status, 401);
   }
   EXPECT_EQ(post_json(port, "/predict", json{{"inputs", "a"}}.dump(),
-                      HttpHeaders{{{"Authorization", "Bearer k3y"}}}).status, 200);
+                      HttpHeaders{{{"Authorization", "Bearer k3y"}}})
+                .status,
+            200);
   const auto metrics = get(port, "/metrics").body;
   EXPECT_NE(metrics.find("status=\"401\""), std::string::npos);
 }

@@ -4,13 +4,12 @@
 // load wait, admitted, until the test releases it; the onepass_inflight_requests gauge says
 // when they are all in.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <signal.h>
 
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "held_model.h"
@@ -94,8 +93,9 @@ TEST(ServeOverload, KInFlightAllowedKPlusNSentNGet429AndKGetGoldenAnswers) {
   ASSERT_EQ(cases.size(), static_cast<std::size_t>(kAllowed));
   std::vector<std::future<HttpResult>> admitted;
   for (const auto& c : cases)
-    admitted.push_back(std::async(std::launch::async,
-                                  [port, body = predict_body(c)] { return post_json(port, "/predict", body); }));
+    admitted.push_back(std::async(std::launch::async, [port, body = predict_body(c)] {
+      return post_json(port, "/predict", body);
+    }));
   ASSERT_TRUE(wait_gauge(port, "onepass_inflight_requests", kAllowed)) << server.log();
 
   // N more, in four dialects and one client batch of four inputs (rejected whole): every one
@@ -145,9 +145,10 @@ TEST(ServeOverload, AFloodedModelCannotTakeTheSlotsOfAnotherModel) {
   constexpr int kPerModel = 3;
   HeldModel held(fixture_model("bert-tiny-nli"));
   held.allow(1);
-  ServeProcess server({"--model", "nli=" + held.dir(), "--model", "other=" + fixture_model("bert-tiny-nli"),
-                       "--lazy", "--threads", "1", "--max-concurrent-requests", "8",
-                       "--max-concurrent-requests-per-model", std::to_string(kPerModel)});
+  ServeProcess server({"--model", "nli=" + held.dir(), "--model",
+                       "other=" + fixture_model("bert-tiny-nli"), "--lazy", "--threads", "1",
+                       "--max-concurrent-requests", "8", "--max-concurrent-requests-per-model",
+                       std::to_string(kPerModel)});
   const auto port = server.port();
   const auto cases = golden_cases(kPerModel);
   // Load the other model first: lazy loads run one at a time, and the held one never finishes.
@@ -164,7 +165,8 @@ TEST(ServeOverload, AFloodedModelCannotTakeTheSlotsOfAnotherModel) {
   const auto over = post_json(port, "/predict", predict_body(cases[0]), target("nli"));
   EXPECT_EQ(over.status, 429) << over.body;
   EXPECT_EQ(over.header("retry-after"), "1");
-  EXPECT_NE(over.body.find("model 'nli' has too many requests in flight (limit 3 per model)"), std::string::npos)
+  EXPECT_NE(over.body.find("model 'nli' has too many requests in flight (limit 3 per model)"),
+            std::string::npos)
       << over.body;
 
   // The other model is still served, with its golden answers, while the first stays held.
@@ -207,10 +209,15 @@ TEST(ServeOverload, ClientsThatDisconnectWhileQueuedLeaveNothingBehind) {
       for (int i = 0; i < 40; ++i) {
         const auto& c = cases[(t + i) % cases.size()];
         std::string raw = raw_post("/predict", predict_body(c));
-        if (i % 4 == 1) raw = raw_post("/predict", json{{"inputs", {c.contains("pair") ? c["pair"][0] : c["text"], "b"}}}.dump());
+        if (i % 4 == 1)
+          raw = raw_post(
+              "/predict",
+              json{{"inputs", {c.contains("pair") ? c["pair"][0] : c["text"], "b"}}}.dump());
         if (i % 4 == 2) raw.resize(raw.size() - 5);  // the body never arrives in full
-        if (i % 4 == 3) raw = raw_post("/v2/models/nli/infer",
-                                       R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["a b c"]}]})");
+        if (i % 4 == 3)
+          raw = raw_post(
+              "/v2/models/nli/infer",
+              R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["a b c"]}]})");
         raw_exchange(port, raw, 0);
       }
     });

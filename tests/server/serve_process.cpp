@@ -28,8 +28,8 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args) {
   char log_template[] = "/tmp/onepass_serve_log_XXXXXX";
   const int log_fd = ::mkstemp(log_template);
   log_path_ = log_template;
-  std::vector<std::string> argv_strings = {onepass_binary(), "serve", "--host", "127.0.0.1",
-                                           "--port", "0"};
+  std::vector<std::string> argv_strings = {onepass_binary(), "serve",  "--host",
+                                           "127.0.0.1",      "--port", "0"};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   pid_ = ::fork();
   if (pid_ == 0) {

@@ -2,13 +2,13 @@
 // concurrency and drain, over real sockets against the in-process server and a FakeService.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "http_client.h"
@@ -53,35 +53,51 @@ TEST(Transport, BadInputCatalogueExactStatusesAndBodies) {
        R"({"code":400,"type":"InternalServerException","message":"'inputs' cannot be an empty list"})"},
       {"POST", "/invocations", R"({"inputs":"a","parameters":{"function_to_apply":"max"}})",
        json_type, target("nli"), 400, ""},
-      {"POST", "/invocations", R"({"inputs":"a","parameters":{"candidate_labels":["x"],"hypothesis_template":"no slot"}})",
+      {"POST", "/invocations",
+       R"({"inputs":"a","parameters":{"candidate_labels":["x"],"hypothesis_template":"no slot"}})",
        json_type, target("nli"), 400, ""},
-      {"POST", "/zero_shot", R"({"inputs":"a","candidate_labels":["x"],"hypothesis_template":"no slot"})",
-       json_type, target("nli"), 422, ""},
-      {"POST", "/zero_shot", R"({"inputs":"a","candidate_labels":[]})", json_type, target("nli"), 422, ""},
-      {"POST", "/v2/models/nli/infer", R"({"inputs":[{"name":"text","shape":[2],"datatype":"BYTES","data":["a"]}]})",
-       json_type, {}, 400, ""},
-      {"POST", "/v2/models/nli/infer", R"({"inputs":[]})", json_type, {}, 400,
+      {"POST", "/zero_shot",
+       R"({"inputs":"a","candidate_labels":["x"],"hypothesis_template":"no slot"})", json_type,
+       target("nli"), 422, ""},
+      {"POST", "/zero_shot", R"({"inputs":"a","candidate_labels":[]})", json_type, target("nli"),
+       422, ""},
+      {"POST",
+       "/v2/models/nli/infer",
+       R"({"inputs":[{"name":"text","shape":[2],"datatype":"BYTES","data":["a"]}]})",
+       json_type,
+       {},
+       400,
+       ""},
+      {"POST",
+       "/v2/models/nli/infer",
+       R"({"inputs":[]})",
+       json_type,
+       {},
+       400,
        R"({"error":"'inputs' must be a non-empty list"})"},
-      {"POST", "/v1/embeddings", R"({"input":[],"model":"embed"})", json_type, target("embed"), 422, ""},
-      {"POST", "/v1/embeddings", R"({"input":{"a":1},"model":"embed"})", json_type, target("embed"), 422, ""},
+      {"POST", "/v1/embeddings", R"({"input":[],"model":"embed"})", json_type, target("embed"), 422,
+       ""},
+      {"POST", "/v1/embeddings", R"({"input":{"a":1},"model":"embed"})", json_type, target("embed"),
+       422, ""},
       // Empty strings: TEI's Empty.
       {"POST", "/embed", R"({"inputs":""})", json_type, target("embed"), 400,
        R"({"error":"`inputs` cannot be empty","error_type":"Empty"})"},
       {"POST", "/predict", R"({"inputs":["p",""]})", json_type, target("nli"), 400, ""},
       {"POST", "/rerank", R"({"query":"","texts":["a"]})", json_type, target("rerank"), 400, ""},
-      {"POST", "/rerank", R"({"query":"q","texts":[]})", json_type, target("rerank"), 422, ""},  // empty list: API.md 422
+      {"POST", "/rerank", R"({"query":"q","texts":[]})", json_type, target("rerank"), 422,
+       ""},  // empty list: API.md 422
       {"POST", "/rerank", R"({"texts":["a"]})", json_type, target("rerank"), 422, ""},
       {"POST", "/rerank", R"({"query":"q","texts":["a"]})", json_type, target("nli"), 422, ""},
       // Too many tokens with truncation off; served with it on.
-      {"POST", "/predict", json{{"inputs", std::string(100, ' ')}}.dump(),
-       json_type, target("nli"), 422, ""},
-      {"POST", "/predict", json{{"inputs", std::string(100, ' ')}, {"truncate", true}}.dump(), json_type,
-       target("nli"), 200, ""},
+      {"POST", "/predict", json{{"inputs", std::string(100, ' ')}}.dump(), json_type, target("nli"),
+       422, ""},
+      {"POST", "/predict", json{{"inputs", std::string(100, ' ')}, {"truncate", true}}.dump(),
+       json_type, target("nli"), 200, ""},
       // More inputs than the client batch limit (32).
       {"POST", "/embed", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), json_type,
        target("embed"), 422, ""},
-      {"POST", "/invocations", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), json_type,
-       target("nli"), 422, ""},
+      {"POST", "/invocations", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(),
+       json_type, target("nli"), 422, ""},
       // Unknown models and hostile names: 404, never a filesystem lookup.
       {"POST", "/v2/models/nope/infer", "{}", json_type, {}, 404, ""},
       {"POST", "/v2/models/%2e%2e/infer", "{}", json_type, {}, 404, ""},
@@ -89,8 +105,10 @@ TEST(Transport, BadInputCatalogueExactStatusesAndBodies) {
       {"POST", "/v2/models/a%00b/infer", "{}", json_type, {}, 404, ""},
       {"POST", "/v2/models/" + std::string(4096, 'm') + "/infer", "{}", json_type, {}, 404, ""},
       {"POST", "/invocations", R"({"inputs":"a"})", json_type, target("../nli"), 404, ""},
-      {"POST", "/invocations", R"({"inputs":"a"})", json_type, target("sub/../../nli.tar.gz"), 404, ""},
-      {"POST", "/invocations", R"({"inputs":"a"})", json_type, target("sub/dir/nli.tar.gz"), 200, ""},
+      {"POST", "/invocations", R"({"inputs":"a"})", json_type, target("sub/../../nli.tar.gz"), 404,
+       ""},
+      {"POST", "/invocations", R"({"inputs":"a"})", json_type, target("sub/dir/nli.tar.gz"), 200,
+       ""},
       {"POST", "/invocations", R"({"inputs":"a"})", json_type, {}, 404, ""},
       // Routes and methods.
       {"GET", "/nope", "", "", {}, 404, R"({"error":"no route for GET /nope"})"},
@@ -105,8 +123,9 @@ TEST(Transport, BadInputCatalogueExactStatusesAndBodies) {
        target("nli"), 400, ""},
       {"POST", "/invocations", R"({"inputs":"a","parameters":{"top_k":1e999999}})", json_type,
        target("nli"), 400, ""},
-      {"POST", "/invocations", R"({"inputs":"a","parameters":{"max_length":123456789012345678901234567890}})",
-       json_type, target("nli"), 400, ""},
+      {"POST", "/invocations",
+       R"({"inputs":"a","parameters":{"max_length":123456789012345678901234567890}})", json_type,
+       target("nli"), 400, ""},
       // Control characters, NUL, emoji and RTL marks are served.
       {"POST", "/predict", R"({"inputs":"a\u0000b \u200f\ud83d\udc68\u200d\ud83d\udc69 \t\u0001"})",
        json_type, target("nli"), 200, ""},
@@ -130,8 +149,10 @@ TEST(Transport, BadInputCatalogueExactStatusesAndBodies) {
 TEST(Transport, NulInsideAStringIsKept) {
   InProcessServer server;
   // The fake's output depends on every byte: "a\0b" must differ from "a".
-  const auto with_nul = post_json(server.port(), "/embed", R"({"inputs":"a\u0000b","normalize":false})", target("embed"));
-  const auto plain = post_json(server.port(), "/embed", R"({"inputs":"a","normalize":false})", target("embed"));
+  const auto with_nul = post_json(server.port(), "/embed",
+                                  R"({"inputs":"a\u0000b","normalize":false})", target("embed"));
+  const auto plain =
+      post_json(server.port(), "/embed", R"({"inputs":"a","normalize":false})", target("embed"));
   ASSERT_EQ(with_nul.status, 200);
   EXPECT_NE(with_nul.body, plain.body);
 }
@@ -148,18 +169,22 @@ TEST(Transport, OversizedBodyIs413BeforeReadingIt) {
   EXPECT_EQ(raw_status(response), 413) << response;
   EXPECT_NE(response.find("\"error_type\":\"Validation\""), std::string::npos) << response;
   // Chunked bodies are counted as they arrive.
-  std::string chunked = "POST /invocations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        "Transfer-Encoding: chunked\r\n\r\n";
+  std::string chunked =
+      "POST /invocations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n";
   for (int i = 0; i < 3; ++i) chunked += "200\r\n" + std::string(512, ' ') + "\r\n";
   chunked += "0\r\n\r\n";
   EXPECT_EQ(raw_status(raw_exchange(server.port(), chunked)), 413);
-  EXPECT_EQ(post_json(server.port(), "/predict", json{{"inputs", std::string(2000, 'a')}}.dump()).status, 413);
+  EXPECT_EQ(
+      post_json(server.port(), "/predict", json{{"inputs", std::string(2000, 'a')}}.dump()).status,
+      413);
 }
 
 TEST(Transport, HeaderLimitsFramingAndMethods) {
   InProcessServer server;
   const auto port = server.port();
-  std::string big = "GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
+  std::string big =
+      "GET /ping HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
   EXPECT_EQ(raw_status(raw_exchange(port, big)), 431);
   std::string many = "GET /ping HTTP/1.1\r\nHost: x\r\n";
   for (int i = 0; i < 150; ++i) many += "X-H" + std::to_string(i) + ": v\r\n";
@@ -175,7 +200,11 @@ TEST(Transport, HeaderLimitsFramingAndMethods) {
   // Keep-alive: several requests on one connection.
   HttpConnection connection(port);
   for (int i = 0; i < 5; ++i)
-    EXPECT_EQ(connection.request("POST", "/predict", R"({"inputs":"x"})", "application/json", target("nli")).status, 200);
+    EXPECT_EQ(
+        connection
+            .request("POST", "/predict", R"({"inputs":"x"})", "application/json", target("nli"))
+            .status,
+        200);
 }
 
 TEST(Transport, SlowClientIsTimedOutWithoutPinningAThread) {
@@ -202,24 +231,40 @@ TEST(Transport, ApiKeyOnEveryRouteButHealth) {
   const auto port = server.port();
   for (const char* open : {"/ping", "/health", "/metrics", "/v2/health/live", "/v2/health/ready"})
     EXPECT_EQ(get(port, open).status, 200) << open;
-  const std::vector<std::pair<std::string, std::string>> routes = {
-      {"POST", "/invocations"}, {"POST", "/"}, {"POST", "/predict"}, {"POST", "/rerank"},
-      {"POST", "/embed"}, {"POST", "/tokenize"}, {"POST", "/zero_shot"}, {"GET", "/info"},
-      {"GET", "/v2"}, {"GET", "/v2/models/nli"}, {"POST", "/v2/models/nli/infer"},
-      {"POST", "/v1/embeddings"}, {"GET", "/v2/models/nli/ready"}};
+  const std::vector<std::pair<std::string, std::string>> routes = {{"POST", "/invocations"},
+                                                                   {"POST", "/"},
+                                                                   {"POST", "/predict"},
+                                                                   {"POST", "/rerank"},
+                                                                   {"POST", "/embed"},
+                                                                   {"POST", "/tokenize"},
+                                                                   {"POST", "/zero_shot"},
+                                                                   {"GET", "/info"},
+                                                                   {"GET", "/v2"},
+                                                                   {"GET", "/v2/models/nli"},
+                                                                   {"POST", "/v2/models/nli/infer"},
+                                                                   {"POST", "/v1/embeddings"},
+                                                                   {"GET", "/v2/models/nli/ready"}};
   for (const auto& [method, path] : routes) {
     EXPECT_EQ(http_request(port, method, path, "{}").status, 401) << path;
     EXPECT_EQ(http_request(port, method, path, "{}", "application/json",
-                           HttpHeaders{{{"Authorization", "Bearer wrong"}}}).status, 401) << path;
+                           HttpHeaders{{{"Authorization", "Bearer wrong"}}})
+                  .status,
+              401)
+        << path;
     EXPECT_EQ(http_request(port, method, path, "{}", "application/json",
-                           HttpHeaders{{{"Authorization", "s3cret"}}}).status, 401) << path;
+                           HttpHeaders{{{"Authorization", "s3cret"}}})
+                  .status,
+              401)
+        << path;
   }
   const auto r = http_request(port, "POST", "/v1/embeddings", "{}", "application/json",
                               HttpHeaders{{{"Authorization", "Bearer wrong"}}});
   EXPECT_EQ(json::parse(r.body)["error"]["code"], "invalid_api_key");
   EXPECT_EQ(post_json(port, "/predict", R"({"inputs":"a"})",
                       HttpHeaders{{{"Authorization", "Bearer s3cret"},
-                                   {"X-Amzn-SageMaker-Target-Model", "nli"}}}).status, 200);
+                                   {"X-Amzn-SageMaker-Target-Model", "nli"}}})
+                .status,
+            200);
 }
 
 TEST(Transport, OverloadAtAnExactCount) {
@@ -230,8 +275,8 @@ TEST(Transport, OverloadAtAnExactCount) {
   std::vector<std::future<HttpResult>> accepted;
   for (int i = 0; i < kAllowed; ++i)
     accepted.push_back(std::async(std::launch::async, [&, i] {
-      return post_json(server.port(), "/predict", json{{"inputs", "text " + std::to_string(i)}}.dump(),
-                       target("nli"));
+      return post_json(server.port(), "/predict",
+                       json{{"inputs", "text " + std::to_string(i)}}.dump(), target("nli"));
     }));
   while (server.service().queued() < static_cast<std::size_t>(kAllowed))
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -246,8 +291,9 @@ TEST(Transport, OverloadAtAnExactCount) {
     const auto r = accepted[i].get();
     EXPECT_EQ(r.status, 200);
     // Each answer belongs to its own request.
-    const auto alone = post_json(server.port(), "/predict",
-                                 json{{"inputs", "text " + std::to_string(i)}}.dump(), target("nli"));
+    const auto alone =
+        post_json(server.port(), "/predict", json{{"inputs", "text " + std::to_string(i)}}.dump(),
+                  target("nli"));
     EXPECT_EQ(r.body, alone.body);
   }
 }
@@ -257,7 +303,9 @@ TEST(Transport, SixtyFourConcurrentClientsGetTheirOwnAnswers) {
   const auto port = server.port();
   std::vector<std::string> alone(64);
   for (int i = 0; i < 64; ++i)
-    alone[i] = post_json(port, "/predict", json{{"inputs", {"p" + std::to_string(i), "h"}}}.dump(), target("nli")).body;
+    alone[i] = post_json(port, "/predict", json{{"inputs", {"p" + std::to_string(i), "h"}}}.dump(),
+                         target("nli"))
+                   .body;
   std::vector<std::thread> clients;
   std::atomic<int> mismatches{0};
   for (int c = 0; c < 64; ++c)
@@ -281,7 +329,8 @@ TEST(Transport, DrainCompletesInFlightAndRefusesNewWork) {
   std::vector<std::future<HttpResult>> in_flight;
   for (int i = 0; i < 4; ++i)
     in_flight.push_back(std::async(std::launch::async, [&, i] {
-      return post_json(server.port(), "/predict", json{{"inputs", "t" + std::to_string(i)}}.dump(), target("nli"));
+      return post_json(server.port(), "/predict", json{{"inputs", "t" + std::to_string(i)}}.dump(),
+                       target("nli"));
     }));
   while (server.service().queued() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   HttpConnection idle(server.port());  // a keep-alive connection opened before the drain
@@ -291,7 +340,8 @@ TEST(Transport, DrainCompletesInFlightAndRefusesNewWork) {
   EXPECT_EQ(ping.status, 503);
   EXPECT_TRUE(ping.closed);
   HttpConnection late(server.port());
-  auto refused = late.request("POST", "/predict", R"({"inputs":"x"})", "application/json", target("nli"));
+  auto refused =
+      late.request("POST", "/predict", R"({"inputs":"x"})", "application/json", target("nli"));
   EXPECT_EQ(refused.status, 503);
   EXPECT_TRUE(refused.closed);
   server.service().hold(false);
@@ -325,7 +375,8 @@ TEST(Transport, DrainAnswersConnectionsAlreadyAcceptedThenRefusesNewOnes) {
   EXPECT_EQ(held.get().status, 200);
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   const std::string ping = "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n";
-  ASSERT_EQ(::send(early, ping.data(), ping.size(), MSG_NOSIGNAL), static_cast<ssize_t>(ping.size()));
+  ASSERT_EQ(::send(early, ping.data(), ping.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(ping.size()));
   std::string answer;
   char buf[4096];
   pollfd pfd{early, POLLIN, 0};

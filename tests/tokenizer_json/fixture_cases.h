@@ -2,10 +2,9 @@
 // tokenizer.json tests and benchmarks.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,12 +71,13 @@ inline std::vector<Case> read_cases(const std::filesystem::path& file, bool gold
     }
     const bool fast = golden && c.contains("fast_input_ids");
     k.ids = c.at(fast ? "fast_input_ids" : "input_ids").get<std::vector<std::int32_t>>();
-    const char* type_field = fast && c.contains("fast_token_type_ids") ? "fast_token_type_ids"
-                                                                       : "token_type_ids";
+    const char* type_field =
+        fast && c.contains("fast_token_type_ids") ? "fast_token_type_ids" : "token_type_ids";
     if (c.contains(type_field)) k.type_ids = c.at(type_field).get<std::vector<std::int32_t>>();
     if (c.contains("offsets")) {
       std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
-      for (const auto& o : c.at("offsets")) offsets.emplace_back(o[0].get<std::uint32_t>(), o[1].get<std::uint32_t>());
+      for (const auto& o : c.at("offsets"))
+        offsets.emplace_back(o[0].get<std::uint32_t>(), o[1].get<std::uint32_t>());
       k.offsets = std::move(offsets);
     }
     out.push_back(std::move(k));

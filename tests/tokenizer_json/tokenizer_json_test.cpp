@@ -41,16 +41,18 @@ std::string join_offsets(const std::vector<std::pair<std::uint32_t, std::uint32_
 }
 
 // Runs all cases; returns the number that matched and reports the first mismatches.
-std::size_t run_cases(const Tokenizer& tok, const std::vector<Case>& cases, const std::string& what) {
+std::size_t run_cases(const Tokenizer& tok, const std::vector<Case>& cases,
+                      const std::string& what) {
   std::size_t matched = 0;
   int reported = 0;
   for (const Case& c : cases) {
     std::string problem;
     try {
-      const Encoding e = tok.encode(c.text, c.pair ? std::optional<std::string_view>(*c.pair) : std::nullopt,
-                                    c.truncation);
+      const Encoding e = tok.encode(
+          c.text, c.pair ? std::optional<std::string_view>(*c.pair) : std::nullopt, c.truncation);
       if (e.ids != c.ids) {
-        problem = "ids got [" + join(e.ids) + "] want [" + join(c.ids) + "] tokens [" + join(e.tokens) + "]";
+        problem = "ids got [" + join(e.ids) + "] want [" + join(c.ids) + "] tokens [" +
+                  join(e.tokens) + "]";
       } else if (c.type_ids && e.type_ids != *c.type_ids) {
         problem = "type ids got [" + join(e.type_ids) + "] want [" + join(*c.type_ids) + "]";
       } else if (c.offsets && e.offsets != *c.offsets) {
@@ -67,7 +69,8 @@ std::size_t run_cases(const Tokenizer& tok, const std::vector<Case>& cases, cons
       ++matched;
     } else if (reported++ < 8) {
       ADD_FAILURE() << what << " case " << c.id << " text '" << escape(c.text) << "'"
-                    << (c.pair ? " pair '" + escape(*c.pair) + "'" : std::string()) << ": " << problem;
+                    << (c.pair ? " pair '" + escape(*c.pair) + "'" : std::string()) << ": "
+                    << problem;
     }
   }
   return matched;
@@ -81,7 +84,8 @@ TEST_P(TokenizerJsonFixture, TokenizerCasesMatch) {
   const auto cases = testing::read_cases(dir / "tokenizer_cases.json", false);
   ASSERT_FALSE(cases.empty());
   const std::size_t matched = run_cases(*tok, cases, dir.filename().string() + " tokenizer_cases");
-  std::cout << dir.filename().string() << ": tokenizer_cases " << matched << "/" << cases.size() << "\n";
+  std::cout << dir.filename().string() << ": tokenizer_cases " << matched << "/" << cases.size()
+            << "\n";
   EXPECT_EQ(matched, cases.size());
 }
 
@@ -109,7 +113,8 @@ TEST(TokenizerJson, FindsEveryFixtureFolder) {
 }
 
 TEST(TokenizerJson, InvalidUtf8IsAClearError) {
-  const auto tok = load_tokenizer_json(testing::fixtures_dir() / "tokenizers/roberta-bpe-tiny/tokenizer.json");
+  const auto tok =
+      load_tokenizer_json(testing::fixtures_dir() / "tokenizers/roberta-bpe-tiny/tokenizer.json");
   try {
     tok->encode("ok \xC3\x28", std::nullopt);
     FAIL() << "accepted invalid UTF-8";
@@ -132,8 +137,9 @@ TEST(TokenizerJson, ConcurrentEncodesAgree) {
       threads.emplace_back([&, t] {
         for (std::size_t i = t; i < cases.size() + t; ++i) {
           const Case& c = cases[(i * 7 + t) % cases.size()];
-          const auto e = tok->encode(c.text, c.pair ? std::optional<std::string_view>(*c.pair) : std::nullopt,
-                                     c.truncation);
+          const auto e =
+              tok->encode(c.text, c.pair ? std::optional<std::string_view>(*c.pair) : std::nullopt,
+                          c.truncation);
           matched[t] += e.ids == c.ids;
         }
       });

@@ -30,15 +30,15 @@ TEST(Utf8, DecodesWithByteOffsets) {
 }
 
 TEST(Utf8, RejectsMalformedInput) {
-  expect_invalid("\x80");                  // stray continuation byte
-  expect_invalid("ab\xC3");                // truncated at the end
-  expect_invalid("\xE4\xB8x");             // truncated inside
-  expect_invalid("\xC0\xAF");              // overlong '/'
-  expect_invalid("\xE0\x80\xAF");          // overlong, 3 bytes
-  expect_invalid("\xF0\x80\x80\xAF");      // overlong, 4 bytes
-  expect_invalid("\xED\xA0\x80");          // surrogate U+D800
-  expect_invalid("\xF4\x90\x80\x80");      // above U+10FFFF
-  expect_invalid("\xFF");                  // never valid
+  expect_invalid("\x80");                                          // stray continuation byte
+  expect_invalid("ab\xC3");                                        // truncated at the end
+  expect_invalid("\xE4\xB8x");                                     // truncated inside
+  expect_invalid("\xC0\xAF");                                      // overlong '/'
+  expect_invalid("\xE0\x80\xAF");                                  // overlong, 3 bytes
+  expect_invalid("\xF0\x80\x80\xAF");                              // overlong, 4 bytes
+  expect_invalid("\xED\xA0\x80");                                  // surrogate U+D800
+  expect_invalid("\xF4\x90\x80\x80");                              // above U+10FFFF
+  expect_invalid("\xFF");                                          // never valid
   EXPECT_NO_THROW(validate_utf8("\xEF\xBF\xBF\xF4\x8F\xBF\xBF"));  // U+FFFF, U+10FFFF
 }
 
@@ -61,8 +61,8 @@ TEST(Classes, MatchBertDefinitions) {
   EXPECT_FALSE(is_control(U'a'));
   EXPECT_TRUE(is_punctuation(U'$'));  // ASCII symbol counts as punctuation for BERT
   EXPECT_TRUE(is_punctuation(U'^'));
-  EXPECT_TRUE(is_punctuation(0x3001));  // 、 Po
-  EXPECT_TRUE(is_punctuation(0x00BF));  // ¿ Po
+  EXPECT_TRUE(is_punctuation(0x3001));   // 、 Po
+  EXPECT_TRUE(is_punctuation(0x00BF));   // ¿ Po
   EXPECT_FALSE(is_punctuation(0x20AC));  // € is Sc, not ASCII
   EXPECT_TRUE(is_chinese_char(0x4E2D));
   EXPECT_TRUE(is_chinese_char(0x2B820));
@@ -102,7 +102,8 @@ TEST(Normalize, StripAccentsAndLowercase) {
   EXPECT_EQ(src, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(lowercase(U"\u0130A\u00C9\u0416", false, &src), U"i\u0307a\u00E9\u0436");
   EXPECT_EQ(src, (std::vector<std::uint32_t>{0, 0, 1, 2, 3}));
-  EXPECT_EQ(lowercase(U"\u039F\u0394\u039F\u03A3 \u03A3", true), U"\u03BF\u03B4\u03BF\u03C2 \u03C3");
+  EXPECT_EQ(lowercase(U"\u039F\u0394\u039F\u03A3 \u03A3", true),
+            U"\u03BF\u03B4\u03BF\u03C2 \u03C3");
   EXPECT_EQ(lowercase(U"\u039F\u0394\u039F\u03A3", false), U"\u03BF\u03B4\u03BF\u03C3");
 }
 

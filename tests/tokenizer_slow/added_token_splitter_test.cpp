@@ -1,10 +1,11 @@
 // The added-token split of the slow tokenizers: Trie.split cases worked out by hand from
 // transformers' own documentation and tests of the Trie, then the whitespace rules of
 // PreTrainedTokenizer.tokenize (lstrip / rstrip with Python's str.isspace, single_word).
+#include "tokenizer/slow/added_token_splitter.h"
+
 #include <gtest/gtest.h>
 
 #include "tokenizer/common/unicode.h"
-#include "tokenizer/slow/added_token_splitter.h"
 
 namespace onepass::tokenizer::slow {
 namespace {
@@ -68,9 +69,9 @@ TEST(TrieSplit, PartialMatchThatFailsRestartsLater) {
   EXPECT_EQ(cuts({token("blowing"), token("lower")}, "blower"), (Strings{"b", "lower"}));
   EXPECT_EQ(cuts({token("TOKEN]"), token("[SPECIAL_TOKEN]")}, "This is something [SPECIAL_TOKEN]"),
             (Strings{"This is something ", "[SPECIAL_TOKEN]"}));
-  EXPECT_EQ(cuts({token("A"), token("P"), token("[SPECIAL_TOKEN]")},
-                 "This is something [SPECIAL_TOKEN]"),
-            (Strings{"This is something ", "[SPECIAL_TOKEN]"}));
+  EXPECT_EQ(
+      cuts({token("A"), token("P"), token("[SPECIAL_TOKEN]")}, "This is something [SPECIAL_TOKEN]"),
+      (Strings{"This is something ", "[SPECIAL_TOKEN]"}));
 }
 
 TEST(TrieSplit, EarlierStartBeatsAShorterLaterMatch) {

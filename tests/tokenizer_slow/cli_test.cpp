@@ -2,13 +2,13 @@
 // model through each slow source chosen with --tokenizer, the tokenizer-only folder, and bad
 // lines (one error line naming the line, exit code 2, earlier lines already answered).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <fstream>
-#include <array>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "fixture_cases.h"
@@ -40,15 +40,15 @@ std::string quote(const std::string& arg) {
 
 CliResult run_onepass(const std::vector<std::string>& args, const std::string& input) {
   static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("onepass_cli_test_" + std::to_string(::getpid()) + "_" +
-                        std::to_string(counter++));
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("onepass_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   fs::create_directories(dir);
   std::ofstream(dir / "in", std::ios::binary) << input;
   std::string command = quote(std::string(ONEPASS_BINARY_DIR) + "/apps/onepass/onepass");
   for (const auto& arg : args) command += " " + quote(arg);
-  command += " < " + quote((dir / "in").string()) + " > " + quote((dir / "out").string()) +
-             " 2> " + quote((dir / "err").string());
+  command += " < " + quote((dir / "in").string()) + " > " + quote((dir / "out").string()) + " 2> " +
+             quote((dir / "err").string());
   const int status = std::system(command.c_str());
   CliResult run;
   run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -86,8 +86,10 @@ TEST(TokenizeCommand, EveryGoldenCaseThroughEachSlowSource) {
     for (const auto& c : cases) input += request_line(c);
     const fs::path dir = fixtures_dir() / "models" / model;
     // The bare file name is looked up in the folder; an absolute path works as well.
-    for (const std::string& file : {slow_source(model).filename().string(), slow_source(model).string()}) {
-      const CliResult run = run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", file}, input);
+    for (const std::string& file :
+         {slow_source(model).filename().string(), slow_source(model).string()}) {
+      const CliResult run =
+          run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", file}, input);
       ASSERT_EQ(run.rc, 0) << model << ": " << run.err;
       const auto outputs = lines_of(run.out);
       ASSERT_EQ(outputs.size(), cases.size()) << model;
@@ -140,8 +142,10 @@ TEST(TokenizeCommand, TokenizerJsonIsTheDefaultSource) {
 
 TEST(TokenizeCommand, OffsetsPointIntoTheText) {
   const fs::path dir = fixtures_dir() / "models" / "bert-tiny-nli";
-  const CliResult run = run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "vocab.txt"},
-                              R"({"text": "Hi [SEP] Wörld", "text_pair": "ok"})" "\n");
+  const CliResult run =
+      run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "vocab.txt"},
+                  R"({"text": "Hi [SEP] Wörld", "text_pair": "ok"})"
+                  "\n");
   ASSERT_EQ(run.rc, 0) << run.err;
   const auto out = lines_of(run.out).at(0);
   const auto tokens = out.at("tokens").get<std::vector<std::string>>();
@@ -215,19 +219,23 @@ TEST(TokenizeCommand, BadLineStopsWithExitCode2) {
       {"{\"text\": 42}", "\"text\" must be a string"},
       {"{\"text\": \"a\", \"text_pair\": [1]}", "\"text_pair\" must be a string"},
       {"{\"text\": \"a\", \"max_length\": -3}", "\"max_length\" must be a positive integer"},
-      {"{\"text\": \"a\", \"max_length\": 8, \"truncation\": \"middle_out\"}", "unknown truncation"},
+      {"{\"text\": \"a\", \"max_length\": 8, \"truncation\": \"middle_out\"}",
+       "unknown truncation"},
       {"{\"text\": \"a\", \"truncation\": \"only_first\"}", "needs \"max_length\""},
       {"{\"text\": \"a\", \"lenght\": 3}", "unknown field \"lenght\""},
       {"{\"text\": \"bad \xff byte\"}", "not valid JSON"},
       {"{\"text\": \"one two three four\", \"text_pair\": \"x\", \"max_length\": 5, "
        "\"truncation\": \"only_second\"}",
        "cannot truncate"},
-      {"{\"text\": \"one two three four five\", \"max_length\": 4, \"truncation\": \"only_second\"}",
+      {"{\"text\": \"one two three four five\", \"max_length\": 4, \"truncation\": "
+       "\"only_second\"}",
        "needs a text pair"},
   };
   for (const auto& b : bad) {
-    const std::string input = "{\"text\": \"fine\"}\n\n" + b.line + "\n{\"text\": \"never read\"}\n";
-    const CliResult run = run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "spm.model"}, input);
+    const std::string input =
+        "{\"text\": \"fine\"}\n\n" + b.line + "\n{\"text\": \"never read\"}\n";
+    const CliResult run =
+        run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "spm.model"}, input);
     EXPECT_EQ(run.rc, 2) << b.line;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_NE(run.err.find("line 3: "), std::string::npos) << run.err;

@@ -1,9 +1,8 @@
 #include "fixture_cases.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace onepass::tokenizer::testing {

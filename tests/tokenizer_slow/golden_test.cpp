@@ -79,7 +79,8 @@ TEST(SlowTokenizer, InvalidUtf8IsInvalidInput) {
 INSTANTIATE_TEST_SUITE_P(Models, SlowFixture, ::testing::ValuesIn(model_names()),
                          [](const auto& info) {
                            std::string name = info.param;
-                           for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           for (char& ch : name)
+                             ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
                            return name;
                          });
 

@@ -27,7 +27,10 @@ Ids slice(const Ids& ids, std::size_t from, std::size_t to) {
 // A temporary folder with the given files, removed at the end of the test.
 class TempFolder {
  public:
-  TempFolder() : path_(fs::temp_directory_path() / ("onepass_slow_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+  TempFolder()
+      : path_(fs::temp_directory_path() /
+              ("onepass_slow_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+               "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
     fs::create_directories(path_);
   }
   ~TempFolder() { fs::remove_all(path_); }
@@ -66,8 +69,8 @@ TEST(SlowTruncation, EachStrategyCutsLikeTruncateSequences) {
   TruncationOptions options{full.size() - gap - 3, TruncationStrategy::kLongestFirst};
   Encoding got = tok->encode(a, b, options);
   // gap tokens from the first, then alternately second, first, second.
-  EXPECT_EQ(got.ids, layout(slice(first, 0, first.size() - gap - 1),
-                            slice(second, 0, second.size() - 2)));
+  EXPECT_EQ(got.ids,
+            layout(slice(first, 0, first.size() - gap - 1), slice(second, 0, second.size() - 2)));
   EXPECT_EQ(got.size(), options.max_length);
 
   options = {full.size() - 2, TruncationStrategy::kOnlyFirst};
@@ -103,9 +106,9 @@ TEST(SlowTruncation, ImpossibleRequestsAreInvalidInput) {
       EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
     }
   };
-  expect_invalid("x", {6, TruncationStrategy::kOnlySecond});        // second text too short
+  expect_invalid("x", {6, TruncationStrategy::kOnlySecond});           // second text too short
   expect_invalid(std::nullopt, {6, TruncationStrategy::kOnlySecond});  // no second text
-  expect_invalid("x", {4, TruncationStrategy::kOnlyFirst});         // four specials alone
+  expect_invalid("x", {4, TruncationStrategy::kOnlyFirst});            // four specials alone
   expect_invalid(std::nullopt, {2, TruncationStrategy::kLongestFirst});
   EXPECT_EQ(tok->num_special_tokens(true), 4u);
   EXPECT_EQ(tok->num_special_tokens(false), 2u);
@@ -126,8 +129,8 @@ TEST(SlowSentencePiece, XlmRobertaIdsAreFairseqShifted) {
   // <mask> has lstrip: the space before it joins the match.
   const Encoding e = tok->encode("a <mask>", "b");
   EXPECT_EQ(e.tokens.at(0), "<s>");
-  const auto mask = static_cast<std::size_t>(
-      std::find(e.ids.begin(), e.ids.end(), 3501) - e.ids.begin());
+  const auto mask =
+      static_cast<std::size_t>(std::find(e.ids.begin(), e.ids.end(), 3501) - e.ids.begin());
   ASSERT_LT(mask, e.size());
   EXPECT_EQ(e.tokens.at(mask), "<mask>");
   EXPECT_EQ(e.offsets.at(mask), (std::pair<std::uint32_t, std::uint32_t>{2, 8}));

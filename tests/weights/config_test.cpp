@@ -1,9 +1,10 @@
 // config.json parsing: the fixtures, transformers' defaults, and refusals.
+#include "weights/config.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "base/error.h"
-#include "weights/config.h"
 
 namespace onepass::weights {
 namespace {
@@ -11,7 +12,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const std::filesystem::path kModels = std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+const std::filesystem::path kModels =
+    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
 
 TEST(ModelConfig, ReadsBertFixture) {
   const auto c = load_model_config(kModels / "bert-tiny-nli");
@@ -49,7 +51,8 @@ TEST(ModelConfig, ReadsDebertaFixtureFields) {
 }
 
 TEST(ModelConfig, DefaultsFollowModelType) {
-  const auto deberta = parse_model_config(R"({"model_type":"deberta-v2","hidden_size":64,"num_attention_heads":4})");
+  const auto deberta =
+      parse_model_config(R"({"model_type":"deberta-v2","hidden_size":64,"num_attention_heads":4})");
   EXPECT_EQ(deberta.type_vocab_size, 0);
   EXPECT_TRUE(deberta.position_biased_input);
   EXPECT_FALSE(deberta.share_att_key);
@@ -62,7 +65,8 @@ TEST(ModelConfig, DefaultsFollowModelType) {
   EXPECT_EQ(xlmr.pad_token_id, 1);
   EXPECT_EQ(xlmr.hidden_size, 768);
   EXPECT_THAT(xlmr.id2label, ElementsAre("LABEL_0", "LABEL_1"));
-  const auto one = parse_model_config(R"({"num_labels":1,"problem_type":"multi_label_classification"})");
+  const auto one =
+      parse_model_config(R"({"num_labels":1,"problem_type":"multi_label_classification"})");
   EXPECT_THAT(one.id2label, ElementsAre("LABEL_0"));
   EXPECT_TRUE(one.multi_label());
 }
@@ -85,12 +89,16 @@ std::string config_error(const std::string& text) {
 TEST(ModelConfig, RefusesBrokenValues) {
   EXPECT_THAT(config_error("{"), HasSubstr("not valid JSON"));
   EXPECT_THAT(config_error("[]"), HasSubstr("not a JSON object"));
-  EXPECT_THAT(config_error(R"({"hidden_size":"big"})"), HasSubstr("field hidden_size must be an integer"));
-  EXPECT_THAT(config_error(R"({"hidden_size":100,"num_attention_heads":3})"), HasSubstr("not a multiple"));
-  EXPECT_THAT(config_error(R"({"num_hidden_layers":0})"), HasSubstr("num_hidden_layers must be positive"));
+  EXPECT_THAT(config_error(R"({"hidden_size":"big"})"),
+              HasSubstr("field hidden_size must be an integer"));
+  EXPECT_THAT(config_error(R"({"hidden_size":100,"num_attention_heads":3})"),
+              HasSubstr("not a multiple"));
+  EXPECT_THAT(config_error(R"({"num_hidden_layers":0})"),
+              HasSubstr("num_hidden_layers must be positive"));
   EXPECT_THAT(config_error(R"({"id2label":{"0":"a","2":"b"}})"), HasSubstr("id2label keys"));
   EXPECT_THAT(config_error(R"({"architectures":"BertModel"})"), HasSubstr("architectures"));
-  EXPECT_THAT(config_error(R"({"relative_attention":1})"), HasSubstr("relative_attention must be true or false"));
+  EXPECT_THAT(config_error(R"({"relative_attention":1})"),
+              HasSubstr("relative_attention must be true or false"));
 }
 
 TEST(ModelConfig, MissingFileIsNotFound) {

@@ -1,4 +1,6 @@
 // The safetensors parser and the weight store against hand-built files and the fixtures.
+#include "weights/safetensors.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,7 +9,6 @@
 
 #include "base/error.h"
 #include "tests/weights/safetensors_writer.h"
-#include "weights/safetensors.h"
 #include "weights/weight_store.h"
 
 namespace onepass::weights {
@@ -19,7 +20,8 @@ using onepass::testing::raw_header_file;
 using onepass::testing::TempDir;
 using ::testing::HasSubstr;
 
-const std::filesystem::path kModels = std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+const std::filesystem::path kModels =
+    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
 
 std::string parse_error(const std::vector<std::uint8_t>& file) {
   try {
@@ -32,7 +34,8 @@ std::string parse_error(const std::vector<std::uint8_t>& file) {
 }
 
 TEST(Safetensors, ParsesValidFileSortedByOffset) {
-  const auto file = make_safetensors({f32_tensor("b", {2, 3}, {1, 2, 3, 4, 5, 6}), f32_tensor("a", {1}, {7})});
+  const auto file =
+      make_safetensors({f32_tensor("b", {2, 3}, {1, 2, 3, 4, 5, 6}), f32_tensor("a", {1}, {7})});
   const auto header = parse_safetensors_header(file, "x");
   ASSERT_EQ(header.tensors.size(), 2u);
   EXPECT_EQ(header.tensors[0].name, "b");
@@ -71,20 +74,27 @@ TEST(Safetensors, RejectsOverlappingTensors) {
 
 TEST(Safetensors, RejectsByteCountThatDisagreesWithShape) {
   const std::string header = R"({"a":{"dtype":"F16","shape":[3],"data_offsets":[0,8]}})";
-  EXPECT_THAT(parse_error(raw_header_file(header, 8)), HasSubstr("tensor a has 8 bytes but its dtype and shape need 6"));
+  EXPECT_THAT(parse_error(raw_header_file(header, 8)),
+              HasSubstr("tensor a has 8 bytes but its dtype and shape need 6"));
 }
 
 TEST(Safetensors, RejectsBadEntries) {
-  EXPECT_THAT(parse_error(raw_header_file(R"({"a":{"dtype":"Q4","shape":[1],"data_offsets":[0,1]}})", 1)),
-              HasSubstr("unknown dtype Q4"));
-  EXPECT_THAT(parse_error(raw_header_file(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4)),
-              HasSubstr("invalid dimension"));
-  EXPECT_THAT(parse_error(raw_header_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", 4)),
-              HasSubstr("outside the file"));
-  EXPECT_THAT(parse_error(raw_header_file(R"({"a":{"dtype":"F32","shape":[1]}})", 4)), HasSubstr("data_offsets"));
-  EXPECT_THAT(parse_error(raw_header_file(
-                  R"({"a":{"dtype":"F64","shape":[1099511627776,1099511627776],"data_offsets":[0,8]}})", 8)),
-              HasSubstr("shape that overflows"));
+  EXPECT_THAT(
+      parse_error(raw_header_file(R"({"a":{"dtype":"Q4","shape":[1],"data_offsets":[0,1]}})", 1)),
+      HasSubstr("unknown dtype Q4"));
+  EXPECT_THAT(
+      parse_error(raw_header_file(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4)),
+      HasSubstr("invalid dimension"));
+  EXPECT_THAT(
+      parse_error(raw_header_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", 4)),
+      HasSubstr("outside the file"));
+  EXPECT_THAT(parse_error(raw_header_file(R"({"a":{"dtype":"F32","shape":[1]}})", 4)),
+              HasSubstr("data_offsets"));
+  EXPECT_THAT(
+      parse_error(raw_header_file(
+          R"({"a":{"dtype":"F64","shape":[1099511627776,1099511627776],"data_offsets":[0,8]}})",
+          8)),
+      HasSubstr("shape that overflows"));
 }
 
 WeightStore store_from(const TempDir& dir, const std::vector<std::uint8_t>& bytes) {
@@ -95,7 +105,8 @@ WeightStore store_from(const TempDir& dir, const std::vector<std::uint8_t>& byte
 TEST(WeightStore, ConvertsHalfAndBfloat16) {
   TempDir dir("weights");
   // 1.0, -2.0, 65504 (max half), 2^-24 (smallest subnormal half) in F16; 1.0, -3.0 in BF16.
-  onepass::testing::RawTensor half{"h", "F16", {4}, {0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00}};
+  onepass::testing::RawTensor half{
+      "h", "F16", {4}, {0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00}};
   onepass::testing::RawTensor bf{"b", "BF16", {2}, {0x80, 0x3f, 0x40, 0xc0}};
   const auto store = store_from(dir, make_safetensors({half, bf}));
   const auto h = store.get("h", {4});
@@ -110,7 +121,8 @@ TEST(WeightStore, ConvertsHalfAndBfloat16) {
 
 TEST(WeightStore, ReportsNanNamingTheTensor) {
   TempDir dir("weights");
-  const auto bytes = make_safetensors({f32_tensor("encoder.w", {2}, {1.0f, std::numeric_limits<float>::quiet_NaN()})});
+  const auto bytes = make_safetensors(
+      {f32_tensor("encoder.w", {2}, {1.0f, std::numeric_limits<float>::quiet_NaN()})});
   try {
     store_from(dir, bytes);
     FAIL() << "NaN accepted";
@@ -156,11 +168,13 @@ TEST(WeightStore, ReadsShardedIndex) {
   TempDir dir("weights");
   onepass::testing::write_file(dir.path() / "model-00001-of-00002.safetensors",
                                make_safetensors({f32_tensor("a", {2}, {1, 2})}));
-  onepass::testing::write_file(dir.path() / "model-00002-of-00002.safetensors",
-                               make_safetensors({f32_tensor("b", {1}, {3}), f32_tensor("c", {1}, {4})}));
-  onepass::testing::write_text(dir.path() / "model.safetensors.index.json",
-                               R"({"metadata":{},"weight_map":{"a":"model-00001-of-00002.safetensors",)"
-                               R"("b":"model-00002-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
+  onepass::testing::write_file(
+      dir.path() / "model-00002-of-00002.safetensors",
+      make_safetensors({f32_tensor("b", {1}, {3}), f32_tensor("c", {1}, {4})}));
+  onepass::testing::write_text(
+      dir.path() / "model.safetensors.index.json",
+      R"({"metadata":{},"weight_map":{"a":"model-00001-of-00002.safetensors",)"
+      R"("b":"model-00002-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
   const auto store = WeightStore::open(dir.path());
   EXPECT_EQ(store.get("a", {2}).data[1], 2.0f);
   EXPECT_EQ(store.get("c", {1}).data[0], 4.0f);

@@ -2,16 +2,16 @@
 // valid files and break them in exactly one way.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace onepass::testing {
 
@@ -22,15 +22,18 @@ struct RawTensor {
   std::vector<std::uint8_t> bytes;
 };
 
-inline RawTensor f32_tensor(std::string name, std::vector<std::int64_t> shape, const std::vector<float>& values) {
-  RawTensor t{std::move(name), "F32", std::move(shape), std::vector<std::uint8_t>(values.size() * 4)};
+inline RawTensor f32_tensor(std::string name, std::vector<std::int64_t> shape,
+                            const std::vector<float>& values) {
+  RawTensor t{std::move(name), "F32", std::move(shape),
+              std::vector<std::uint8_t>(values.size() * 4)};
   std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
 // An 8-byte size, the header text, then `data_bytes` zero bytes (written with memcpy: GCC 12's
 // -Warray-bounds misfires on vector::insert of a string here).
-inline std::vector<std::uint8_t> raw_header_file(const std::string& header_json, std::size_t data_bytes) {
+inline std::vector<std::uint8_t> raw_header_file(const std::string& header_json,
+                                                 std::size_t data_bytes) {
   std::vector<std::uint8_t> out(8 + header_json.size() + data_bytes, 0);
   const std::uint64_t n = header_json.size();
   for (int i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(n >> (8 * i));
@@ -44,7 +47,9 @@ inline std::vector<std::uint8_t> make_safetensors(const std::vector<RawTensor>& 
   header["__metadata__"] = {{"format", "pt"}};
   std::uint64_t offset = 0;
   for (const auto& t : tensors) {
-    header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
+    header[t.name] = {{"dtype", t.dtype},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + t.bytes.size()}}};
     offset += t.bytes.size();
   }
   std::string text = header.dump();
@@ -60,7 +65,8 @@ inline std::vector<std::uint8_t> make_safetensors(const std::vector<RawTensor>& 
 
 inline void write_file(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
@@ -77,8 +83,9 @@ inline std::string read_text(const std::filesystem::path& path) {
 class TempDir {
  public:
   explicit TempDir(const std::string& tag) {
-    path_ = std::filesystem::temp_directory_path() /
-            ("onepass_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+    path_ =
+        std::filesystem::temp_directory_path() /
+        ("onepass_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -24,24 +24,24 @@ enum class Dialect {
 };
 
 enum class ApiErrorKind {
-  kBadRequest,         // not JSON, not UTF-8, too deeply nested, malformed framing: 400
-  kUnsupportedMedia,   // content type is not JSON: 415
-  kValidation,         // missing/mistyped field, bad parameter: 422 (400 toolkit, KServe)
-  kEmpty,              // empty string input: 400 (TEI "Empty")
-  kInvalidInput,       // too many tokens, id outside the vocabulary: 422
-  kTokenizer,          // the tokenizer refused the text: 422 (TEI "Tokenizer")
-  kTooManyInputs,      // more inputs than --max-client-batch-size: 422
-  kUnauthorized,       // 401
-  kNotFound,           // 404
-  kMethodNotAllowed,   // 405
-  kConflict,           // 409
-  kPayloadTooLarge,    // 413
-  kHeaderTooLarge,     // 431
-  kOverloaded,         // 429 + Retry-After
-  kUnavailable,        // 503
-  kBackend,            // NaN/Inf output: 424
+  kBadRequest,           // not JSON, not UTF-8, too deeply nested, malformed framing: 400
+  kUnsupportedMedia,     // content type is not JSON: 415
+  kValidation,           // missing/mistyped field, bad parameter: 422 (400 toolkit, KServe)
+  kEmpty,                // empty string input: 400 (TEI "Empty")
+  kInvalidInput,         // too many tokens, id outside the vocabulary: 422
+  kTokenizer,            // the tokenizer refused the text: 422 (TEI "Tokenizer")
+  kTooManyInputs,        // more inputs than --max-client-batch-size: 422
+  kUnauthorized,         // 401
+  kNotFound,             // 404
+  kMethodNotAllowed,     // 405
+  kConflict,             // 409
+  kPayloadTooLarge,      // 413
+  kHeaderTooLarge,       // 431
+  kOverloaded,           // 429 + Retry-After
+  kUnavailable,          // 503
+  kBackend,              // NaN/Inf output: 424
   kInsufficientStorage,  // 507
-  kInternal,           // 500
+  kInternal,             // 500
 };
 
 class ApiError : public std::runtime_error {

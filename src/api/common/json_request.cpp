@@ -25,12 +25,16 @@ void check_depth(std::string_view text) {
   bool escaped = false;
   for (const char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth)
         throw ApiError(ApiErrorKind::kBadRequest,
@@ -45,7 +49,8 @@ void check_depth(std::string_view text) {
 
 void require_json_content_type(const http::Request& request) {
   const std::string* type = request.header("content-type");
-  if (!type) throw ApiError(ApiErrorKind::kUnsupportedMedia, "Content-Type must be application/json");
+  if (!type)
+    throw ApiError(ApiErrorKind::kUnsupportedMedia, "Content-Type must be application/json");
   std::string_view media = *type;
   while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);
   if (!iequals_prefix(media, "application/json"))
@@ -77,7 +82,8 @@ Json parse_json_text(std::string_view text) {
 
 Json parse_json_body(const http::Request& request) {
   require_json_content_type(request);
-  if (request.body.empty()) throw ApiError(ApiErrorKind::kBadRequest, "body is empty; expected JSON");
+  if (request.body.empty())
+    throw ApiError(ApiErrorKind::kBadRequest, "body is empty; expected JSON");
   return parse_json_text(request.body);
 }
 
@@ -92,7 +98,8 @@ std::optional<bool> get_bool(const Json& object, const char* field) {
   const Json* v = get_field(object, field);
   if (!v) return std::nullopt;
   if (!v->is_boolean())
-    throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' must be a boolean", field);
+    throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' must be a boolean",
+                   field);
   return v->get<bool>();
 }
 
@@ -104,14 +111,16 @@ std::optional<std::int64_t> get_int(const Json& object, const char* field) {
       throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' is too large", field);
     return v->get<std::int64_t>();
   }
-  throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' must be an integer", field);
+  throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' must be an integer",
+                 field);
 }
 
 std::optional<std::string> get_string(const Json& object, const char* field) {
   const Json* v = get_field(object, field);
   if (!v) return std::nullopt;
   if (!v->is_string())
-    throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' must be a string", field);
+    throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' must be a string",
+                   field);
   return v->get<std::string>();
 }
 

@@ -16,7 +16,8 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
   const unsigned char c = byte(i);
   std::size_t length = 0;
   unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) length = 2;
+  if (c >= 0xC2 && c <= 0xDF)
+    length = 2;
   else if (c >= 0xE0 && c <= 0xEF) {
     length = 3;
     if (c == 0xE0) lo = 0xA0;
@@ -57,13 +58,27 @@ void append_json_string(std::string& out, std::string_view text) {
     }
     ++i;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           out += "\\u00";

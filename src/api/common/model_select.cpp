@@ -27,7 +27,8 @@ std::string sagemaker_target_name(std::string_view value) {
   std::string_view base;
   while (true) {
     const auto slash = value.find('/', start);
-    const auto segment = value.substr(start, slash == std::string_view::npos ? value.npos : slash - start);
+    const auto segment =
+        value.substr(start, slash == std::string_view::npos ? value.npos : slash - start);
     if (segment == "." || segment == "..") invalid_name();
     if (slash == std::string_view::npos) {
       base = segment;

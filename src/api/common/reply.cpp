@@ -59,7 +59,8 @@ http::Response json_response(std::string body, int status) {
 }
 
 void check_batch_size(std::size_t inputs, std::size_t max_inputs) {
-  if (inputs == 0) throw ApiError(ApiErrorKind::kValidation, "inputs cannot be an empty list", "inputs");
+  if (inputs == 0)
+    throw ApiError(ApiErrorKind::kValidation, "inputs cannot be an empty list", "inputs");
   if (inputs > max_inputs)
     throw ApiError(ApiErrorKind::kTooManyInputs,
                    "batch size " + std::to_string(inputs) + " > maximum allowed batch size " +
@@ -69,20 +70,19 @@ void check_batch_size(std::size_t inputs, std::size_t max_inputs) {
 
 void submit_and_reply(runtime::InferenceService& service, runtime::InferenceRequest request,
                       Reply reply, Formatter format) {
-  service.submit(std::move(request),
-                 [reply, format = std::move(format)](runtime::InferenceResult result) mutable {
-                   try {
-                     if (result.error) std::rethrow_exception(result.error);
-                     for (const auto& item : result.items)
-                       for (const float v : item.values)
-                         if (!std::isfinite(v))
-                           throw ApiError(ApiErrorKind::kBackend,
-                                          "the model produced NaN or Inf for this input");
-                     reply.send(format(result));
-                   } catch (...) {
-                     reply.fail(std::current_exception());
-                   }
-                 });
+  service.submit(std::move(request), [reply, format = std::move(format)](
+                                         runtime::InferenceResult result) mutable {
+    try {
+      if (result.error) std::rethrow_exception(result.error);
+      for (const auto& item : result.items)
+        for (const float v : item.values)
+          if (!std::isfinite(v))
+            throw ApiError(ApiErrorKind::kBackend, "the model produced NaN or Inf for this input");
+      reply.send(format(result));
+    } catch (...) {
+      reply.fail(std::current_exception());
+    }
+  });
 }
 
 }  // namespace onepass::api

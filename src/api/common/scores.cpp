@@ -22,13 +22,15 @@ float sigmoid(float logit) { return 1.0f / (1.0f + std::exp(-logit)); }
 
 std::vector<float> apply_score_function(ScoreFunction function, std::span<const float> logits) {
   switch (function) {
-    case ScoreFunction::kSoftmax: return softmax(logits);
+    case ScoreFunction::kSoftmax:
+      return softmax(logits);
     case ScoreFunction::kSigmoid: {
       std::vector<float> out(logits.begin(), logits.end());
       for (auto& v : out) v = sigmoid(v);
       return out;
     }
-    case ScoreFunction::kNone: break;
+    case ScoreFunction::kNone:
+      break;
   }
   return {logits.begin(), logits.end()};
 }

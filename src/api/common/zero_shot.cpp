@@ -30,7 +30,8 @@ ZeroShotSpec parse_zero_shot(const Json* candidate_labels, const Json* hypothesi
     std::size_t start = 0;
     while (start <= all.size()) {
       const auto comma = all.find(',', start);
-      const auto label = trim(std::string_view(all).substr(start, comma == std::string::npos ? all.npos : comma - start));
+      const auto label = trim(std::string_view(all).substr(
+          start, comma == std::string::npos ? all.npos : comma - start));
       if (!label.empty()) spec.labels.push_back(label);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -121,7 +122,7 @@ std::vector<ZeroShotAnswer> score_zero_shot(const std::vector<std::string>& sequ
   const std::size_t n_labels = spec.labels.size();
   const int entail = model.entailment_index;
   const int num_labels = static_cast<int>(model.info.num_labels > 0 ? model.info.num_labels
-                                                                   : model.info.id2label.size());
+                                                                    : model.info.id2label.size());
   const int contradiction = entail == 0 ? num_labels - 1 : 0;
   const bool independent = spec.multi_label || n_labels == 1;
   std::vector<ZeroShotAnswer> answers;

@@ -14,11 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/api.h"
 #include "api/fuzz/fuzz_service.h"
@@ -27,8 +26,20 @@ namespace onepass::api::fuzzing {
 
 inline bool allowed_status(int status) {
   switch (status) {
-    case 200: case 400: case 401: case 404: case 405: case 409: case 413: case 415: case 422:
-    case 424: case 429: case 431: case 503: case 507:
+    case 200:
+    case 400:
+    case 401:
+    case 404:
+    case 405:
+    case 409:
+    case 413:
+    case 415:
+    case 422:
+    case 424:
+    case 429:
+    case 431:
+    case 503:
+    case 507:
       return true;
     default:
       return false;
@@ -103,7 +114,7 @@ struct Endpoint {
 
 inline ApiOptions fuzz_options() {
   ApiOptions options;
-  options.max_client_batch_size = 8;  // small, so the fuzzer reaches the limit
+  options.max_client_batch_size = 8;       // small, so the fuzzer reaches the limit
   options.enable_model_management = true;  // FuzzService never loads anything
   return options;
 }

@@ -78,8 +78,8 @@ class FuzzService : public runtime::InferenceService {
     if (!described) throw Error(ErrorKind::kNotFound, "no such model");
     runtime::check_input_bytes(text, described->max_input_bytes, "an input");
     tokenizer::Encoding e;
-    const auto add = [&](std::int32_t id, std::string token, std::uint32_t start,
-                         std::uint32_t end, bool special) {
+    const auto add = [&](std::int32_t id, std::string token, std::uint32_t start, std::uint32_t end,
+                         bool special) {
       e.ids.push_back(id);
       e.type_ids.push_back(0);
       e.tokens.push_back(std::move(token));

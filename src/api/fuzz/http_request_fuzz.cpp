@@ -9,10 +9,9 @@
 //
 // The limits are the server's options, set small (header 1 KiB, 16 fields, body 2 KiB) so that
 // inputs of a few KiB reach them.
-#include <sstream>
-
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/http.hpp>
+#include <sstream>
 
 #include "api/fuzz/api_fuzz_common.h"
 #include "http/wire.h"

@@ -1,6 +1,6 @@
 // libFuzzer target: SageMaker POST /invocations (Hugging Face toolkit payloads: text, pairs,
-// zero-shot, feature extraction) request bodies through the real route, decoder, validation and encoder,
-// once per model task (see api_fuzz_common.h for what is checked).
+// zero-shot, feature extraction) request bodies through the real route, decoder, validation and
+// encoder, once per model task (see api_fuzz_common.h for what is checked).
 #include "api/fuzz/api_fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -74,7 +74,8 @@ std::vector<std::string> text_values(const Tensor& tensor) {
   return out;
 }
 
-std::vector<std::int32_t> int_values(const Tensor& tensor, std::int64_t batch, std::int64_t length) {
+std::vector<std::int32_t> int_values(const Tensor& tensor, std::int64_t batch,
+                                     std::int64_t length) {
   if (tensor.datatype != "INT64" && tensor.datatype != "INT32")
     invalid("input '" + tensor.name + "' must have datatype INT64 or INT32");
   if (tensor.shape.size() != 2 || tensor.shape[0] != batch || tensor.shape[1] != length)
@@ -106,12 +107,19 @@ const char* output_name(const runtime::ModelDescription& model) {
 }
 
 std::int64_t output_width(const runtime::ModelDescription& model) {
-  return model.task == runtime::ModelTask::kEmbedder ? model.info.hidden_size : model.info.num_labels;
+  return model.task == runtime::ModelTask::kEmbedder ? model.info.hidden_size
+                                                     : model.info.num_labels;
 }
 
 void write_io(JsonWriter& json, const char* name, const char* datatype,
               std::initializer_list<std::int64_t> shape) {
-  json.begin_object().key("name").value(name).key("datatype").value(datatype).key("shape").begin_array();
+  json.begin_object()
+      .key("name")
+      .value(name)
+      .key("datatype")
+      .value(datatype)
+      .key("shape")
+      .begin_array();
   for (const auto d : shape) json.value(d);
   json.end_array().end_object();
 }
@@ -121,9 +129,13 @@ void write_io(JsonWriter& json, const char* name, const char* datatype,
 void handle_server_metadata(Call& call) {
   JsonWriter json;
   json.begin_object()
-      .key("name").value("onepass")
-      .key("version").value(call.options.version)
-      .key("extensions").begin_array().end_array()
+      .key("name")
+      .value("onepass")
+      .key("version")
+      .value(call.options.version)
+      .key("extensions")
+      .begin_array()
+      .end_array()
       .end_object();
   call.reply.json(json.take());
 }
@@ -150,8 +162,10 @@ void handle_model_ready(Call& call) {
   const auto model = model_for(call);
   JsonWriter json;
   json.begin_object()
-      .key("name").value(model.name)
-      .key("ready").value(model.state == runtime::ModelState::kReady)
+      .key("name")
+      .value(model.name)
+      .key("ready")
+      .value(model.state == runtime::ModelState::kReady)
       .end_object();
   call.reply.json(json.take());
 }
@@ -175,17 +189,24 @@ void handle_infer(Call& call) {
   const auto model = model_for(call);
   if (!body.is_object()) invalid("body must be an object with 'inputs'");
   const Json* inputs = get_field(body, "inputs");
-  if (!inputs || !inputs->is_array() || inputs->empty()) invalid("'inputs' must be a non-empty list");
+  if (!inputs || !inputs->is_array() || inputs->empty())
+    invalid("'inputs' must be a non-empty list");
   std::optional<Tensor> text, text_pair, input_ids, attention_mask, token_type_ids;
   for (const auto& input : *inputs) {
     Tensor tensor = parse_tensor(input);
     std::optional<Tensor>* slot = nullptr;
-    if (tensor.name == "text") slot = &text;
-    else if (tensor.name == "text_pair") slot = &text_pair;
-    else if (tensor.name == "input_ids") slot = &input_ids;
-    else if (tensor.name == "attention_mask") slot = &attention_mask;
-    else if (tensor.name == "token_type_ids") slot = &token_type_ids;
-    else invalid("unknown input '" + tensor.name + "'");
+    if (tensor.name == "text")
+      slot = &text;
+    else if (tensor.name == "text_pair")
+      slot = &text_pair;
+    else if (tensor.name == "input_ids")
+      slot = &input_ids;
+    else if (tensor.name == "attention_mask")
+      slot = &attention_mask;
+    else if (tensor.name == "token_type_ids")
+      slot = &token_type_ids;
+    else
+      invalid("unknown input '" + tensor.name + "'");
     if (*slot) invalid("input '" + tensor.name + "' is given twice");
     *slot = std::move(tensor);
   }
@@ -202,7 +223,7 @@ void handle_infer(Call& call) {
   runtime::InferenceRequest request;
   request.model = model.name;
   request.output = model.task == runtime::ModelTask::kEmbedder ? runtime::OutputKind::kPooled
-                                                                : runtime::OutputKind::kLogits;
+                                                               : runtime::OutputKind::kLogits;
   request.truncate = call.options.auto_truncate;
   if (text && input_ids) invalid("give either 'text' or 'input_ids', not both");
   if (text) {
@@ -226,8 +247,10 @@ void handle_infer(Call& call) {
     const std::int64_t length = input_ids->shape[1];
     check_batch_size(static_cast<std::size_t>(batch), call.options.max_client_batch_size);
     const auto ids = int_values(*input_ids, batch, length);
-    const auto mask = attention_mask ? int_values(*attention_mask, batch, length) : std::vector<std::int32_t>{};
-    const auto types = token_type_ids ? int_values(*token_type_ids, batch, length) : std::vector<std::int32_t>{};
+    const auto mask =
+        attention_mask ? int_values(*attention_mask, batch, length) : std::vector<std::int32_t>{};
+    const auto types =
+        token_type_ids ? int_values(*token_type_ids, batch, length) : std::vector<std::int32_t>{};
     for (std::int64_t b = 0; b < batch; ++b) {
       runtime::InferenceItem item;
       item.pretokenized = true;
@@ -250,7 +273,8 @@ void handle_infer(Call& call) {
                      json.begin_object().key("model_name").value(model.name).key("id").value(id);
                      json.key("outputs").begin_array().begin_object();
                      json.key("name").value(output_name(model));
-                     json.key("shape").begin_array()
+                     json.key("shape")
+                         .begin_array()
                          .value(static_cast<std::int64_t>(result.items.size()))
                          .value(width)
                          .end_array();

@@ -55,8 +55,8 @@ runtime::InferenceItem token_item(const Json& tokens) {
                         ? std::int64_t{INT32_MAX} + 1
                         : token.get<std::int64_t>();
     if (id < 0 || id > INT32_MAX)
-      throw ApiError(ApiErrorKind::kInvalidInput, "token id " + std::to_string(id) + " is out of range",
-                     "input");
+      throw ApiError(ApiErrorKind::kInvalidInput,
+                     "token id " + std::to_string(id) + " is out of range", "input");
     item.input_ids.push_back(static_cast<std::int32_t>(id));
   }
   return item;
@@ -71,8 +71,8 @@ void handle_embeddings(Call& call) {
   const auto model = select_model(call.service, requested, true);
   call.reply.set_model(model.name);
   if (model.task != runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation, "model '" + model.name + "' is not an embedding model",
-                   "model");
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name + "' is not an embedding model", "model");
   const Json* input = get_field(body, "input");
   if (!input) throw ApiError(ApiErrorKind::kValidation, "'input' is required", "input");
   runtime::InferenceRequest request;
@@ -84,7 +84,8 @@ void handle_embeddings(Call& call) {
     item.text = input->get<std::string>();
     request.items.push_back(std::move(item));
   } else if (input->is_array()) {
-    if (input->empty()) throw ApiError(ApiErrorKind::kValidation, "'input' cannot be an empty list", "input");
+    if (input->empty())
+      throw ApiError(ApiErrorKind::kValidation, "'input' cannot be an empty list", "input");
     const Json& first = input->front();
     if (first.is_number_integer()) {
       request.items.push_back(token_item(*input));
@@ -119,36 +120,40 @@ void handle_embeddings(Call& call) {
   }
   const bool as_base64 = format == "base64";
   const std::string name = model.name;
-  submit_and_reply(
-      call.service, std::move(request), call.reply,
-      [as_base64, dimensions, name](runtime::InferenceResult& result) {
-        JsonWriter json;
-        json.begin_object().key("object").value("list").key("data").begin_array();
-        std::size_t tokens = 0;
-        for (std::size_t i = 0; i < result.items.size(); ++i) {
-          auto& v = result.items[i].values;
-          tokens += static_cast<std::size_t>(result.items[i].num_tokens);
-          if (dimensions && dimensions < v.size()) v.resize(dimensions);
-          double norm = 0;
-          for (const float x : v) norm += static_cast<double>(x) * x;
-          const float scale = static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
-          for (auto& x : v) x *= scale;
-          json.begin_object().key("object").value("embedding").key("embedding");
-          if (as_base64) {
-            // x86-64 is little-endian, which is what the format asks for.
-            json.value(base64(v.data(), v.size() * sizeof(float)));
-          } else {
-            json.floats(v);
-          }
-          json.key("index").value(i).end_object();
-        }
-        json.end_array().key("model").value(name);
-        json.key("usage").begin_object()
-            .key("prompt_tokens").value(tokens)
-            .key("total_tokens").value(tokens)
-            .end_object().end_object();
-        return json_response(json.take());
-      });
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [as_base64, dimensions, name](runtime::InferenceResult& result) {
+                     JsonWriter json;
+                     json.begin_object().key("object").value("list").key("data").begin_array();
+                     std::size_t tokens = 0;
+                     for (std::size_t i = 0; i < result.items.size(); ++i) {
+                       auto& v = result.items[i].values;
+                       tokens += static_cast<std::size_t>(result.items[i].num_tokens);
+                       if (dimensions && dimensions < v.size()) v.resize(dimensions);
+                       double norm = 0;
+                       for (const float x : v) norm += static_cast<double>(x) * x;
+                       const float scale =
+                           static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
+                       for (auto& x : v) x *= scale;
+                       json.begin_object().key("object").value("embedding").key("embedding");
+                       if (as_base64) {
+                         // x86-64 is little-endian, which is what the format asks for.
+                         json.value(base64(v.data(), v.size() * sizeof(float)));
+                       } else {
+                         json.floats(v);
+                       }
+                       json.key("index").value(i).end_object();
+                     }
+                     json.end_array().key("model").value(name);
+                     json.key("usage")
+                         .begin_object()
+                         .key("prompt_tokens")
+                         .value(tokens)
+                         .key("total_tokens")
+                         .value(tokens)
+                         .end_object()
+                         .end_object();
+                     return json_response(json.take());
+                   });
 }
 
 }  // namespace onepass::api::openai

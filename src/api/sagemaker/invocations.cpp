@@ -28,8 +28,10 @@ void write_labels(JsonWriter& json, const std::vector<float>& scores,
   json.begin_array();
   for (std::size_t i = 0; i < count && i < ranked.size(); ++i)
     json.begin_object()
-        .key("label").value(label_name(model.info.id2label, ranked[i].index))
-        .key("score").value(ranked[i].score)
+        .key("label")
+        .value(label_name(model.info.id2label, ranked[i].index))
+        .key("score")
+        .value(ranked[i].score)
         .end_object();
   json.end_array();
   (void)scores;
@@ -79,8 +81,10 @@ void classify(Call& call, const runtime::ModelDescription& model, const ToolkitP
             // The pipeline's legacy answer: the top label; a lone string gets a list of one.
             if (shape == InputShape::kText) json.begin_array();
             json.begin_object()
-                .key("label").value(label_name(model.info.id2label, ranked.front().index))
-                .key("score").value(ranked.front().score)
+                .key("label")
+                .value(label_name(model.info.id2label, ranked.front().index))
+                .key("score")
+                .value(ranked.front().score)
                 .end_object();
             if (shape == InputShape::kText) json.end_array();
           }
@@ -122,37 +126,39 @@ void feature_extraction(Call& call, const runtime::ModelDescription& model,
   runtime::InferenceRequest request;
   request.model = model.name;
   request.items = std::move(inputs.items);
-  request.output = flavor == Flavor::kInferenceApi ? runtime::OutputKind::kPooled
-                                                   : runtime::OutputKind::kTokens;
+  request.output =
+      flavor == Flavor::kInferenceApi ? runtime::OutputKind::kPooled : runtime::OutputKind::kTokens;
   request.truncate = params.truncate.value_or(call.options.auto_truncate);
   request.max_length = params.max_length;
   const bool list = inputs.is_list();
-  submit_and_reply(call.service, std::move(request), call.reply,
-                   [flavor, list](runtime::InferenceResult& result) {
-                     JsonWriter json;
-                     if (list) json.begin_array();
-                     for (const auto& item : result.items) {
-                       if (flavor == Flavor::kInferenceApi) {
-                         json.floats(item.values);
-                         continue;
-                       }
-                       // The pipeline's [1][tokens][hidden] per input.
-                       const std::size_t tokens = std::max(item.num_tokens, 1);
-                       const std::size_t hidden = item.values.size() / tokens;
-                       json.begin_array().begin_array();
-                       for (std::size_t t = 0; t < tokens; ++t)
-                         json.floats(std::span<const float>(item.values).subspan(t * hidden, hidden));
-                       json.end_array().end_array();
-                     }
-                     if (list) json.end_array();
-                     return json_response(json.take());
-                   });
+  submit_and_reply(
+      call.service, std::move(request), call.reply,
+      [flavor, list](runtime::InferenceResult& result) {
+        JsonWriter json;
+        if (list) json.begin_array();
+        for (const auto& item : result.items) {
+          if (flavor == Flavor::kInferenceApi) {
+            json.floats(item.values);
+            continue;
+          }
+          // The pipeline's [1][tokens][hidden] per input.
+          const std::size_t tokens = std::max(item.num_tokens, 1);
+          const std::size_t hidden = item.values.size() / tokens;
+          json.begin_array().begin_array();
+          for (std::size_t t = 0; t < tokens; ++t)
+            json.floats(std::span<const float>(item.values).subspan(t * hidden, hidden));
+          json.end_array().end_array();
+        }
+        if (list) json.end_array();
+        return json_response(json.take());
+      });
 }
 
 void invoke(Call& call, Flavor flavor) {
   ToolkitPayload payload = split_payload(parse_json_body(call.request));
   const auto model = model_for(call);
-  if (model.task == runtime::ModelTask::kEmbedder) return feature_extraction(call, model, payload, flavor);
+  if (model.task == runtime::ModelTask::kEmbedder)
+    return feature_extraction(call, model, payload, flavor);
   if (payload.parameters.contains("candidate_labels"))
     return zero_shot(call, model, payload, flavor);
   classify(call, model, payload, flavor);

@@ -37,7 +37,8 @@ void write_model(JsonWriter& json, const std::string& name, const std::string& u
 void handle_list_models(Call& call) {
   JsonWriter json;
   json.begin_object().key("models").begin_array();
-  for (const auto& model : call.service.models()) write_model(json, model.name, call.model_urls.get(model.name));
+  for (const auto& model : call.service.models())
+    write_model(json, model.name, call.model_urls.get(model.name));
   json.end_array().end_object();
   call.reply.json(json.take());
 }
@@ -59,13 +60,15 @@ void handle_load_model(Call& call) {
     call.service.load_model(*name, path);
   } catch (const Error& e) {
     switch (e.kind()) {
-      case ErrorKind::kInvalidArgument: throw ApiError(ApiErrorKind::kConflict, e.what());
+      case ErrorKind::kInvalidArgument:
+        throw ApiError(ApiErrorKind::kConflict, e.what());
       case ErrorKind::kNotFound:
         throw ApiError(ApiErrorKind::kNotFound, "model '" + *name + "': " + e.what());
       case ErrorKind::kInvalidModel:
       case ErrorKind::kUnsupported:
         throw ApiError(ApiErrorKind::kValidation, "model '" + *name + "': " + e.what());
-      default: throw;
+      default:
+        throw;
     }
   } catch (const std::bad_alloc&) {
     throw ApiError(ApiErrorKind::kInsufficientStorage, "not enough memory to load '" + *name + "'");
@@ -78,7 +81,8 @@ void handle_load_model(Call& call) {
 
 void handle_describe_model(Call& call) {
   const auto model = call.service.find_model(call.path_model);
-  if (!model) throw ApiError(ApiErrorKind::kNotFound, "model '" + call.path_model + "' is not loaded");
+  if (!model)
+    throw ApiError(ApiErrorKind::kNotFound, "model '" + call.path_model + "' is not loaded");
   JsonWriter json;
   write_model(json, model->name, call.model_urls.get(model->name));
   call.reply.json(json.take());
@@ -90,7 +94,10 @@ void handle_unload_model(Call& call) {
   call.service.unload_model(call.path_model);
   call.model_urls.erase(call.path_model);
   JsonWriter json;
-  json.begin_object().key("status").value("Model \"" + call.path_model + "\" unloaded").end_object();
+  json.begin_object()
+      .key("status")
+      .value("Model \"" + call.path_model + "\" unloaded")
+      .end_object();
   call.reply.json(json.take());
 }
 

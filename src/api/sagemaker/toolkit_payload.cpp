@@ -92,9 +92,12 @@ ClassifyParameters parse_classify_parameters(const Json& parameters) {
     }
   }
   if (const auto function = get_string(parameters, "function_to_apply")) {
-    if (*function == "softmax") out.function = ScoreFunction::kSoftmax;
-    else if (*function == "sigmoid") out.function = ScoreFunction::kSigmoid;
-    else if (*function == "none") out.function = ScoreFunction::kNone;
+    if (*function == "softmax")
+      out.function = ScoreFunction::kSoftmax;
+    else if (*function == "sigmoid")
+      out.function = ScoreFunction::kSigmoid;
+    else if (*function == "none")
+      out.function = ScoreFunction::kNone;
     else
       throw ApiError(ApiErrorKind::kValidation,
                      "'function_to_apply' must be 'softmax', 'sigmoid' or 'none'",
@@ -106,9 +109,12 @@ ClassifyParameters parse_classify_parameters(const Json& parameters) {
       out.truncate = truncation->get<bool>();
     } else if (truncation->is_string()) {
       const auto name = truncation->get<std::string>();
-      if (name == "longest_first") out.strategy = tokenizer::TruncationStrategy::kLongestFirst;
-      else if (name == "only_first") out.strategy = tokenizer::TruncationStrategy::kOnlyFirst;
-      else if (name == "only_second") out.strategy = tokenizer::TruncationStrategy::kOnlySecond;
+      if (name == "longest_first")
+        out.strategy = tokenizer::TruncationStrategy::kLongestFirst;
+      else if (name == "only_first")
+        out.strategy = tokenizer::TruncationStrategy::kOnlyFirst;
+      else if (name == "only_second")
+        out.strategy = tokenizer::TruncationStrategy::kOnlySecond;
       else if (name != "do_not_truncate")
         throw ApiError(ApiErrorKind::kValidation, "'truncation' must be a bool or a strategy name",
                        "truncation");

@@ -37,8 +37,8 @@ struct TextInputs {
 TextInputs parse_text_inputs(const Json& inputs, bool allow_pairs);
 
 struct ClassifyParameters {
-  bool top_k_given = false;     // absent: the pipeline's legacy top-1 answer
-  std::optional<int> top_k;     // given as null: every label
+  bool top_k_given = false;               // absent: the pipeline's legacy top-1 answer
+  std::optional<int> top_k;               // given as null: every label
   std::optional<ScoreFunction> function;  // absent: the model's default
   std::optional<bool> truncate;
   std::optional<tokenizer::TruncationStrategy> strategy;

@@ -62,7 +62,8 @@ void handle_embed(Call& call) {
                        if (normalize) {
                          double norm = 0;
                          for (const float x : v) norm += static_cast<double>(x) * x;
-                         const float scale = static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
+                         const float scale =
+                             static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
                          for (auto& x : v) x *= scale;
                        }
                        json.floats(v);
@@ -87,7 +88,8 @@ void handle_tokenize(Call& call) {
     const auto starts = code_point_starts(text);
     json.begin_array();
     for (std::size_t i = 0; i < encoding.size(); ++i) {
-      const bool special = i < encoding.special_tokens_mask.size() && encoding.special_tokens_mask[i];
+      const bool special =
+          i < encoding.special_tokens_mask.size() && encoding.special_tokens_mask[i];
       json.begin_object().key("id").value(static_cast<std::int64_t>(encoding.ids[i]));
       if (special || i >= encoding.offsets.size()) {
         json.key("text").value(i < encoding.tokens.size() ? encoding.tokens[i] : std::string());
@@ -97,7 +99,8 @@ void handle_tokenize(Call& call) {
         const std::size_t last = starts.size() - 1;
         const std::size_t start = starts[std::min<std::size_t>(cp_start, last)];
         const std::size_t stop = starts[std::min<std::size_t>(cp_end, last)];
-        json.key("text").value(std::string_view(text).substr(start, stop > start ? stop - start : 0));
+        json.key("text").value(
+            std::string_view(text).substr(start, stop > start ? stop - start : 0));
         json.key("special").value(false);
         json.key("start").value(start).key("stop").value(stop);
       }
@@ -114,11 +117,11 @@ void handle_zero_shot(Call& call) {
   const auto model = select_tei_model(call);
   require_zero_shot_model(model);
   bool is_list = false;
-  auto sequences = std::make_shared<std::vector<std::string>>(
-      parse_string_inputs(body, call.options, is_list));
-  const ZeroShotSpec spec = parse_zero_shot(get_field(body, "candidate_labels"),
-                                            get_field(body, "hypothesis_template"),
-                                            get_field(body, "multi_label"));
+  auto sequences =
+      std::make_shared<std::vector<std::string>>(parse_string_inputs(body, call.options, is_list));
+  const ZeroShotSpec spec =
+      parse_zero_shot(get_field(body, "candidate_labels"), get_field(body, "hypothesis_template"),
+                      get_field(body, "multi_label"));
   for (const auto& label : spec.labels) require_non_empty(label, "candidate_labels");
   check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
@@ -140,17 +143,23 @@ void handle_info(Call& call) {
   const auto model = select_tei_model(call);
   JsonWriter json;
   json.begin_object()
-      .key("model_id").value(model.name)
-      .key("model_sha").null()
-      .key("model_dtype").value("float32")
+      .key("model_id")
+      .value(model.name)
+      .key("model_sha")
+      .null()
+      .key("model_dtype")
+      .value("float32")
       .key("model_type")
       .begin_object();
   if (model.task == runtime::ModelTask::kEmbedder) {
-    json.key("embedding").begin_object()
-        .key("pooling").value(model.pooling == runtime::Pooling::kCls ? "cls" : "mean")
+    json.key("embedding")
+        .begin_object()
+        .key("pooling")
+        .value(model.pooling == runtime::Pooling::kCls ? "cls" : "mean")
         .end_object();
   } else {
-    json.key(model.task == runtime::ModelTask::kReranker ? "reranker" : "classifier").begin_object();
+    json.key(model.task == runtime::ModelTask::kReranker ? "reranker" : "classifier")
+        .begin_object();
     json.key("id2label").begin_object();
     for (std::size_t i = 0; i < model.info.id2label.size(); ++i)
       json.key(std::to_string(i)).value(model.info.id2label[i]);
@@ -159,21 +168,31 @@ void handle_info(Call& call) {
       json.key(model.info.id2label[i]).value(i);
     json.end_object().end_object();
   }
-  const std::size_t max_input = call.options.max_input_length && model.max_input_length
-                                    ? std::min<std::size_t>(call.options.max_input_length,
-                                                            model.max_input_length)
-                                    : static_cast<std::size_t>(model.max_input_length);
+  const std::size_t max_input =
+      call.options.max_input_length && model.max_input_length
+          ? std::min<std::size_t>(call.options.max_input_length, model.max_input_length)
+          : static_cast<std::size_t>(model.max_input_length);
   json.end_object()
-      .key("max_concurrent_requests").value(call.options.max_concurrent_requests)
-      .key("max_input_length").value(max_input)
-      .key("max_batch_tokens").value(call.options.max_batch_tokens)
-      .key("max_batch_requests").value(call.options.max_batch_requests)
-      .key("max_client_batch_size").value(call.options.max_client_batch_size)
-      .key("auto_truncate").value(call.options.auto_truncate)
-      .key("tokenization_workers").value(1)
-      .key("version").value(call.options.version)
-      .key("sha").null()
-      .key("docker_label").null()
+      .key("max_concurrent_requests")
+      .value(call.options.max_concurrent_requests)
+      .key("max_input_length")
+      .value(max_input)
+      .key("max_batch_tokens")
+      .value(call.options.max_batch_tokens)
+      .key("max_batch_requests")
+      .value(call.options.max_batch_requests)
+      .key("max_client_batch_size")
+      .value(call.options.max_client_batch_size)
+      .key("auto_truncate")
+      .value(call.options.auto_truncate)
+      .key("tokenization_workers")
+      .value(1)
+      .key("version")
+      .value(call.options.version)
+      .key("sha")
+      .null()
+      .key("docker_label")
+      .null()
       .end_object();
   call.reply.json(json.take());
 }

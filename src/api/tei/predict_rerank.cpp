@@ -24,7 +24,8 @@ runtime::InferenceItem sequence_item(const Json& sequence) {
   if (sequence.is_string()) {
     item.text = sequence.get<std::string>();
   } else if (sequence.is_array() && (sequence.size() == 1 || sequence.size() == 2) &&
-             std::all_of(sequence.begin(), sequence.end(), [](const Json& j) { return j.is_string(); })) {
+             std::all_of(sequence.begin(), sequence.end(),
+                         [](const Json& j) { return j.is_string(); })) {
     item.text = sequence[0].get<std::string>();
     if (sequence.size() == 2) {
       item.text_pair = sequence[1].get<std::string>();
@@ -39,8 +40,9 @@ runtime::InferenceItem sequence_item(const Json& sequence) {
 
 void check_classifier(const runtime::ModelDescription& model, const char* route) {
   if (model.task == runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   std::string("model '") + model.name + "' is an embedding model and cannot serve " + route);
+    throw ApiError(
+        ApiErrorKind::kValidation,
+        std::string("model '") + model.name + "' is an embedding model and cannot serve " + route);
 }
 
 }  // namespace
@@ -61,7 +63,8 @@ void handle_predict(Call& call) {
     request.items.push_back(sequence_item(*inputs));
   } else if (inputs->is_array()) {
     batch = true;
-    if (inputs->empty()) throw ApiError(ApiErrorKind::kValidation, "`inputs` cannot be an empty list", "inputs");
+    if (inputs->empty())
+      throw ApiError(ApiErrorKind::kValidation, "`inputs` cannot be an empty list", "inputs");
     if (inputs->size() > call.options.max_client_batch_size)
       throw ApiError(ApiErrorKind::kTooManyInputs,
                      "batch size " + std::to_string(inputs->size()) +
@@ -80,17 +83,19 @@ void handle_predict(Call& call) {
                      JsonWriter json;
                      if (batch) json.begin_array();
                      for (const auto& item : result.items) {
-                       const auto scores =
-                           raw_scores ? item.values
-                                      : apply_score_function(item.values.size() == 1
-                                                                 ? ScoreFunction::kSigmoid
-                                                                 : ScoreFunction::kSoftmax,
-                                                             item.values);
+                       const auto scores = raw_scores
+                                               ? item.values
+                                               : apply_score_function(item.values.size() == 1
+                                                                          ? ScoreFunction::kSigmoid
+                                                                          : ScoreFunction::kSoftmax,
+                                                                      item.values);
                        json.begin_array();
                        for (const auto& ranked : rank(scores))
                          json.begin_object()
-                             .key("score").value(ranked.score)
-                             .key("label").value(label_name(model.info.id2label, ranked.index))
+                             .key("score")
+                             .value(ranked.score)
+                             .key("label")
+                             .value(label_name(model.info.id2label, ranked.index))
                              .end_object();
                        json.end_array();
                      }
@@ -105,8 +110,9 @@ void handle_rerank(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
   if (model.task != runtime::ModelTask::kReranker)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is not a re-ranker: /rerank needs a model with one label");
+    throw ApiError(
+        ApiErrorKind::kValidation,
+        "model '" + model.name + "' is not a re-ranker: /rerank needs a model with one label");
   const auto query = get_string(body, "query");
   if (!query) throw ApiError(ApiErrorKind::kValidation, "missing field `query`", "query");
   require_non_empty(*query, "query");
@@ -116,10 +122,12 @@ void handle_rerank(Call& call) {
   if (!texts) throw ApiError(ApiErrorKind::kValidation, "missing field `texts`", "texts");
   if (!texts->is_array())
     throw ApiError(ApiErrorKind::kValidation, "`texts` must be a list of strings", "texts");
-  if (texts->empty()) throw ApiError(ApiErrorKind::kValidation, "`texts` cannot be an empty list", "texts");
+  if (texts->empty())
+    throw ApiError(ApiErrorKind::kValidation, "`texts` cannot be an empty list", "texts");
   if (texts->size() > call.options.max_client_batch_size)
     throw ApiError(ApiErrorKind::kTooManyInputs,
-                   "batch size " + std::to_string(texts->size()) + " > maximum allowed batch size " +
+                   "batch size " + std::to_string(texts->size()) +
+                       " > maximum allowed batch size " +
                        std::to_string(call.options.max_client_batch_size),
                    "texts");
   runtime::InferenceRequest request;
@@ -129,8 +137,7 @@ void handle_rerank(Call& call) {
     if (!text.is_string())
       throw ApiError(ApiErrorKind::kValidation, "`texts` must be a list of strings", "texts");
     require_non_empty(text.get_ref<const std::string&>(), "texts");
-    runtime::check_input_bytes(text.get_ref<const std::string&>(), model.max_input_bytes,
-                               "a text");
+    runtime::check_input_bytes(text.get_ref<const std::string&>(), model.max_input_bytes, "a text");
     documents->push_back(text.get<std::string>());
     runtime::InferenceItem item;
     item.text = *query;

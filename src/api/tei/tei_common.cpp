@@ -20,7 +20,8 @@ std::vector<std::string> parse_string_inputs(const Json& body, const ApiOptions&
     texts.push_back(inputs->get<std::string>());
   } else if (inputs->is_array()) {
     is_list = true;
-    if (inputs->empty()) throw ApiError(ApiErrorKind::kValidation, "`inputs` cannot be an empty list", "inputs");
+    if (inputs->empty())
+      throw ApiError(ApiErrorKind::kValidation, "`inputs` cannot be an empty list", "inputs");
     if (inputs->size() > options.max_client_batch_size)
       throw ApiError(ApiErrorKind::kTooManyInputs,
                      "batch size " + std::to_string(inputs->size()) +

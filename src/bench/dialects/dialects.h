@@ -1,9 +1,8 @@
 // Constructors of the dialect families and the JSON helpers they share. Internal to src/bench.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
@@ -23,7 +22,8 @@ namespace detail {
 nlohmann::json parse_body(const http::Response& response, std::string_view dialect);
 [[noreturn]] void bad_shape(std::string_view dialect, std::string_view what);
 // Appends every number of a (possibly nested) JSON array; throws on anything else.
-void flatten_numbers(const nlohmann::json& value, std::vector<float>& out, std::string_view dialect);
+void flatten_numbers(const nlohmann::json& value, std::vector<float>& out,
+                     std::string_view dialect);
 // Answer from a list of {"label","score"} objects: the top one wins, and every score is kept in
 // label-name order so that verification compares all of them.
 Answer answer_from_label_scores(const nlohmann::json& list, std::string_view dialect);

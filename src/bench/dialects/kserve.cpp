@@ -15,7 +15,9 @@ namespace {
 using nlohmann::json;
 
 json tensor(const char* name, const char* datatype, std::vector<std::size_t> shape, json data) {
-  return {{"name", name}, {"shape", std::move(shape)}, {"datatype", datatype},
+  return {{"name", name},
+          {"shape", std::move(shape)},
+          {"datatype", datatype},
           {"data", std::move(data)}};
 }
 
@@ -91,9 +93,8 @@ class KServeDialect final : public Dialect {
       seq = std::max(seq, encoded.back().ids.size());
     }
     if (options().pad_to_max) seq = std::max(seq, options().max_len);
-    const bool with_types = std::all_of(encoded.begin(), encoded.end(), [](const auto& e) {
-      return !e.type_ids.empty();
-    });
+    const bool with_types = std::all_of(encoded.begin(), encoded.end(),
+                                        [](const auto& e) { return !e.type_ids.empty(); });
     json ids = json::array(), mask = json::array(), types = json::array();
     for (const auto& e : encoded) {
       for (std::size_t t = 0; t < seq; ++t) {
@@ -103,9 +104,9 @@ class KServeDialect final : public Dialect {
         if (with_types) types.push_back(real && t < e.type_ids.size() ? e.type_ids[t] : 0);
       }
     }
-    json inputs = json::array({tensor("input_ids", "INT64", {batch.size(), seq}, std::move(ids)),
-                               tensor("attention_mask", "INT64", {batch.size(), seq},
-                                      std::move(mask))});
+    json inputs =
+        json::array({tensor("input_ids", "INT64", {batch.size(), seq}, std::move(ids)),
+                     tensor("attention_mask", "INT64", {batch.size(), seq}, std::move(mask))});
     if (with_types) {
       inputs.push_back(tensor("token_type_ids", "INT64", {batch.size(), seq}, std::move(types)));
     }

@@ -3,8 +3,10 @@
 // count is known at creation: a primitive made with a runtime row count falls back to the jit
 // gemm, 1.3-2.7x slower on these shapes (src/kernels/onednn/matmul_ceiling_bench.cpp). So
 // primitives are cached per exact row count, with rows split into a bounded set of chunk sizes
-// (next_chunk) so the cache stays small. The packed weight layout (fp32, bf16 or s8) does not depend on
-// the row count, so one packed copy serves every primitive of a Linear.
+// (next_chunk) so the cache stays small. The packed weight layout (fp32, bf16 or s8) does not
+// depend on the row count, so one packed copy serves every primitive of a Linear.
+#include "kernels/matmul.h"
+
 #include <dnnl.h>
 #include <omp.h>
 
@@ -21,7 +23,6 @@
 
 #include "base/error.h"
 #include "kernels/elementwise.h"
-#include "kernels/matmul.h"
 #include "kernels/quantize.h"
 #include "kernels/small_gemm.h"
 
@@ -48,13 +49,22 @@ dnnl::stream& thread_stream() {
 dnnl::algorithm eltwise_algorithm(Activation act, float& alpha) {
   alpha = 0.0f;
   switch (act) {
-    case Activation::kGeluErf: return dnnl::algorithm::eltwise_gelu_erf;
-    case Activation::kGeluTanh: return dnnl::algorithm::eltwise_gelu_tanh;
-    case Activation::kRelu: return dnnl::algorithm::eltwise_relu;
-    case Activation::kTanh: return dnnl::algorithm::eltwise_tanh;
-    case Activation::kSilu: alpha = 1.0f; return dnnl::algorithm::eltwise_swish;
-    case Activation::kQuickGelu: alpha = 1.702f; return dnnl::algorithm::eltwise_swish;
-    case Activation::kIdentity: break;
+    case Activation::kGeluErf:
+      return dnnl::algorithm::eltwise_gelu_erf;
+    case Activation::kGeluTanh:
+      return dnnl::algorithm::eltwise_gelu_tanh;
+    case Activation::kRelu:
+      return dnnl::algorithm::eltwise_relu;
+    case Activation::kTanh:
+      return dnnl::algorithm::eltwise_tanh;
+    case Activation::kSilu:
+      alpha = 1.0f;
+      return dnnl::algorithm::eltwise_swish;
+    case Activation::kQuickGelu:
+      alpha = 1.702f;
+      return dnnl::algorithm::eltwise_swish;
+    case Activation::kIdentity:
+      break;
   }
   return dnnl::algorithm::undef;
 }
@@ -84,10 +94,15 @@ struct ClassSpec {
   bool accumulate = false;
 };
 
-using PrimitiveKey = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, bool, int, bool, std::int64_t, int>;
+using PrimitiveKey =
+    std::tuple<int, std::int64_t, std::int64_t, std::int64_t, bool, int, bool, std::int64_t, int>;
 
-memory::desc src_desc(const ClassSpec& s, std::int64_t rows) { return memory::desc({rows, s.in}, s.src, memory::dims{s.ld_src, 1}); }
-memory::desc dst_desc(const ClassSpec& s, std::int64_t rows) { return memory::desc({rows, s.out}, s.dst, tag::ab); }
+memory::desc src_desc(const ClassSpec& s, std::int64_t rows) {
+  return memory::desc({rows, s.in}, s.src, memory::dims{s.ld_src, 1});
+}
+memory::desc dst_desc(const ClassSpec& s, std::int64_t rows) {
+  return memory::desc({rows, s.out}, s.dst, tag::ab);
+}
 memory::desc bias_desc(const ClassSpec& s) {
   return s.has_bias ? memory::desc({1, s.out}, dt::f32, tag::ab) : memory::desc();
 }
@@ -96,8 +111,8 @@ memory::desc bias_desc(const ClassSpec& s) {
 // the same answer.
 memory::desc packed_weights_desc(const ClassSpec& s) {
   const memory::desc any({s.in, s.out}, s.weights, tag::any);
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_desc(s, 128), any, bias_desc(s), dst_desc(s, 128)),
-                                        cpu_engine());
+  const dnnl::matmul::primitive_desc pd(
+      dnnl::matmul::desc(src_desc(s, 128), any, bias_desc(s), dst_desc(s, 128)), cpu_engine());
   return pd.weights_desc();
 }
 
@@ -111,12 +126,13 @@ struct CachedMatmul {
   memory::desc scratchpad;
 };
 
-const CachedMatmul& primitive_for(const ClassSpec& s, const memory::desc& weights_md, std::int64_t rows) {
+const CachedMatmul& primitive_for(const ClassSpec& s, const memory::desc& weights_md,
+                                  std::int64_t rows) {
   static std::mutex mutex;
   static std::map<PrimitiveKey, std::unique_ptr<CachedMatmul>> cache;
   const int threads = omp_get_max_threads();
-  const PrimitiveKey key{static_cast<int>(s.src), s.in, s.out, s.ld_src, s.has_bias, static_cast<int>(s.act),
-                         s.accumulate, rows, threads};
+  const PrimitiveKey key{static_cast<int>(s.src), s.in,         s.out, s.ld_src, s.has_bias,
+                         static_cast<int>(s.act), s.accumulate, rows,  threads};
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return *it->second;
 
@@ -165,9 +181,12 @@ ThreadBuffers& thread_buffers() {
 
 const char* precision_name(MatmulPrecision precision) {
   switch (precision) {
-    case MatmulPrecision::kFp32: return "fp32";
-    case MatmulPrecision::kBf16: return "bf16";
-    case MatmulPrecision::kInt8: return "int8";
+    case MatmulPrecision::kFp32:
+      return "fp32";
+    case MatmulPrecision::kBf16:
+      return "bf16";
+    case MatmulPrecision::kInt8:
+      return "int8";
   }
   return "?";
 }
@@ -180,13 +199,13 @@ struct Linear::Impl {
   ClassSpec plain;       // y = act(x·Wᵀ + b)
   ClassSpec accumulate;  // y += act(x·Wᵀ + b)
   memory::desc weights_md;
-  memory packed;  // the weights (fp32, bf16 or s8) in weights_md's layout
-  std::vector<float> col_scales;         // int8: per output channel
-  std::vector<std::int32_t> col_sums;    // int8: Σk q[c, k]
+  memory packed;                       // the weights (fp32, bf16 or s8) in weights_md's layout
+  std::vector<float> col_scales;       // int8: per output channel
+  std::vector<std::int32_t> col_sums;  // int8: Σk q[c, k]
 
   // Runs rows in primitive-sized chunks; src / dst advance by their own row strides.
-  void run(const ClassSpec& s, const void* src, std::size_t src_row_bytes, std::int64_t rows, void* dst,
-           std::size_t dst_row_bytes, const float* bias, const void* weights) const {
+  void run(const ClassSpec& s, const void* src, std::size_t src_row_bytes, std::int64_t rows,
+           void* dst, std::size_t dst_row_bytes, const float* bias, const void* weights) const {
     auto& engine = cpu_engine();
     auto& stream = thread_stream();
     const memory w(weights_md, engine, const_cast<void*>(weights));
@@ -196,11 +215,14 @@ struct Linear::Impl {
       const memory in(src_desc(s, n), engine,
                       const_cast<char*>(static_cast<const char*>(src) + done * src_row_bytes));
       const memory out(dst_desc(s, n), engine, static_cast<char*>(dst) + done * dst_row_bytes);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, out}};
-      if (s.has_bias) args.emplace(DNNL_ARG_BIAS, memory(bias_desc(s), engine, const_cast<float*>(bias)));
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, out}};
+      if (s.has_bias)
+        args.emplace(DNNL_ARG_BIAS, memory(bias_desc(s), engine, const_cast<float*>(bias)));
       if (const std::size_t bytes = prim.scratchpad.get_size(); bytes > 0) {
         // 64-byte aligned start inside this thread's growing buffer.
-        auto* raw = thread_buffer(thread_buffers().scratchpad, static_cast<std::int64_t>(bytes + 64));
+        auto* raw =
+            thread_buffer(thread_buffers().scratchpad, static_cast<std::int64_t>(bytes + 64));
         auto* pad = raw + (64 - reinterpret_cast<std::uintptr_t>(raw) % 64) % 64;
         args.emplace(DNNL_ARG_SCRATCHPAD, memory(prim.scratchpad, engine, pad));
       }
@@ -216,10 +238,15 @@ Linear::~Linear() = default;
 Linear::Linear(Linear&&) noexcept = default;
 Linear& Linear::operator=(Linear&&) noexcept = default;
 
-Linear::Linear(const float* weight, const float* bias, std::int64_t out_features, std::int64_t in_features,
-               Activation act, std::int64_t ldx, MatmulPrecision precision)
-    : impl_(std::make_unique<Impl>()), bias_(bias), out_(out_features), in_(in_features),
-      act_(act), precision_(precision) {
+Linear::Linear(const float* weight, const float* bias, std::int64_t out_features,
+               std::int64_t in_features, Activation act, std::int64_t ldx,
+               MatmulPrecision precision)
+    : impl_(std::make_unique<Impl>()),
+      bias_(bias),
+      out_(out_features),
+      in_(in_features),
+      act_(act),
+      precision_(precision) {
   ONEPASS_CHECK(weight != nullptr && out_features > 0 && in_features > 0, "Linear needs a weight");
   ldx = ldx == 0 ? in_features : ldx;
   ONEPASS_CHECK(ldx >= in_features, "Linear input stride shorter than a row");
@@ -269,8 +296,8 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         std::vector<std::int8_t> q(static_cast<std::size_t>(out_ * in_));
         impl_->col_scales.resize(static_cast<std::size_t>(out_));
         impl_->col_sums.resize(static_cast<std::size_t>(out_));
-        quantize_weights_s8(weight, out_, in_, int8_scale_multiplier.load(), q.data(), impl_->col_scales.data(),
-                            impl_->col_sums.data());
+        quantize_weights_s8(weight, out_, in_, int8_scale_multiplier.load(), q.data(),
+                            impl_->col_scales.data(), impl_->col_sums.data());
         memory source({{in_, out_}, dt::s8, tag::ba}, engine, q.data());
         impl_->packed = memory(impl_->weights_md, engine);
         dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
@@ -306,8 +333,8 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
     case MatmulPrecision::kBf16: {
       std::uint16_t* xb = thread_buffer(thread_buffers().bf16, rows * in_);
       convert_rows_to_bf16(x, rows, in_, ldx_, xb);
-      m.run(s, xb, static_cast<std::size_t>(in_) * sizeof(std::uint16_t), rows, y, dst_row_bytes, bias_,
-            m.packed.get_data_handle());
+      m.run(s, xb, static_cast<std::size_t>(in_) * sizeof(std::uint16_t), rows, y, dst_row_bytes,
+            bias_, m.packed.get_data_handle());
       return;
     }
     case MatmulPrecision::kInt8: {
@@ -325,10 +352,11 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
       for (std::int64_t done = 0; done < rows;) {
         const std::int64_t n = std::min(chunk_rows, rows - done);
         quantize_rows_u8(x + done * ldx_, n, in_, ldx_, xq, row_scales, zero_points);
-        m.run(s, xq, static_cast<std::size_t>(in_), n, acc, static_cast<std::size_t>(out_) * sizeof(std::int32_t),
-              nullptr, m.packed.get_data_handle());
-        dequantize_rows(acc, n, out_, row_scales, zero_points, m.col_scales.data(), m.col_sums.data(), bias_,
-                        act_, y + done * out_, accumulate);
+        m.run(s, xq, static_cast<std::size_t>(in_), n, acc,
+              static_cast<std::size_t>(out_) * sizeof(std::int32_t), nullptr,
+              m.packed.get_data_handle());
+        dequantize_rows(acc, n, out_, row_scales, zero_points, m.col_scales.data(),
+                        m.col_sums.data(), bias_, act_, y + done * out_, accumulate);
         done += n;
       }
       return;
@@ -346,8 +374,8 @@ void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64
   if (!trans_a && beta == 0.0f && m * n <= kSmallGemmMaxOutputs &&
       small_gemm(trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc))
     return;
-  const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda,
-                                          b, ldb, beta, c, ldc);
+  const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
+                                          a, lda, b, ldb, beta, c, ldc);
   ONEPASS_CHECK(status == dnnl_success, "dnnl_sgemm failed");
 }
 

@@ -23,15 +23,17 @@ std::vector<float> random_vector(std::size_t n, unsigned seed) {
 
 void BM_Linear(benchmark::State& state) {
   const auto rows = state.range(0), in = state.range(1), out = state.range(2);
-  const auto x = random_vector(rows * in, 1), w = random_vector(out * in, 2), b = random_vector(out, 3);
+  const auto x = random_vector(rows * in, 1), w = random_vector(out * in, 2),
+             b = random_vector(out, 3);
   std::vector<float> y(rows * out);
   const Linear linear(w.data(), b.data(), out, in);
   for (auto _ : state) {
     linear.forward(x.data(), rows, y.data());
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * rows * in * out, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * rows * in * out, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::kIs1000);
 }
 
 void BM_Sgemm(benchmark::State& state) {
@@ -39,11 +41,13 @@ void BM_Sgemm(benchmark::State& state) {
   const auto x = random_vector(rows * in, 1), w = random_vector(out * in, 2);
   std::vector<float> y(rows * out);
   for (auto _ : state) {
-    onepass::kernels::gemm(false, true, rows, out, in, 1.0f, x.data(), in, w.data(), in, 0.0f, y.data(), out);
+    onepass::kernels::gemm(false, true, rows, out, in, 1.0f, x.data(), in, w.data(), in, 0.0f,
+                           y.data(), out);
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * rows * in * out, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * rows * in * out, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::kIs1000);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

@@ -51,22 +51,27 @@ struct Types {
 
 Types types_for(std::int64_t precision) {
   switch (precision) {
-    case 1: return {dt::bf16, dt::bf16, "bf16"};
-    case 2: return {dt::u8, dt::s8, "int8"};
-    default: return {dt::f32, dt::f32, "fp32"};
+    case 1:
+      return {dt::bf16, dt::bf16, "bf16"};
+    case 2:
+      return {dt::u8, dt::s8, "int8"};
+    default:
+      return {dt::f32, dt::f32, "fp32"};
   }
 }
 
-void set_flops(benchmark::State& state, std::int64_t rows, std::int64_t in, std::int64_t out, const char* label,
-               const std::string& impl) {
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * rows * in * out, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+void set_flops(benchmark::State& state, std::int64_t rows, std::int64_t in, std::int64_t out,
+               const char* label, const std::string& impl) {
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * rows * in * out, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::kIs1000);
   state.SetLabel(std::string(label) + " " + impl);
 }
 
 // One matmul primitive plus its operands, the weights already in the primitive's layout.
 void run_primitive(benchmark::State& state, bool runtime_rows) {
-  const auto precision = state.range(0), rows = state.range(1), in = state.range(2), out = state.range(3);
+  const auto precision = state.range(0), rows = state.range(1), in = state.range(2),
+             out = state.range(3);
   const Types t = types_for(precision);
   auto& eng = engine();
   dnnl::stream stream(eng);
@@ -74,12 +79,15 @@ void run_primitive(benchmark::State& state, bool runtime_rows) {
   const memory::dim m = runtime_rows ? DNNL_RUNTIME_DIM_VAL : rows;
   const memory::desc src_md({m, in}, t.src, tag::ab);
   const memory::desc plain_weights_md({in, out}, t.weights, tag::ba);  // PyTorch [out, in]
-  const memory::desc weights_md = runtime_rows ? plain_weights_md : memory::desc({in, out}, t.weights, tag::any);
+  const memory::desc weights_md =
+      runtime_rows ? plain_weights_md : memory::desc({in, out}, t.weights, tag::any);
   const memory::desc bias_md({1, out}, dt::f32, tag::ab);
   const memory::desc dst_md({m, out}, dt::f32, tag::ab);
   dnnl::primitive_attr attr;
-  if (precision == 2) attr.set_output_scales(1 << 1, std::vector<float>(static_cast<std::size_t>(out), 0.01f));
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, weights_md, bias_md, dst_md), attr, eng);
+  if (precision == 2)
+    attr.set_output_scales(1 << 1, std::vector<float>(static_cast<std::size_t>(out), 0.01f));
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, weights_md, bias_md, dst_md),
+                                        attr, eng);
   const dnnl::matmul prim(pd);
 
   // Operands as raw bytes of the right size; values only need to be finite and in range.
@@ -111,7 +119,8 @@ void BM_RuntimeRows(benchmark::State& state) { run_primitive(state, true); }
 
 void BM_LinearPrecision(benchmark::State& state) {
   using onepass::kernels::MatmulPrecision;
-  const auto precision = state.range(0), rows = state.range(1), in = state.range(2), out = state.range(3);
+  const auto precision = state.range(0), rows = state.range(1), in = state.range(2),
+             out = state.range(3);
   const MatmulPrecision p = precision == 1   ? MatmulPrecision::kBf16
                             : precision == 2 ? MatmulPrecision::kInt8
                                              : MatmulPrecision::kFp32;
@@ -119,8 +128,8 @@ void BM_LinearPrecision(benchmark::State& state) {
   const auto w = random_values<float>(static_cast<std::size_t>(in * out), 2, -0.05f, 0.05f);
   const auto bias = random_values<float>(static_cast<std::size_t>(out), 3, -0.02f, 0.02f);
   std::vector<float> y(static_cast<std::size_t>(rows * out));
-  const onepass::kernels::Linear linear(w.data(), bias.data(), out, in, onepass::kernels::Activation::kIdentity,
-                                        0, p);
+  const onepass::kernels::Linear linear(w.data(), bias.data(), out, in,
+                                        onepass::kernels::Activation::kIdentity, 0, p);
   linear.forward(x.data(), rows, y.data());  // first call sizes the per-thread buffers
   for (auto _ : state) {
     linear.forward(x.data(), rows, y.data());
@@ -132,8 +141,8 @@ void BM_LinearPrecision(benchmark::State& state) {
 void shapes(benchmark::internal::Benchmark* b) {
   for (const long precision : {0L, 1L, 2L}) {
     for (const long rows : {59L, 472L, 512L, 2080L}) {
-      // 768-wide models (BERT-base, XLM-R-base, mDeBERTa-base): fused QKV, attention output / DeBERTa
-      // projections, FFN up, FFN down.
+      // 768-wide models (BERT-base, XLM-R-base, mDeBERTa-base): fused QKV, attention output /
+      // DeBERTa projections, FFN up, FFN down.
       b->Args({precision, rows, 768, 2304});
       b->Args({precision, rows, 768, 768});
       b->Args({precision, rows, 768, 3072});

@@ -46,8 +46,8 @@ class BertEncoder final : public Encoder {
   int pad_token_id_ = 0;
   int threads_ = 0;
   std::int64_t intermediate_size_ = 0;
-  const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
-  const float* position_embeddings_ = nullptr;  // [max_position_embeddings, hidden]
+  const float* word_embeddings_ = nullptr;        // [vocab_size, hidden]
+  const float* position_embeddings_ = nullptr;    // [max_position_embeddings, hidden]
   const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
   LayerNormWeights embedding_norm_;
   std::vector<BertLayer> layers_;
@@ -58,13 +58,16 @@ class BertEncoder final : public Encoder {
 };
 
 BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options)
-    : store_(std::move(store)), threads_(options.threads), intermediate_size_(config.intermediate_size) {
+    : store_(std::move(store)),
+      threads_(options.threads),
+      intermediate_size_(config.intermediate_size) {
   const std::string& arch = config.architectures.front();
   const bool roberta = starts_with(arch, "Roberta") || starts_with(arch, "XLMRoberta");
   const bool classifier = arch.find("ForSequenceClassification") != std::string::npos;
   if (config.position_embedding_type != "absolute") {
-    throw Error(ErrorKind::kUnsupported,
-                "position_embedding_type " + config.position_embedding_type + " is not supported (only absolute)");
+    throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
+                                             config.position_embedding_type +
+                                             " is not supported (only absolute)");
   }
 
   // Classification checkpoints nest the encoder under "bert." / "roberta."; base models are
@@ -81,24 +84,31 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
   roberta_positions_ = roberta;
   if (roberta) {
     // create_position_ids_from_input_ids: positions start at padding_idx + 1.
-    if (!config.pad_token_id) throw Error(ErrorKind::kInvalidModel, "config.json: " + arch + " needs pad_token_id");
+    if (!config.pad_token_id)
+      throw Error(ErrorKind::kInvalidModel, "config.json: " + arch + " needs pad_token_id");
     pad_token_id_ = *config.pad_token_id;
     info_.max_tokens = config.max_position_embeddings - pad_token_id_ - 1;
     if (pad_token_id_ < 0 || info_.max_tokens <= 0) {
-      throw Error(ErrorKind::kInvalidModel, "config.json: pad_token_id leaves no room in max_position_embeddings");
+      throw Error(ErrorKind::kInvalidModel,
+                  "config.json: pad_token_id leaves no room in max_position_embeddings");
     }
   } else {
     info_.max_tokens = config.max_position_embeddings;
   }
 
-  word_embeddings_ = store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, h}).data;
+  word_embeddings_ =
+      store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, h}).data;
   position_embeddings_ =
-      store_.get(base + "embeddings.position_embeddings.weight", {config.max_position_embeddings, h}).data;
+      store_
+          .get(base + "embeddings.position_embeddings.weight", {config.max_position_embeddings, h})
+          .data;
   if (config.type_vocab_size > 0) {
     token_type_embeddings_ =
-        store_.get(base + "embeddings.token_type_embeddings.weight", {config.type_vocab_size, h}).data;
+        store_.get(base + "embeddings.token_type_embeddings.weight", {config.type_vocab_size, h})
+            .data;
   }
-  embedding_norm_ = load_layer_norm(store_, base + "embeddings.LayerNorm", h, config.layer_norm_eps);
+  embedding_norm_ =
+      load_layer_norm(store_, base + "embeddings.LayerNorm", h, config.layer_norm_eps);
   layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
     layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config,
@@ -106,13 +116,15 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in, kernels::Activation act) {
-    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data, store_.get(prefix + ".bias", {out}).data,
-                           out, in, act);
+  const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in,
+                          kernels::Activation act) {
+    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data,
+                           store_.get(prefix + ".bias", {out}).data, out, in, act);
   };
   const bool pooler_present = store_.contains(base + "pooler.dense.weight");
   if (classifier) {
-    if (config.num_labels <= 0) throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
+    if (config.num_labels <= 0)
+      throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     const std::int64_t labels = config.num_labels;
     info_.head = HeadKind::kSequenceClassification;
     info_.num_labels = config.num_labels;
@@ -152,7 +164,8 @@ void BertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t*
       types[begin + i] = seq.token_type_ids.empty() ? 0 : seq.token_type_ids[i];
       if (roberta_positions_) {
         // HF counts only non-padding tokens; a pad id inside the input gets padding_idx itself.
-        positions[begin + i] = id == pad_token_id_ ? pad_token_id_ : pad_token_id_ + (++real_tokens);
+        positions[begin + i] =
+            id == pad_token_id_ ? pad_token_id_ : pad_token_id_ + (++real_tokens);
       } else {
         positions[begin + i] = static_cast<std::int32_t>(i);
       }
@@ -162,7 +175,8 @@ void BertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t*
   const auto n = static_cast<std::int64_t>(tokens);
   kernels::embedding_gather(word_embeddings_, h, ids, n, x, false);
   kernels::embedding_gather(position_embeddings_, h, positions, n, x, true);
-  if (token_type_embeddings_ != nullptr) kernels::embedding_gather(token_type_embeddings_, h, types, n, x, true);
+  if (token_type_embeddings_ != nullptr)
+    kernels::embedding_gather(token_type_embeddings_, h, types, n, x, true);
   kernels::layer_norm(x, n, h, embedding_norm_.gamma, embedding_norm_.beta, embedding_norm_.eps);
 }
 
@@ -171,7 +185,8 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
   const std::size_t n = batch.size();
   out.token_offsets.resize(n + 1);
   out.token_offsets[0] = 0;
-  for (std::size_t s = 0; s < n; ++s) out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
+  for (std::size_t s = 0; s < n; ++s)
+    out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
   out.logits.clear();
   out.hidden_states.clear();
   out.pooler_output.clear();
@@ -196,7 +211,8 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
     out.hidden_states.assign(x, x + tokens * h);
     if (info_.has_pooler) {
       float* first = arena->alloc(n * h);
-      for (std::size_t s = 0; s < n; ++s) std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
+      for (std::size_t s = 0; s < n; ++s)
+        std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
       out.pooler_output.resize(n * h);
       pooler_.forward(first, static_cast<std::int64_t>(n), out.pooler_output.data());
     }
@@ -205,7 +221,8 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
   // Classifiers read only each sequence's first token ([CLS] / <s>).
   float* first = arena->alloc(n * h);
   float* pooled = arena->alloc(n * h);
-  for (std::size_t s = 0; s < n; ++s) std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
+  for (std::size_t s = 0; s < n; ++s)
+    std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
   const kernels::Linear& dense = head_ == Head::kBertClassifier ? pooler_ : head_dense_;
   dense.forward(first, static_cast<std::int64_t>(n), pooled);
   out.logits.resize(n * static_cast<std::size_t>(info_.num_labels));
@@ -214,7 +231,8 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
 
 }  // namespace
 
-std::unique_ptr<Encoder> load_bert(const ModelConfig& config, WeightStore store, const LoadOptions& options) {
+std::unique_ptr<Encoder> load_bert(const ModelConfig& config, WeightStore store,
+                                   const LoadOptions& options) {
   return std::make_unique<BertEncoder>(config, std::move(store), options);
 }
 

@@ -93,7 +93,7 @@ void Model::attention(const Layer& layer, const float* qkv, float* ctx, const st
   const float* pos_key_t = layer.pos_key_t.empty() ? nullptr : layer.pos_key_t.data();
   const float* pos_query_t = layer.pos_query_t.empty() ? nullptr : layer.pos_query_t.data();
   const int relative_rows = 2 * index_->att_span();
-  const Gemm& gemm = !bf16_attention_        ? kGemm
+  const Gemm& gemm = !bf16_attention_       ? kGemm
                      : bf16_content_scores_ ? kGemmBf16
                                             : kGemmBf16Fp32Scores;
 #pragma omp parallel for schedule(dynamic, 1)

@@ -125,8 +125,8 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
       // c2p is non-decreasing in i - j: queries i0..i1-1 reach rows c2p(i0 - n + 1) .. c2p(i1 - 1).
       lo = index.c2p(i0 - (n - 1));
       width = index.c2p(i1 - 1) - lo + 1;
-      relative_product(gemm, pos_key, i1 - i0, width, d,
-                       h.q + static_cast<std::size_t>(i0) * h.ldq, h.ldq, lo, block);
+      relative_product(gemm, pos_key, i1 - i0, width, d, h.q + static_cast<std::size_t>(i0) * h.ldq,
+                       h.ldq, lo, block);
     }
     for (int i = i0; i < i1; ++i) {
       float* s = scores + static_cast<std::size_t>(i) * ln;

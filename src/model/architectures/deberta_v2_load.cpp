@@ -187,7 +187,8 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
   // own copy, so this staging buffer ends here.
   std::vector<float> qkv_weight;
   qkv_weight.reserve(3 * h * h);
-  for (const auto* w : {&q_w, &k_w, &v_w}) qkv_weight.insert(qkv_weight.end(), w->data, w->data + h * h);
+  for (const auto* w : {&q_w, &k_w, &v_w})
+    qkv_weight.insert(qkv_weight.end(), w->data, w->data + h * h);
   for (const auto* b : {&q_b, &k_b, &v_b})
     layer.qkv_bias.insert(layer.qkv_bias.end(), b->data, b->data + h);
   layer.qkv = kernels::Linear(qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_,
@@ -234,20 +235,19 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
     }
   }
   const std::string o = p + "attention.output.";
-  layer.attention_output =
-      kernels::Linear(store_.get(o + "dense.weight", {hidden_, hidden_}).data,
-                      store_.get(o + "dense.bias", {hidden_}).data, hidden_, hidden_,
-                      kernels::Activation::kIdentity, 0, precision_);
+  layer.attention_output = kernels::Linear(store_.get(o + "dense.weight", {hidden_, hidden_}).data,
+                                           store_.get(o + "dense.bias", {hidden_}).data, hidden_,
+                                           hidden_, kernels::Activation::kIdentity, 0, precision_);
   layer.attention_norm = {store_.get(o + "LayerNorm.weight", {hidden_}).data,
                           store_.get(o + "LayerNorm.bias", {hidden_}).data};
   layer.intermediate = kernels::Linear(
       store_.get(p + "intermediate.dense.weight", {intermediate_size_, hidden_}).data,
       store_.get(p + "intermediate.dense.bias", {intermediate_size_}).data, intermediate_size_,
       hidden_, kernels::activation_from_hf(c.hidden_act), 0, precision_);
-  layer.output = kernels::Linear(
-      store_.get(p + "output.dense.weight", {hidden_, intermediate_size_}).data,
-      store_.get(p + "output.dense.bias", {hidden_}).data, hidden_, intermediate_size_,
-      kernels::Activation::kIdentity, 0, precision_);
+  layer.output =
+      kernels::Linear(store_.get(p + "output.dense.weight", {hidden_, intermediate_size_}).data,
+                      store_.get(p + "output.dense.bias", {hidden_}).data, hidden_,
+                      intermediate_size_, kernels::Activation::kIdentity, 0, precision_);
   layer.output_norm = {store_.get(p + "output.LayerNorm.weight", {hidden_}).data,
                        store_.get(p + "output.LayerNorm.bias", {hidden_}).data};
   layers_.push_back(std::move(layer));

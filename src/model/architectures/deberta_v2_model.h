@@ -24,7 +24,7 @@ struct LayerNormParams {
 };
 
 struct Layer {
-  std::vector<float> qkv_bias;    // [3 hidden]
+  std::vector<float> qkv_bias;  // [3 hidden]
   kernels::Linear qkv;
   // Projected relative embeddings, transposed to [hidden, 2 att_span] (see HeadView).
   std::vector<float> pos_key_t;    // empty without c2p
@@ -64,9 +64,10 @@ class Model final : public Encoder {
   int head_size_ = 0;
   int intermediate_size_ = 0;
   int threads_ = 0;  // LoadOptions::threads; 0: all cores
-  kernels::MatmulPrecision precision_ = kernels::MatmulPrecision::kFp32;  // encoder layers' products
-  bool bf16_attention_ = false;       // P·V and the relative products in bf16 (bf16, int8)
-  bool bf16_content_scores_ = false;  // Q·Kᵀ in bf16 too (bf16 only)
+  kernels::MatmulPrecision precision_ =
+      kernels::MatmulPrecision::kFp32;  // encoder layers' products
+  bool bf16_attention_ = false;         // P·V and the relative products in bf16 (bf16, int8)
+  bool bf16_content_scores_ = false;    // Q·Kᵀ in bf16 too (bf16 only)
   float eps_ = 0.0f;
   float scale_ = 1.0f;  // HF's divisor sqrt(head_size * (1 + #c2p/p2c listed))
   bool c2p_ = false;    // relative_attention and "c2p" in pos_att_type

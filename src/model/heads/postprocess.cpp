@@ -38,7 +38,8 @@ void pool(const ForwardOutput& forward, std::size_t hidden, std::size_t index, P
   ONEPASS_CHECK(index + 1 < forward.token_offsets.size() && out.size() == hidden, "pool arguments");
   const std::size_t begin = forward.token_offsets[index];
   const std::size_t end = forward.token_offsets[index + 1];
-  ONEPASS_CHECK(end > begin && forward.hidden_states.size() >= end * hidden, "pool needs hidden states");
+  ONEPASS_CHECK(end > begin && forward.hidden_states.size() >= end * hidden,
+                "pool needs hidden states");
   const float* rows = forward.hidden_states.data() + begin * hidden;
   if (pooling == Pooling::kCls) {
     std::copy(rows, rows + hidden, out.begin());

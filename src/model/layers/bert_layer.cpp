@@ -9,10 +9,10 @@
 
 namespace onepass::model {
 
-LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix, std::int64_t dim,
-                                 double eps) {
-  return LayerNormWeights{store.get(prefix + ".weight", {dim}).data, store.get(prefix + ".bias", {dim}).data,
-                          static_cast<float>(eps)};
+LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix,
+                                 std::int64_t dim, double eps) {
+  return LayerNormWeights{store.get(prefix + ".weight", {dim}).data,
+                          store.get(prefix + ".bias", {dim}).data, static_cast<float>(eps)};
 }
 
 BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefix,
@@ -31,34 +31,39 @@ BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefi
   const char* parts[] = {"query", "key", "value"};
   for (int p = 0; p < 3; ++p) {
     const std::string base = prefix + "attention.self." + parts[p];
-    std::memcpy(qkv_weight.data() + p * h * h, store.get(base + ".weight", {h, h}).data, h * h * sizeof(float));
+    std::memcpy(qkv_weight.data() + p * h * h, store.get(base + ".weight", {h, h}).data,
+                h * h * sizeof(float));
     std::memcpy(qkv_bias_.get() + p * h, store.get(base + ".bias", {h}).data, h * sizeof(float));
   }
   const auto identity = kernels::Activation::kIdentity;
   qkv_ = kernels::Linear(qkv_weight.data(), qkv_bias_.get(), 3 * h, h, identity, 0, precision);
-  attention_output_ = kernels::Linear(store.get(prefix + "attention.output.dense.weight", {h, h}).data,
-                                      store.get(prefix + "attention.output.dense.bias", {h}).data, h, h, identity,
-                                      0, precision);
-  attention_norm_ = load_layer_norm(store, prefix + "attention.output.LayerNorm", h, config.layer_norm_eps);
-  intermediate_ = kernels::Linear(store.get(prefix + "intermediate.dense.weight", {inter, h}).data,
-                                  store.get(prefix + "intermediate.dense.bias", {inter}).data, inter, h,
-                                  kernels::activation_from_hf(config.hidden_act), 0, precision);
+  attention_output_ = kernels::Linear(
+      store.get(prefix + "attention.output.dense.weight", {h, h}).data,
+      store.get(prefix + "attention.output.dense.bias", {h}).data, h, h, identity, 0, precision);
+  attention_norm_ =
+      load_layer_norm(store, prefix + "attention.output.LayerNorm", h, config.layer_norm_eps);
+  intermediate_ =
+      kernels::Linear(store.get(prefix + "intermediate.dense.weight", {inter, h}).data,
+                      store.get(prefix + "intermediate.dense.bias", {inter}).data, inter, h,
+                      kernels::activation_from_hf(config.hidden_act), 0, precision);
   output_ = kernels::Linear(store.get(prefix + "output.dense.weight", {h, inter}).data,
-                            store.get(prefix + "output.dense.bias", {h}).data, h, inter, identity, 0, precision);
+                            store.get(prefix + "output.dense.bias", {h}).data, h, inter, identity,
+                            0, precision);
   output_norm_ = load_layer_norm(store, prefix + "output.LayerNorm", h, config.layer_norm_eps);
 }
 
-void BertLayer::forward(float* x, std::int64_t tokens, const std::size_t* offsets, std::size_t num_seqs,
-                        const LayerScratch& scratch) const {
+void BertLayer::forward(float* x, std::int64_t tokens, const std::size_t* offsets,
+                        std::size_t num_seqs, const LayerScratch& scratch) const {
   const std::int64_t h = hidden_;
   const std::int64_t head_dim = h / heads_;
   qkv_.forward(x, tokens, scratch.qkv);
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h,
-                          kernels::AttentionShape{heads_, head_dim, 3 * h, bf16_attention_}, offsets, num_seqs, scale,
-                          scratch.context, scratch.attention);
+                          kernels::AttentionShape{heads_, head_dim, 3 * h, bf16_attention_},
+                          offsets, num_seqs, scale, scratch.context, scratch.attention);
   attention_output_.forward(scratch.context, tokens, x, /*accumulate=*/true);  // residual fused
-  kernels::layer_norm(x, tokens, h, attention_norm_.gamma, attention_norm_.beta, attention_norm_.eps);
+  kernels::layer_norm(x, tokens, h, attention_norm_.gamma, attention_norm_.beta,
+                      attention_norm_.eps);
   intermediate_.forward(x, tokens, scratch.intermediate);
   output_.forward(scratch.intermediate, tokens, x, /*accumulate=*/true);
   kernels::layer_norm(x, tokens, h, output_norm_.gamma, output_norm_.beta, output_norm_.eps);

@@ -21,16 +21,16 @@ struct LayerNormWeights {
 };
 
 // Reads `<prefix>.weight` / `<prefix>.bias` of shape [dim].
-LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix, std::int64_t dim,
-                                 double eps);
+LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix,
+                                 std::int64_t dim, double eps);
 
 // Activations of one forward pass, token-major over the whole ragged batch. Owned by the caller
 // (carved from its scratch arena); every layer reuses them.
 struct LayerScratch {
-  float* qkv = nullptr;        // [tokens, 3 * hidden]
-  float* context = nullptr;    // [tokens, hidden]
+  float* qkv = nullptr;           // [tokens, 3 * hidden]
+  float* context = nullptr;       // [tokens, hidden]
   float* intermediate = nullptr;  // [tokens, intermediate_size]
-  float* attention = nullptr;  // kernels::self_attention_scratch_floats
+  float* attention = nullptr;     // kernels::self_attention_scratch_floats
 };
 
 class BertLayer {
@@ -38,7 +38,8 @@ class BertLayer {
   // prefix: "<base>encoder.layer.<i>." Throws kInvalidModel (missing / misshapen weights),
   // kUnsupported (hidden_act). precision: of the four matrix products; bf16 also takes
   // attention's products in bf16 (LayerNorm, softmax and GELU stay fp32).
-  BertLayer(const weights::WeightStore& store, const std::string& prefix, const weights::ModelConfig& config,
+  BertLayer(const weights::WeightStore& store, const std::string& prefix,
+            const weights::ModelConfig& config,
             kernels::MatmulPrecision precision = kernels::MatmulPrecision::kFp32);
 
   // x: [tokens, hidden], updated in place. offsets: num_seqs + 1 token offsets.

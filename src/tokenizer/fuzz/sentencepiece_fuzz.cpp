@@ -8,10 +8,12 @@ namespace {
 
 const onepass::tokenizer::Tokenizer& pick(bool deberta) {
   static const auto models = [] {
-    const std::filesystem::path dir = std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
-    return std::pair{
-        onepass::tokenizer::load_tokenizer(dir / "xlmr-tiny-nli", dir / "xlmr-tiny-nli/sentencepiece.bpe.model"),
-        onepass::tokenizer::load_tokenizer(dir / "deberta-v2-tiny-nli", dir / "deberta-v2-tiny-nli/spm.model")};
+    const std::filesystem::path dir =
+        std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+    return std::pair{onepass::tokenizer::load_tokenizer(
+                         dir / "xlmr-tiny-nli", dir / "xlmr-tiny-nli/sentencepiece.bpe.model"),
+                     onepass::tokenizer::load_tokenizer(dir / "deberta-v2-tiny-nli",
+                                                        dir / "deberta-v2-tiny-nli/spm.model")};
   }();
   return deberta ? *models.second : *models.first;
 }

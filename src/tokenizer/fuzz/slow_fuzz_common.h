@@ -49,10 +49,11 @@ inline void encode_fuzz_input(const Tokenizer& tokenizer, const std::uint8_t* da
         encoding.offsets.size() == n && encoding.special_tokens_mask.size() == n);
   if (add_special) check(n >= tokenizer.num_special_tokens(pair.has_value()));
   if (options.max_length > 0 && add_special) check(n <= options.max_length);
-  const std::size_t longest = std::max(unicode::decode_utf8(text).size(),
-                                       pair ? unicode::decode_utf8(*pair).size() : 0);
+  const std::size_t longest =
+      std::max(unicode::decode_utf8(text).size(), pair ? unicode::decode_utf8(*pair).size() : 0);
   for (std::size_t i = 0; i < n; ++i) {
-    check(encoding.ids[i] >= 0 && static_cast<std::size_t>(encoding.ids[i]) < tokenizer.vocab_size());
+    check(encoding.ids[i] >= 0 &&
+          static_cast<std::size_t>(encoding.ids[i]) < tokenizer.vocab_size());
     check(encoding.offsets[i].first <= encoding.offsets[i].second);
     check(encoding.offsets[i].second <= longest);
     check(encoding.type_ids[i] == 0 || encoding.type_ids[i] == 1);

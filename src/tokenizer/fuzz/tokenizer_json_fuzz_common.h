@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string_view>
@@ -55,7 +55,8 @@ inline void fuzz_one(const Tokenizer& tok, const std::uint8_t* data, std::size_t
                      e.offsets.size() == e.size() && e.special_tokens_mask.size() == e.size(),
                  "encoding fields have different lengths");
     if (trunc.max_length > 0) check_or_die(e.size() <= trunc.max_length, "truncation exceeded");
-    const std::size_t limit = std::max(count_code_points(input), pair ? count_code_points(*pair) : 0);
+    const std::size_t limit =
+        std::max(count_code_points(input), pair ? count_code_points(*pair) : 0);
     for (const auto& [start, end] : e.offsets)
       check_or_die(start <= end && end <= limit, "offset outside the text");
   } catch (const Error&) {

@@ -11,10 +11,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string doc(reinterpret_cast<const char*>(data), size);
   if (size > 0 && (data[0] & 1)) {
     // Use the input as the pre_tokenizer / normalizer objects of a WordPiece tokenizer.
-    doc = R"({"normalizer":)" + doc.substr(1) +
-          R"(,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordPiece","unk_token":"[UNK]",)"
-          R"("vocab":{"[UNK]":0,"a":1,"##b":2,"ab":3}},"added_tokens":[{"id":4,"content":"<x>",)"
-          R"("special":true,"lstrip":true,"rstrip":true,"single_word":true,"normalized":true}]})";
+    doc =
+        R"({"normalizer":)" + doc.substr(1) +
+        R"(,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordPiece","unk_token":"[UNK]",)"
+        R"("vocab":{"[UNK]":0,"a":1,"##b":2,"ab":3}},"added_tokens":[{"id":4,"content":"<x>",)"
+        R"("special":true,"lstrip":true,"rstrip":true,"single_word":true,"normalized":true}]})";
   }
   try {
     const auto tok = hf_json::parse_tokenizer_json(doc);

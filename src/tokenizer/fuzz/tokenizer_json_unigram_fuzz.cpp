@@ -1,4 +1,5 @@
-// libFuzzer: the tokenizer.json unigram pipeline of fixtures/models/xlmr-tiny-nli on arbitrary bytes.
+// libFuzzer: the tokenizer.json unigram pipeline of fixtures/models/xlmr-tiny-nli on arbitrary
+// bytes.
 #include "tokenizer/fuzz/tokenizer_json_fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

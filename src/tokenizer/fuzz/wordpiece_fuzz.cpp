@@ -2,9 +2,10 @@
 // fixture's vocab.txt) and uncased (the same vocabulary with do_lower_case, set up in a temporary
 // folder), so lowercasing, accent stripping and the special-token rules all run. Bit 5 of the
 // first byte picks the variant.
+#include <unistd.h>
+
 #include <fstream>
 #include <memory>
-#include <unistd.h>
 
 #include "slow_fuzz_common.h"
 

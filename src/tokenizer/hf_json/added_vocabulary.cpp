@@ -145,15 +145,17 @@ void AddedVocabulary::split_with(std::vector<Split>& out, const NormalizedString
                                  const Matcher& m) const {
   for (const auto& [id, range] : find_matches(s.get(), m)) {
     // Overlap is possible after an rstrip (as in the crate); clamp to keep slices valid.
-    const std::uint32_t begin = std::min<std::uint32_t>(range.first, static_cast<std::uint32_t>(s.size()));
-    const std::uint32_t end = std::max(begin, std::min<std::uint32_t>(range.second, static_cast<std::uint32_t>(s.size())));
+    const std::uint32_t begin =
+        std::min<std::uint32_t>(range.first, static_cast<std::uint32_t>(s.size()));
+    const std::uint32_t end = std::max(
+        begin, std::min<std::uint32_t>(range.second, static_cast<std::uint32_t>(s.size())));
     NormalizedString piece = s.slice(begin, end);
     if (piece.empty()) continue;
     Split split{std::move(piece), std::nullopt};
     if (id >= 0) {
       const auto len = static_cast<std::uint32_t>(split.normalized.size());
-      split.tokens = std::vector<Token>{
-          Token{id, unicode::encode_utf8(split.normalized.get()), 0, len}};
+      split.tokens =
+          std::vector<Token>{Token{id, unicode::encode_utf8(split.normalized.get()), 0, len}};
     }
     out.push_back(std::move(split));
   }

@@ -35,8 +35,7 @@ class AddedVocabulary {
   void load(const Json& list, const Model& model, const Normalizer* normalizer);
 
   // The text's splits: added-token splits carry their token, the others are normalized.
-  std::vector<Split> extract_and_normalize(const Normalizer* normalizer,
-                                           std::u32string text) const;
+  std::vector<Split> extract_and_normalize(const Normalizer* normalizer, std::u32string text) const;
 
   std::optional<std::int32_t> token_to_id(std::string_view token) const;
   std::optional<std::int32_t> max_id() const;

@@ -58,7 +58,8 @@ class Bpe final : public Model {
         bad_field("BPE", "merges", "uses a token outside the vocab: '" + a + " " + b + "'");
       const std::string merged = a + b.substr(prefix_.size());
       const auto new_id = find_id(vocab_, merged);
-      if (!new_id) bad_field("BPE", "merges", "produces a token outside the vocab: '" + merged + "'");
+      if (!new_id)
+        bad_field("BPE", "merges", "produces a token outside the vocab: '" + merged + "'");
       merges_[pair_key(*a_id, *b_id)] = Merge{rank, *new_id};  // a later duplicate wins
       ++rank;
     }
@@ -182,7 +183,8 @@ class Bpe final : public Model {
       left.end = right.end;
       right.alive = false;
       left.next = right.next;
-      if (right.next >= 0) symbols[static_cast<std::size_t>(right.next)].prev = static_cast<std::int32_t>(top.pos);
+      if (right.next >= 0)
+        symbols[static_cast<std::size_t>(right.next)].prev = static_cast<std::int32_t>(top.pos);
       if (left.prev >= 0) push(static_cast<std::size_t>(left.prev));
       push(top.pos);
     }

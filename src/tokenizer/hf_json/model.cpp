@@ -5,7 +5,8 @@
 
 namespace onepass::tokenizer::hf_json {
 
-void parse_vocab(const Json& vocab_json, std::string_view where, Vocab& vocab, std::vector<std::string>& by_id) {
+void parse_vocab(const Json& vocab_json, std::string_view where, Vocab& vocab,
+                 std::vector<std::string>& by_id) {
   if (!vocab_json.is_object()) bad_field(where, "vocab", "must be an object");
   for (const auto& [token, id] : vocab_json.items()) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||

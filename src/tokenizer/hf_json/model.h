@@ -42,7 +42,8 @@ class Model {
 
 // Reads a {"token": id} object (WordPiece and BPE `vocab`) into `vocab` and its inverse `by_id`
 // (ids need not be dense: gaps stay empty strings). `where` names the model in errors.
-void parse_vocab(const Json& vocab_json, std::string_view where, Vocab& vocab, std::vector<std::string>& by_id);
+void parse_vocab(const Json& vocab_json, std::string_view where, Vocab& vocab,
+                 std::vector<std::string>& by_id);
 
 // Dispatches on "type" (WordPiece, Unigram, BPE); anything else is Error(kUnsupported).
 std::unique_ptr<Model> make_model(const Json& j);

@@ -36,11 +36,11 @@ class BertNormalizer final : public Normalizer {
   void normalize(NormalizedString& s) const override {
     if (clean_text_) {
       // The crate uses Rust's char::is_whitespace (Unicode White_Space) here, not Python's Zs.
-      s.filter_map(
-          [](char32_t c) { return !(c == 0 || c == 0xFFFD || unicode::is_control(c)); },
-          [](char32_t c) {
-            return c == '\t' || c == '\n' || c == '\r' || unicode::is_white_space(c) ? U' ' : c;
-          });
+      s.filter_map([](char32_t c) { return !(c == 0 || c == 0xFFFD || unicode::is_control(c)); },
+                   [](char32_t c) {
+                     return c == '\t' || c == '\n' || c == '\r' || unicode::is_white_space(c) ? U' '
+                                                                                              : c;
+                   });
     }
     if (handle_chinese_chars_) {
       bool any = false;
@@ -128,7 +128,8 @@ class Replace final : public Normalizer {
 
 class Prepend final : public Normalizer {
  public:
-  explicit Prepend(const Json& j) : prepend_(unicode::decode_utf8(get_string(j, "Prepend", "prepend"))) {}
+  explicit Prepend(const Json& j)
+      : prepend_(unicode::decode_utf8(get_string(j, "Prepend", "prepend"))) {}
   void normalize(NormalizedString& s) const override { s.prepend(prepend_); }
 
  private:

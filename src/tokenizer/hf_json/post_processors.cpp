@@ -132,7 +132,8 @@ class TemplateProcessing final : public PostProcessor {
  public:
   explicit TemplateProcessing(const Json& j) {
     const Json& specials = require(j, "TemplateProcessing", "special_tokens");
-    if (!specials.is_object()) bad_field("TemplateProcessing", "special_tokens", "must be an object");
+    if (!specials.is_object())
+      bad_field("TemplateProcessing", "special_tokens", "must be an object");
     for (const auto& [name, tok] : specials.items()) {
       Special s;
       const Json& ids = require(tok, "TemplateProcessing", "ids");
@@ -171,7 +172,8 @@ class TemplateProcessing final : public PostProcessor {
       } else if (add_special_tokens) {
         const Special& s = specials_.at(p.id);
         Encoding e;
-        for (std::size_t k = 0; k < s.ids.size(); ++k) push_special(e, s.ids[k], s.tokens[k], p.type_id);
+        for (std::size_t k = 0; k < s.ids.size(); ++k)
+          push_special(e, s.ids[k], s.tokens[k], p.type_id);
         out.push_back(std::move(e));
       }
     }
@@ -216,16 +218,21 @@ class TemplateProcessing final : public PostProcessor {
       } else if (item.is_object() && item.contains("Sequence")) {
         p.is_sequence = true;
         p.id = get_string(item.at("Sequence"), "TemplateProcessing", "id");
-        p.type_id = static_cast<std::int32_t>(get_int(item.at("Sequence"), "TemplateProcessing", "type_id"));
-        if (p.id != "A" && p.id != "B") bad_field("TemplateProcessing", field, "names a sequence other than A or B");
+        p.type_id = static_cast<std::int32_t>(
+            get_int(item.at("Sequence"), "TemplateProcessing", "type_id"));
+        if (p.id != "A" && p.id != "B")
+          bad_field("TemplateProcessing", field, "names a sequence other than A or B");
       } else if (item.is_object() && item.contains("SpecialToken")) {
         p.id = get_string(item.at("SpecialToken"), "TemplateProcessing", "id");
-        p.type_id = static_cast<std::int32_t>(get_int(item.at("SpecialToken"), "TemplateProcessing", "type_id"));
+        p.type_id = static_cast<std::int32_t>(
+            get_int(item.at("SpecialToken"), "TemplateProcessing", "type_id"));
       } else {
-        bad_field("TemplateProcessing", field, "has a piece that is neither Sequence nor SpecialToken");
+        bad_field("TemplateProcessing", field,
+                  "has a piece that is neither Sequence nor SpecialToken");
       }
       if (!p.is_sequence && !specials_.count(p.id))
-        bad_field("TemplateProcessing", field, "uses special token '" + p.id + "' missing from special_tokens");
+        bad_field("TemplateProcessing", field,
+                  "uses special token '" + p.id + "' missing from special_tokens");
       out.push_back(std::move(p));
     }
     return out;

@@ -142,7 +142,8 @@ class Metaspace final : public PreTokenizer {
     split_each(splits, [this](const NormalizedString& in) {
       NormalizedString s = in;
       const char32_t rep = replacement_;
-      s.filter_map([](char32_t) { return true; }, [rep](char32_t c) { return c == U' ' ? rep : c; });
+      s.filter_map([](char32_t) { return true; },
+                   [rep](char32_t c) { return c == U' ' ? rep : c; });
       const bool starts = !s.empty() && s.get()[0] == rep;
       if (prepend_ == Prepend::kAlways && !starts) {
         s.prepend(std::u32string(1, rep));

@@ -148,8 +148,8 @@ class Precompiled final : public Normalizer {
     std::size_t end = at;
     while (end < normalized_.size() && normalized_[end] != 0) ++end;
     try {
-      replacement = unicode::decode_utf8(std::string_view(
-          reinterpret_cast<const char*>(normalized_.data()) + at, end - at));
+      replacement = unicode::decode_utf8(
+          std::string_view(reinterpret_cast<const char*>(normalized_.data()) + at, end - at));
     } catch (const Error&) {
       return false;  // a broken charsmap entry leaves the text as it is
     }

@@ -33,8 +33,8 @@ Regex::Regex(std::string_view pattern) {
   OnigRegex re = nullptr;
   OnigErrorInfo info;
   const auto* begin = reinterpret_cast<const OnigUChar*>(pattern.data());
-  const int rc = onig_new(&re, begin, begin + pattern.size(), ONIG_OPTION_NONE,
-                          ONIG_ENCODING_UTF8, ONIG_SYNTAX_DEFAULT, &info);
+  const int rc = onig_new(&re, begin, begin + pattern.size(), ONIG_OPTION_NONE, ONIG_ENCODING_UTF8,
+                          ONIG_SYNTAX_DEFAULT, &info);
   if (rc != ONIG_NORMAL) {
     OnigUChar message[ONIG_MAX_ERROR_MESSAGE_LEN];
     onig_error_code_to_str(message, rc, &info);

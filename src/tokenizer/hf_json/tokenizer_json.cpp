@@ -1,6 +1,8 @@
 // The tokenizer.json tokenizer: added tokens -> normalizer -> pre-tokenizer -> model ->
 // truncation -> post-processor, giving the ids of Hugging Face's `tokenizers` library (the
 // fast tokenizer). JSON is parsed here, at the edge, into the component objects.
+#include "tokenizer/hf_json/tokenizer_json.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -11,7 +13,6 @@
 #include "tokenizer/hf_json/normalizers.h"
 #include "tokenizer/hf_json/post_processors.h"
 #include "tokenizer/hf_json/pre_tokenizers.h"
-#include "tokenizer/hf_json/tokenizer_json.h"
 #include "tokenizer/hf_json/truncation.h"
 #include "tokenizer/sources.h"
 
@@ -22,7 +23,8 @@ namespace {
 class TokenizerJson final : public Tokenizer {
  public:
   explicit TokenizerJson(const Json& root) {
-    if (!root.is_object()) throw Error(ErrorKind::kInvalidModel, "tokenizer.json: not a JSON object");
+    if (!root.is_object())
+      throw Error(ErrorKind::kInvalidModel, "tokenizer.json: not a JSON object");
     if (root.contains("normalizer") && !root.at("normalizer").is_null())
       normalizer_ = make_normalizer(root.at("normalizer"));
     if (root.contains("pre_tokenizer") && !root.at("pre_tokenizer").is_null())
@@ -79,7 +81,8 @@ class TokenizerJson final : public Tokenizer {
 
  private:
   Encoding encode_sequence(std::string_view text, std::int32_t type_id) const {
-    std::vector<Split> splits = added_.extract_and_normalize(normalizer_.get(), unicode::decode_utf8(text));
+    std::vector<Split> splits =
+        added_.extract_and_normalize(normalizer_.get(), unicode::decode_utf8(text));
     if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(splits);
     Encoding e;
     std::vector<Token> tokens;
@@ -112,7 +115,8 @@ class TokenizerJson final : public Tokenizer {
 
 std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text) {
   Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) throw Error(ErrorKind::kInvalidModel, "tokenizer.json is not valid JSON");
+  if (root.is_discarded())
+    throw Error(ErrorKind::kInvalidModel, "tokenizer.json is not valid JSON");
   try {
     return std::make_unique<TokenizerJson>(root);
   } catch (const Json::exception& e) {
@@ -121,7 +125,6 @@ std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text) {
     throw Error(ErrorKind::kInvalidModel, std::string("tokenizer.json: malformed: ") + e.what());
   }
 }
-
 
 }  // namespace hf_json
 

@@ -37,8 +37,8 @@ const Tokenizer& fixture(const std::string& relative) {
   static std::vector<std::pair<std::string, std::unique_ptr<Tokenizer>>> cache;
   for (const auto& [name, tok] : cache)
     if (name == relative) return *tok;
-  cache.emplace_back(relative, onepass::tokenizer::load_tokenizer_json(kData / "fixtures" / relative /
-                                                                         "tokenizer.json"));
+  cache.emplace_back(relative, onepass::tokenizer::load_tokenizer_json(
+                                   kData / "fixtures" / relative / "tokenizer.json"));
   return *cache.back().second;
 }
 
@@ -54,7 +54,8 @@ void lines(benchmark::State& state, const std::string& relative) {
       benchmark::DoNotOptimize(e.ids.data());
     }
   }
-  state.counters["tokens"] = benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
+  state.counters["tokens"] =
+      benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
 }
 
@@ -68,16 +69,23 @@ void document(benchmark::State& state, const std::string& relative) {
     tokens += e.size();
     benchmark::DoNotOptimize(e.ids.data());
   }
-  state.counters["tokens"] = benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
-  state.SetBytesProcessed(static_cast<std::int64_t>(doc.size() * static_cast<std::size_t>(state.iterations())));
+  state.counters["tokens"] =
+      benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(doc.size() * static_cast<std::size_t>(state.iterations())));
 }
 
 BENCHMARK_CAPTURE(lines, TokenizerJson_WordPiece_Bert_Line, std::string("models/bert-tiny-nli"));
 BENCHMARK_CAPTURE(lines, TokenizerJson_Unigram_XlmR_Line, std::string("models/xlmr-tiny-nli"));
-BENCHMARK_CAPTURE(lines, TokenizerJson_Unigram_DebertaV2_Line, std::string("models/deberta-v2-tiny-nli"));
-BENCHMARK_CAPTURE(lines, TokenizerJson_BPE_Roberta_Line, std::string("tokenizers/roberta-bpe-tiny"));
-BENCHMARK_CAPTURE(document, TokenizerJson_WordPiece_Bert_Document, std::string("models/bert-tiny-nli"));
-BENCHMARK_CAPTURE(document, TokenizerJson_Unigram_XlmR_Document, std::string("models/xlmr-tiny-nli"));
-BENCHMARK_CAPTURE(document, TokenizerJson_BPE_Roberta_Document, std::string("tokenizers/roberta-bpe-tiny"));
+BENCHMARK_CAPTURE(lines, TokenizerJson_Unigram_DebertaV2_Line,
+                  std::string("models/deberta-v2-tiny-nli"));
+BENCHMARK_CAPTURE(lines, TokenizerJson_BPE_Roberta_Line,
+                  std::string("tokenizers/roberta-bpe-tiny"));
+BENCHMARK_CAPTURE(document, TokenizerJson_WordPiece_Bert_Document,
+                  std::string("models/bert-tiny-nli"));
+BENCHMARK_CAPTURE(document, TokenizerJson_Unigram_XlmR_Document,
+                  std::string("models/xlmr-tiny-nli"));
+BENCHMARK_CAPTURE(document, TokenizerJson_BPE_Roberta_Document,
+                  std::string("tokenizers/roberta-bpe-tiny"));
 
 }  // namespace

@@ -72,11 +72,12 @@ void truncate_encodings(Encoding& first, std::optional<Encoding>& second, std::s
       }
       const std::size_t len = target->size();
       if (len <= to_remove)
-        throw Error(ErrorKind::kInvalidInput,
-                    std::string("cannot truncate to max_length with ") +
-                        (strategy == TruncationStrategy::kOnlyFirst ? "only_first" : "only_second") +
-                        ": that text has " + std::to_string(len) + " tokens and " +
-                        std::to_string(to_remove) + " must go");
+        throw Error(
+            ErrorKind::kInvalidInput,
+            std::string("cannot truncate to max_length with ") +
+                (strategy == TruncationStrategy::kOnlyFirst ? "only_first" : "only_second") +
+                ": that text has " + std::to_string(len) + " tokens and " +
+                std::to_string(to_remove) + " must go");
       truncate_encoding(*target, len - to_remove, direction);
       return;
     }

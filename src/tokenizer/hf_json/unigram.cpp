@@ -136,14 +136,15 @@ class Unigram final : public Model {
       const double here = best[pos].score;
       const std::size_t mblen = unicode::utf8_length(text[char_at[pos]]);
       bool has_single = false;
-      trie_.common_prefix_search(std::string_view(s).substr(pos), [&](std::size_t len, std::int32_t id) {
-        Best& target = best[pos + len];
-        const double candidate = scores_[static_cast<std::size_t>(id)] + here;
-        if (target.starts_at < 0 || candidate > target.score) {
-          target = Best{id, candidate, static_cast<std::int64_t>(pos)};
-        }
-        if (len == mblen) has_single = true;
-      });
+      trie_.common_prefix_search(
+          std::string_view(s).substr(pos), [&](std::size_t len, std::int32_t id) {
+            Best& target = best[pos + len];
+            const double candidate = scores_[static_cast<std::size_t>(id)] + here;
+            if (target.starts_at < 0 || candidate > target.score) {
+              target = Best{id, candidate, static_cast<std::int64_t>(pos)};
+            }
+            if (len == mblen) has_single = true;
+          });
       if (!has_single) {
         if (!unk_id_)
           throw Error(ErrorKind::kInvalidInput,
@@ -183,7 +184,8 @@ class Unigram final : public Model {
       }
       if (byte_fallback_ && emit_bytes(piece, cs, ce, out)) continue;
       if (!unk_id_)
-        throw Error(ErrorKind::kInvalidInput, "tokenizer.json Unigram: no unk_id for an unknown piece");
+        throw Error(ErrorKind::kInvalidInput,
+                    "tokenizer.json Unigram: no unk_id for an unknown piece");
       out.push_back(Token{*unk_id_, std::string(piece), cs, ce});
     }
   }

@@ -10,11 +10,11 @@
 // DebertaV2Tokenizer (tokenization_deberta_v2.py): SentencePiece ids as they are; a piece outside
 // the vocabulary (or "<unk>") is spelled "[UNK]" before it gets an id; split_by_punct encodes the
 // runs between punctuation characters separately; do_lower_case lowercases each text piece.
+#include <sentencepiece_processor.h>
+
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
-
-#include <sentencepiece_processor.h>
 
 #include "base/error.h"
 #include "tokenizer/common/unicode.h"
@@ -41,9 +41,10 @@ Flavor pick_flavor(const slow::SlowConfig& config, const fs::path& spm_model) {
                     "XLMRobertaTokenizer, DebertaV2Tokenizer)");
   }
   // No class named: the special tokens (or the file name) tell the two layouts apart.
-  if (config.cls_token) return *config.cls_token == "<s>" ? Flavor::kXlmRoberta : Flavor::kDebertaV2;
+  if (config.cls_token)
+    return *config.cls_token == "<s>" ? Flavor::kXlmRoberta : Flavor::kDebertaV2;
   return spm_model.filename() == "sentencepiece.bpe.model" ? Flavor::kXlmRoberta
-                                                          : Flavor::kDebertaV2;
+                                                           : Flavor::kDebertaV2;
 }
 
 class SentencePieceTokenizer final : public slow::SlowTokenizer {
@@ -61,9 +62,12 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
     flavor_ = pick_flavor(config, spm_model);
     spm_size_ = spm_.GetPieceSize();
     if (flavor_ == Flavor::kXlmRoberta) {
-      for (auto [attribute, value] : {std::pair{&config.bos_token, "<s>"}, {&config.eos_token, "</s>"},
-                                      {&config.sep_token, "</s>"}, {&config.cls_token, "<s>"},
-                                      {&config.unk_token, "<unk>"}, {&config.pad_token, "<pad>"},
+      for (auto [attribute, value] : {std::pair{&config.bos_token, "<s>"},
+                                      {&config.eos_token, "</s>"},
+                                      {&config.sep_token, "</s>"},
+                                      {&config.cls_token, "<s>"},
+                                      {&config.unk_token, "<unk>"},
+                                      {&config.pad_token, "<pad>"},
                                       {&config.mask_token, "<mask>"}}) {
         slow::default_special_token(*attribute, value);
       }
@@ -72,9 +76,12 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
       config.special_token_flags.insert(config.special_token_flags.begin(), mask);
       fairseq_ = {{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}, {"<mask>", spm_size_ + 1}};
     } else {
-      for (auto [attribute, value] : {std::pair{&config.bos_token, "[CLS]"}, {&config.eos_token, "[SEP]"},
-                                      {&config.sep_token, "[SEP]"}, {&config.cls_token, "[CLS]"},
-                                      {&config.unk_token, "[UNK]"}, {&config.pad_token, "[PAD]"},
+      for (auto [attribute, value] : {std::pair{&config.bos_token, "[CLS]"},
+                                      {&config.eos_token, "[SEP]"},
+                                      {&config.sep_token, "[SEP]"},
+                                      {&config.cls_token, "[CLS]"},
+                                      {&config.unk_token, "[UNK]"},
+                                      {&config.pad_token, "[PAD]"},
                                       {&config.mask_token, "[MASK]"}}) {
         slow::default_special_token(*attribute, value);
       }
@@ -89,7 +96,8 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
     layout.double_sep_in_pair = flavor_ == Flavor::kXlmRoberta;
     layout.second_text_type_one = flavor_ == Flavor::kDebertaV2;
     init(std::move(config), layout, base_size, lowercase_text);
-    for (const auto& token : this->config().added_tokens) added_tokens_by_id_[token.id] = token.content;
+    for (const auto& token : this->config().added_tokens)
+      added_tokens_by_id_[token.id] = token.content;
     deberta_unk_id_ = token_to_id("[UNK]").value_or(unk_id());
   }
 
@@ -167,8 +175,8 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
       // as a lone "▁" that the model prepends, gets an empty span where it stands).
       const std::uint32_t first = char_at_byte[std::min<std::size_t>(sp.begin(), utf8.size())];
       const std::uint32_t last = char_at_byte[std::min<std::size_t>(sp.end(), utf8.size())];
-      std::uint32_t start = first < piece.source.size() ? piece.source[first]
-                                                        : piece.source.back() + 1;
+      std::uint32_t start =
+          first < piece.source.size() ? piece.source[first] : piece.source.back() + 1;
       std::uint32_t stop = start;
       if (last > first) stop = piece.source[last - 1] + 1;
       out.push(id, id_to_token(id), start, stop);

@@ -12,7 +12,7 @@ AddedTokenSplitter::AddedTokenSplitter(std::vector<AddedTokenSpec> tokens)
   nodes_.emplace_back();
   for (std::size_t i = 0; i < tokens_.size(); ++i) {
     const std::u32string content = unicode::decode_utf8(tokens_[i].content);
-    if (content.empty()) continue;  // Trie.add ignores the empty string
+    if (content.empty()) continue;               // Trie.add ignores the empty string
     by_content_[content] = static_cast<int>(i);  // a later duplicate wins, as in the dict
     add(content);
   }

@@ -1,9 +1,8 @@
 #include "tokenizer/slow/slow_config.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "base/error.h"
@@ -101,8 +100,8 @@ std::vector<std::string> SlowConfig::all_special_tokens() const {
   auto add = [&out](const std::string& token) {
     if (std::find(out.begin(), out.end(), token) == out.end()) out.push_back(token);
   };
-  for (const auto* token : {&bos_token, &eos_token, &unk_token, &sep_token, &pad_token,
-                            &cls_token, &mask_token}) {
+  for (const auto* token :
+       {&bos_token, &eos_token, &unk_token, &sep_token, &pad_token, &cls_token, &mask_token}) {
     if (*token) add(**token);
   }
   for (const auto& token : additional_special_tokens) add(token);
@@ -182,8 +181,7 @@ void default_special_token(std::optional<std::string>& attribute, const char* va
 }
 
 void finalize_added_tokens(
-    SlowConfig& config,
-    const std::function<std::optional<std::int32_t>(std::string_view)>& base_id,
+    SlowConfig& config, const std::function<std::optional<std::int32_t>(std::string_view)>& base_id,
     std::int32_t next_id) {
   // Special tokens that are not added tokens yet are added with the flags their file gave.
   for (const auto& token : config.all_special_tokens()) {

@@ -60,8 +60,8 @@ void default_special_token(std::optional<std::string>& attribute, const char* va
 // with _add_tokens(special_tokens=True)), then gives every added token without an id one:
 // `base_id(content)` when the base vocabulary has it, else the next free id from `next_id`.
 // An added token whose id the base vocabulary contradicts keeps the id its file gives.
-void finalize_added_tokens(SlowConfig& config,
-                          const std::function<std::optional<std::int32_t>(std::string_view)>& base_id,
-                          std::int32_t next_id);
+void finalize_added_tokens(
+    SlowConfig& config, const std::function<std::optional<std::int32_t>(std::string_view)>& base_id,
+    std::int32_t next_id);
 
 }  // namespace onepass::tokenizer::slow

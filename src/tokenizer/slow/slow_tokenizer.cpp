@@ -10,9 +10,12 @@ namespace {
 
 const char* strategy_name(TruncationStrategy strategy) {
   switch (strategy) {
-    case TruncationStrategy::kLongestFirst: return "longest_first";
-    case TruncationStrategy::kOnlyFirst: return "only_first";
-    case TruncationStrategy::kOnlySecond: return "only_second";
+    case TruncationStrategy::kLongestFirst:
+      return "longest_first";
+    case TruncationStrategy::kOnlyFirst:
+      return "only_first";
+    case TruncationStrategy::kOnlySecond:
+      return "only_second";
   }
   return "?";
 }
@@ -117,7 +120,8 @@ void SlowTokenizer::init(SlowConfig config, const SpecialLayout& layout,
     keep_case_.push_back(unicode::decode_utf8(token));
   }
   for (const auto& token : config_.added_tokens) {
-    if (!token.special && token.normalized) keep_case_.push_back(unicode::decode_utf8(token.content));
+    if (!token.special && token.normalized)
+      keep_case_.push_back(unicode::decode_utf8(token.content));
   }
 }
 
@@ -143,7 +147,7 @@ std::size_t SlowTokenizer::num_special_tokens(bool pair) const {
 // they are, every other character except "\n" (which `.` does not match) is lowercased alone, so
 // no final-sigma context applies.
 std::u32string SlowTokenizer::lowercase_except_special(std::u32string_view text,
-                                                        std::vector<std::uint32_t>& source) const {
+                                                       std::vector<std::uint32_t>& source) const {
   std::u32string out;
   out.reserve(text.size());
   source.clear();
@@ -160,8 +164,8 @@ std::u32string SlowTokenizer::lowercase_except_special(std::u32string_view text,
       i += kept->size();
       continue;
     }
-    const std::u32string lowered = text[i] == U'\n' ? std::u32string(1, U'\n')
-                                                     : unicode::lowercase(text.substr(i, 1), false);
+    const std::u32string lowered =
+        text[i] == U'\n' ? std::u32string(1, U'\n') : unicode::lowercase(text.substr(i, 1), false);
     out += lowered;
     source.insert(source.end(), lowered.size(), static_cast<std::uint32_t>(i));
     ++i;
@@ -195,8 +199,7 @@ Segment SlowTokenizer::tokenize(std::string_view text) const {
 }
 
 Encoding SlowTokenizer::encode(std::string_view text, std::optional<std::string_view> pair,
-                               const TruncationOptions& truncation,
-                               bool add_special_tokens) const {
+                               const TruncationOptions& truncation, bool add_special_tokens) const {
   Segment first = tokenize(text);
   std::optional<Segment> second;
   if (pair) second = tokenize(*pair);

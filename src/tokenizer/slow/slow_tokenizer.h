@@ -45,7 +45,7 @@ struct Segment {
 // build_inputs_with_special_tokens / create_token_type_ids_from_sequences of a class.
 // The token strings are the config's cls_token and sep_token.
 struct SpecialLayout {
-  bool double_sep_in_pair = false;  // XLM-R: <s> A </s></s> B </s>
+  bool double_sep_in_pair = false;   // XLM-R: <s> A </s></s> B </s>
   bool second_text_type_one = true;  // BERT, DeBERTa: B and its [SEP] get type id 1
 };
 

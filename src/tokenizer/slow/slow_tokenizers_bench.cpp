@@ -52,7 +52,8 @@ std::unique_ptr<Tokenizer> load_uncased() {
 }
 
 void report(benchmark::State& state, std::size_t tokens, std::size_t bytes) {
-  state.counters["tokens"] = benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
+  state.counters["tokens"] =
+      benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
 }
 

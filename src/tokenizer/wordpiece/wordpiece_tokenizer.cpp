@@ -84,10 +84,11 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
                                                " is not supported with vocab.txt (supported: "
                                                "BertTokenizer)");
     }
-    for (auto [attribute, value] :
-         {std::pair{&config.unk_token, "[UNK]"}, {&config.sep_token, "[SEP]"},
-          {&config.pad_token, "[PAD]"}, {&config.cls_token, "[CLS]"},
-          {&config.mask_token, "[MASK]"}}) {
+    for (auto [attribute, value] : {std::pair{&config.unk_token, "[UNK]"},
+                                    {&config.sep_token, "[SEP]"},
+                                    {&config.pad_token, "[PAD]"},
+                                    {&config.cls_token, "[CLS]"},
+                                    {&config.mask_token, "[MASK]"}}) {
       slow::default_special_token(*attribute, value);
     }
     const bool do_lower_case = config.do_lower_case.value_or(true);
@@ -183,7 +184,8 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
       std::size_t end = std::min(n, start + longest);
       std::optional<std::int32_t> id;
       for (; end > start; --end) {
-        const auto it = map.find(std::string_view(utf8).substr(byte_at[start], byte_at[end] - byte_at[start]));
+        const auto it =
+            map.find(std::string_view(utf8).substr(byte_at[start], byte_at[end] - byte_at[start]));
         if (it != map.end()) {
           id = it->second;
           break;

@@ -9,9 +9,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const auto config =
-        onepass::weights::parse_model_config(std::string_view(reinterpret_cast<const char*>(data), size));
-    if (config.hidden_size <= 0 || config.hidden_size % config.num_attention_heads != 0) std::abort();
+    const auto config = onepass::weights::parse_model_config(
+        std::string_view(reinterpret_cast<const char*>(data), size));
+    if (config.hidden_size <= 0 || config.hidden_size % config.num_attention_heads != 0)
+      std::abort();
     if (config.id2label.size() != static_cast<std::size_t>(config.num_labels)) std::abort();
   } catch (const onepass::Error&) {
   }
