@@ -1,8 +1,8 @@
 // `onepass check --model DIR --precision bf16|int8 [--dataset FILE]`: runs the model in fp32 and
 // in the reduced precision on the same inputs and prints one JSON report (label agreement, each
 // class's predicted share in both, logit differences, cosine, NaN/Inf count, accuracy on a
-// labelled set) with RELIABILITY.md's verdict. Exit status 0 when the precision passes, 1 when it
-// fails, 2 for bad options or files.
+// labelled set) with docs/reliability.md's verdict. Exit status 0 when the precision passes, 1 when
+// it fails, 2 for bad options or files.
 //
 // Inputs: the built-in multilingual set (model/precision_check.h) through the folder's tokenizer,
 // synthetic token ids when the folder has none, or --dataset: JSON lines, each

@@ -1,4 +1,4 @@
-// The HTTP API of onepass: every dialect of API.md behind one http::Handler. Routing, the API
+// The HTTP API of onepass: every dialect of docs/api.md behind one http::Handler. Routing, the API
 // key, draining and the per-request metrics live here; the dialects live in their folders and
 // the error mapping in common/api_error.
 #pragma once

@@ -72,7 +72,7 @@ struct LoadOptions {
   Precision precision = Precision::kFp32;
   // bf16 / int8 only: unless set, load_encoder compares the model with its fp32 twin on the
   // built-in check set (model/precision_check.h) and throws kInvalidModel, naming the criterion
-  // missed, when the precision fails RELIABILITY.md's bar for this model.
+  // missed, when the precision fails docs/reliability.md's bar for this model.
   bool force_precision = false;
   // Tokenizes the built-in check texts for that comparison; unset: synthetic token ids.
   TextTokenizer check_tokenizer;

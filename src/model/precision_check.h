@@ -1,4 +1,4 @@
-// The accuracy gate for reduced precision (RELIABILITY.md): a model loaded in bf16 or int8 is
+// The accuracy gate for reduced precision (docs/reliability.md): a model loaded in bf16 or int8 is
 // compared with the same checkpoint in fp32 on a set of inputs, and refused in that precision
 // when it misses the bar. Dynamic int8 is known to collapse some models into one class (ONNX
 // Runtime users met it); the class-share check exists for that.

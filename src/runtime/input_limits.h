@@ -1,7 +1,7 @@
-// The per-text byte cap (RELIABILITY.md: "a multi-megabyte string rejected before tokenizing").
-// Tokenizing costs time linear in the text however short the answer is cut, so every text of
-// every dialect is measured in bytes first: by the runtime in submit() and tokenize() for each
-// item and each side of a pair, and by the dialects before they copy a text into many items
+// The per-text byte cap (docs/reliability.md: "a multi-megabyte string rejected before
+// tokenizing"). Tokenizing costs time linear in the text however short the answer is cut, so every
+// text of every dialect is measured in bytes first: by the runtime in submit() and tokenize() for
+// each item and each side of a pair, and by the dialects before they copy a text into many items
 // (zero-shot labels, the rerank query).
 #pragma once
 

@@ -1,5 +1,5 @@
-// Prometheus metrics of the runtime and the HTTP layer (API.md "Metrics"), rendered in the text
-// exposition format (version 0.0.4): every family has HELP and TYPE lines, histograms have
+// Prometheus metrics of the runtime and the HTTP layer (docs/api.md "Metrics"), rendered in the
+// text exposition format (version 0.0.4): every family has HELP and TYPE lines, histograms have
 // cumulative _bucket series with an `le` label ending at +Inf, then _sum and _count.
 //
 // Thread-safe: recording and rendering take one internal mutex (recording is a few map look-ups

@@ -1,6 +1,6 @@
 // What a model folder serves, read from its config.json (and 1_Pooling/config.json) before the
 // weights are loaded, so that a lazily loaded model can still be described and routed
-// (API.md "Choosing the model").
+// (docs/api.md "Choosing the model").
 #pragma once
 
 #include <filesystem>

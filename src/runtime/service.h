@@ -19,7 +19,7 @@
 
 namespace onepass::runtime {
 
-// What a model folder serves, from its config.json (API.md "Choosing the model").
+// What a model folder serves, from its config.json (docs/api.md "Choosing the model").
 enum class ModelTask {
   kClassifier,  // *ForSequenceClassification with 2+ labels
   kReranker,    // *ForSequenceClassification with 1 label
@@ -127,7 +127,7 @@ class InferenceService {
   // Blocks until nothing is queued or running (or the timeout passes); true when idle.
   virtual bool wait_idle(std::chrono::milliseconds timeout) = 0;
 
-  // Prometheus text exposition of every onepass_ metric (API.md "Metrics").
+  // Prometheus text exposition of every onepass_ metric (docs/api.md "Metrics").
   virtual std::string render_metrics() const = 0;
   // The HTTP layer reports each finished request here (route label, model, status code).
   virtual void record_http_request(std::string_view route, std::string_view model, int status,

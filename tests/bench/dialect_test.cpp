@@ -1,5 +1,5 @@
 // Each dialect's request (route, headers, body) and response parsing, against the wire shapes in
-// docs/API.md and the upstream servers' documentation.
+// docs/api.md and the upstream servers' documentation.
 #include "bench/dialect.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The runtime on the real engine and tokenizers, co-hosting the five fixture models: outputs
-// through batching equal the Hugging Face goldens (RELIABILITY.md: logits within 1e-4 and the
+// through batching equal the Hugging Face goldens (docs/reliability.md: logits within 1e-4 and the
 // same labels, embeddings with cosine >= 0.9999), and an input alone equals itself inside a
 // batch within 1e-5.
 #include <gtest/gtest.h>

@@ -30,7 +30,7 @@ HttpResult http_request(std::uint16_t port, const std::string& method, const std
                         const std::string& content_type = "application/json",
                         const HttpHeaders& headers = {});
 
-// Selects a co-hosted model the SageMaker way (API.md: target header).
+// Selects a co-hosted model the SageMaker way (docs/api.md: target header).
 inline HttpHeaders target(const std::string& model) {
   return HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}};
 }

@@ -1,5 +1,5 @@
 // End to end through the `onepass serve` binary co-hosting three fixture models: the whole
-// bad-input catalogue of RELIABILITY.md with exact statuses and the dialect's error shape,
+// bad-input catalogue of docs/reliability.md with exact statuses and the dialect's error shape,
 // against the real runtime and tokenizers; then the server still gives the same answers.
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ struct Case {
 
 const std::string kJson = "application/json";
 
-// Checks the error body against the dialect the route belongs to (API.md).
+// Checks the error body against the dialect the route belongs to (docs/api.md).
 void expect_error_shape(const std::string& path, int status, const std::string& body) {
   ASSERT_TRUE(json::accept(body)) << body;
   const json error = json::parse(body);

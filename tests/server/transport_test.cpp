@@ -85,7 +85,7 @@ TEST(Transport, BadInputCatalogueExactStatusesAndBodies) {
       {"POST", "/predict", R"({"inputs":["p",""]})", json_type, target("nli"), 400, ""},
       {"POST", "/rerank", R"({"query":"","texts":["a"]})", json_type, target("rerank"), 400, ""},
       {"POST", "/rerank", R"({"query":"q","texts":[]})", json_type, target("rerank"), 422,
-       ""},  // empty list: API.md 422
+       ""},  // empty list: docs/api.md 422
       {"POST", "/rerank", R"({"texts":["a"]})", json_type, target("rerank"), 422, ""},
       {"POST", "/rerank", R"({"query":"q","texts":["a"]})", json_type, target("nli"), 422, ""},
       // Too many tokens with truncation off; served with it on.

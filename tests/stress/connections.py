@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Connections (RELIABILITY.md): 1,000 idle keep-alive connections held open while traffic flows
+"""Connections (docs/reliability.md): 1,000 idle keep-alive connections held open while traffic flows
 must not slow it; slow clients (a header byte every few seconds, a stalled reader) are timed out
 without pinning a thread.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Memory (RELIABILITY.md): RSS flat over a long run (second half: max - mean <= 100 MB), and
+"""Memory (docs/reliability.md): RSS flat over a long run (second half: max - mean <= 100 MB), and
 10,000 rejected requests of each error class grow RSS by <= 32 MiB.
 
 Long run: `onepass serve` co-hosts deberta-v2-tiny-nli, bert-tiny-nli and bert-tiny-embed; two

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Overload (RELIABILITY.md): under 3x capacity for a minute every request gets exactly one
+"""Overload (docs/reliability.md): under 3x capacity for a minute every request gets exactly one
 answer, 200 or 429; no resets, no duplicates, no answer swapped between requests; the accepted
 requests' p99 stays bounded; goodput stays >= 90% of capacity.
 

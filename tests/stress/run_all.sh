@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every long-run reliability check of RELIABILITY.md against build/release's onepass (or
+# Runs every long-run reliability check of docs/reliability.md against build/release's onepass (or
 # $ONEPASS_BIN) with their default lengths (about 10 minutes on 2 cores); each prints PASS/FAIL
 # lines with its numbers. Exit status: the number of checks that failed.
 cd "$(dirname "$0")" || exit 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SIGTERM under load (RELIABILITY.md): readiness turns 503 at once, in-flight requests all
+"""SIGTERM under load (docs/reliability.md): readiness turns 503 at once, in-flight requests all
 complete with their results, new connections get 503 with Connection: close, exit code 0 within
 30 s. (The suite's ServeLifecycle.SigtermCompletesEveryRequestInFlightAndExitsZero checks 12
 requests in flight; this script does it under sustained load.)

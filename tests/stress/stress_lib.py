@@ -1,4 +1,4 @@
-"""Shared pieces of the long-run reliability scripts (RELIABILITY.md): start `onepass serve`,
+"""Shared pieces of the long-run reliability scripts (docs/reliability.md): start `onepass serve`,
 sample its RSS, run `onepass bench`, make inputs whose answers differ, print verdicts.
 
 Long runs are scripts, not ctest: they take minutes and their numbers go in the issue notes.

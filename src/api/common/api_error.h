@@ -1,7 +1,7 @@
 // Errors of the HTTP API and their one mapping to statuses and bodies. Everything a route can
 // fail with (a typed onepass::Error from the runtime, a request the dialect rejects, a JSON
 // parse failure) becomes an ApiError here, and error_response() is the only place that turns an
-// error into a status code and a dialect's error body (API.md "Error classes").
+// error into a status code and a dialect's error body (docs/api.md "Error classes").
 #pragma once
 
 #include <exception>

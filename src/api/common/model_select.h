@@ -1,4 +1,4 @@
-// Which model a request is for (API.md "Choosing the model"). Client-given names are checked
+// Which model a request is for (docs/api.md "Choosing the model"). Client-given names are checked
 // as strings only and looked up in the service's registry; nothing here touches the filesystem,
 // so '../', '%2e%2e', NUL or a 4 KB name can only ever be "not found".
 #pragma once

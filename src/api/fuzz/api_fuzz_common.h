@@ -2,7 +2,7 @@
 // selection, the dialect's decoder and validation, submit, the completion's encoder and the
 // error mapping) over FuzzService, and checks what must hold for any request:
 //   - exactly one answer, after the service's completions ran;
-//   - a status from API.md's error classes, never 500 (an internal error on client input is a
+//   - a status from docs/api.md's error classes, never 500 (an internal error on client input is a
 //     bug: a decoder let an exception escape, or an encoder met a result it did not expect);
 //   - a JSON body (when the answer says application/json) that strict JSON parsing accepts;
 //   - an error message that is onepass's own words, not a leaked nlohmann exception;
@@ -74,7 +74,8 @@ inline std::string error_message(const nlohmann::json& body) {
 }
 
 inline void check_response(const http::Response& response) {
-  if (!allowed_status(response.status)) fail("status outside API.md's error classes", response);
+  if (!allowed_status(response.status))
+    fail("status outside docs/api.md's error classes", response);
   if (!clean_header_text(response.content_type))
     fail("CR, LF or NUL in the content type", response);
   for (const auto& h : response.headers)

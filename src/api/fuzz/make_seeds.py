@@ -1,5 +1,5 @@
 # Writes the seed corpora of src/api/fuzz/corpus: valid examples of each route and the bad-input
-# catalogue of RELIABILITY.md, each a small file.
+# catalogue of docs/reliability.md, each a small file.
 import json, os, sys
 root = sys.argv[1]
 def put(target, name, data):

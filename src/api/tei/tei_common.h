@@ -11,7 +11,7 @@
 namespace onepass::api::tei {
 
 // TEI refuses an empty text with error_type Empty (400); an empty list is a validation error
-// (422), as API.md's error table says for every dialect but the toolkit and KServe.
+// (422), as docs/api.md's error table says for every dialect but the toolkit and KServe.
 void require_non_empty(const std::string& text, const char* field = "inputs");
 
 // "inputs": a string or a non-empty list of strings (at most max_client_batch_size).
