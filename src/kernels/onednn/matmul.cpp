@@ -191,6 +191,28 @@ const char* precision_name(MatmulPrecision precision) {
   return "?";
 }
 
+namespace {
+dnnl_cpu_isa_t effective_isa() {
+  static const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  return isa;
+}
+bool isa_has(dnnl_cpu_isa_t isa) { return (effective_isa() & isa) == isa; }
+}  // namespace
+
+bool cpu_has_bf16_matmul() {
+  return isa_has(dnnl_cpu_isa_avx512_core_bf16) || isa_has(dnnl_cpu_isa_avx512_core_amx);
+}
+
+bool cpu_has_int8_vnni() { return isa_has(dnnl_cpu_isa_avx512_core_vnni); }
+
+std::int32_t int8_activation_max() { return cpu_has_int8_vnni() ? 255 : 127; }
+
+const char* precision_unsupported_reason(MatmulPrecision precision) {
+  if (precision == MatmulPrecision::kBf16 && !cpu_has_bf16_matmul())
+    return "bf16 precision needs AVX512_BF16 (or AMX); this CPU has neither (use fp32 or int8)";
+  return "";
+}
+
 namespace testing {
 void set_int8_weight_scale_multiplier(float multiplier) { int8_scale_multiplier.store(multiplier); }
 }  // namespace testing
@@ -202,6 +224,7 @@ struct Linear::Impl {
   memory packed;                       // the weights (fp32, bf16 or s8) in weights_md's layout
   std::vector<float> col_scales;       // int8: per output channel
   std::vector<std::int32_t> col_sums;  // int8: Σk q[c, k]
+  std::int32_t activation_max = 255;   // int8: top u8 level of the activations
 
   // Runs rows in primitive-sized chunks; src / dst advance by their own row strides.
   void run(const ClassSpec& s, const void* src, std::size_t src_row_bytes, std::int64_t rows,
@@ -251,6 +274,8 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   ldx = ldx == 0 ? in_features : ldx;
   ONEPASS_CHECK(ldx >= in_features, "Linear input stride shorter than a row");
   ldx_ = ldx;
+  if (const char* reason = precision_unsupported_reason(precision_); *reason != '\0')
+    throw Error(ErrorKind::kUnsupported, reason);
   ClassSpec s;
   s.in = in_;
   s.out = out_;
@@ -293,6 +318,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         s.has_bias = false;
         s.act = Activation::kIdentity;
         impl_->weights_md = packed_weights_desc(s);
+        impl_->activation_max = int8_activation_max();
         std::vector<std::int8_t> q(static_cast<std::size_t>(out_ * in_));
         impl_->col_scales.resize(static_cast<std::size_t>(out_));
         impl_->col_sums.resize(static_cast<std::size_t>(out_));
@@ -351,7 +377,8 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
       std::int32_t* acc = thread_buffer(b.acc, most * out_);
       for (std::int64_t done = 0; done < rows;) {
         const std::int64_t n = std::min(chunk_rows, rows - done);
-        quantize_rows_u8(x + done * ldx_, n, in_, ldx_, xq, row_scales, zero_points);
+        quantize_rows_u8(x + done * ldx_, n, in_, ldx_, m.activation_max, xq, row_scales,
+                         zero_points);
         m.run(s, xq, static_cast<std::size_t>(in_), n, acc,
               static_cast<std::size_t>(out_) * sizeof(std::int32_t), nullptr,
               m.packed.get_data_handle());
