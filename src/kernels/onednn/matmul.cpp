@@ -23,6 +23,7 @@
 
 #include "base/error.h"
 #include "kernels/elementwise.h"
+#include "kernels/packed_gemm.h"
 #include "kernels/quantize.h"
 #include "kernels/small_gemm.h"
 
@@ -199,6 +200,10 @@ dnnl_cpu_isa_t effective_isa() {
 bool isa_has(dnnl_cpu_isa_t isa) { return (effective_isa() & isa) == isa; }
 }  // namespace
 
+// oneDNN 2.6's brgemm matmul (row-count-stable, see the file comment) needs AVX-512; below it
+// fp32 products run on kernels/packed_gemm.h instead of oneDNN's jit sgemm.
+bool use_packed_gemm() { return has_packed_gemm() && !isa_has(dnnl_cpu_isa_avx512_core); }
+
 bool cpu_has_bf16_matmul() {
   return isa_has(dnnl_cpu_isa_avx512_core_bf16) || isa_has(dnnl_cpu_isa_avx512_core_amx);
 }
@@ -225,6 +230,7 @@ struct Linear::Impl {
   std::vector<float> col_scales;       // int8: per output channel
   std::vector<std::int32_t> col_sums;  // int8: Σk q[c, k]
   std::int32_t activation_max = 255;   // int8: top u8 level of the activations
+  std::vector<float> panels;           // fp32 without AVX-512: packed_gemm.h's layout
 
   // Runs rows in primitive-sized chunks; src / dst advance by their own row strides.
   void run(const ClassSpec& s, const void* src, std::size_t src_row_bytes, std::int64_t rows,
@@ -286,6 +292,10 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   try {
     switch (precision_) {
       case MatmulPrecision::kFp32: {
+        if (use_packed_gemm()) {
+          impl_->panels = pack_panels(weight, out_, in_);
+          return;  // no oneDNN primitive
+        }
         // Packed once into brgemm's blocked layout: read in place ([out, in]), brgemm repacks
         // weight blocks on every call, which costs ~20% at one short request (kernels_bench).
         s.ld_src = ldx;
@@ -353,6 +363,10 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
   switch (precision_) {
     case MatmulPrecision::kFp32:
+      if (!m.panels.empty()) {
+        packed_linear(x, rows, ldx_, m.panels.data(), in_, out_, bias_, act_, accumulate, y);
+        return;
+      }
       m.run(s, x, static_cast<std::size_t>(ldx_) * sizeof(float), rows, y, dst_row_bytes, bias_,
             m.packed.get_data_handle());
       return;

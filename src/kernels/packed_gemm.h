@@ -1,0 +1,32 @@
+// fp32 Linear product for CPUs where oneDNN has no brgemm (no AVX-512: oneDNN 2.6 then runs its
+// jit sgemm, whose result for a row depends on how many rows share the call and on the team
+// size: a 1-row call takes a gemv path, row tails other kernels, and small-M calls split k
+// across threads). Here every output element is one accumulator summed over k in index order
+// by the same 6 x 16 AVX2 + FMA tile, whatever the row count, tile position or thread split,
+// so a row alone is bit-identical to the same row inside any batch.
+//
+// Weights are packed once into panels of 16 output channels: panel p holds, for each k, the
+// 16 weights w[16 p + j, k] contiguously (zero past out_features). Thread-safe; runs on the
+// calling thread's OpenMP team.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/activation.h"
+
+namespace onepass::kernels {
+
+// Whether this build has the kernel (AVX2 + FMA); without it the functions below must not run.
+bool has_packed_gemm();
+
+// Panels of W[out, in] (PyTorch layout): ceil(out / 16) · in · 16 floats.
+std::vector<float> pack_panels(const float* w, std::int64_t out, std::int64_t in);
+
+// y[rows, out] (+)= act(x[rows, in] · Wᵀ + bias), x with row stride ldx, y contiguous; bias may
+// be null; with accumulate the activation comes before the add (nn.Linear, then residual).
+void packed_linear(const float* x, std::int64_t rows, std::int64_t ldx, const float* panels,
+                   std::int64_t in, std::int64_t out, const float* bias, Activation act,
+                   bool accumulate, float* y);
+
+}  // namespace onepass::kernels
