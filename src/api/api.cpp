@@ -57,6 +57,8 @@ const std::array kRoutes = {
     Route{"DELETE", "/models/{model}", Dialect::kSageMaker, sagemaker::handle_unload_model, false,
           true},
     Route{"POST", "/models/{model}/invoke", Dialect::kSageMaker, sagemaker::handle_invocations},
+    // The Inference API per model: what POST / answers, for the model the path names.
+    Route{"POST", "/models/{model}", Dialect::kInferenceApi, sagemaker::handle_inference_api},
     Route{"POST", "/predict", Dialect::kTei, tei::handle_predict},
     Route{"POST", "/rerank", Dialect::kTei, tei::handle_rerank},
     Route{"POST", "/embed", Dialect::kTei, tei::handle_embed},

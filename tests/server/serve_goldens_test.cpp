@@ -301,12 +301,15 @@ TEST_F(ServeGoldens, ZeroShotFromTheModelsOwnLogits) {
     EXPECT_NEAR(answer["scores"][i].get<double>(),
                 1.0 / (1.0 + std::exp(logits[at][0] - logits[at][1])), 1e-5);
   }
-  // The Inference API shape on POST /: a list of answers.
-  r = post_json(port(), "/",
-                json{{"inputs", sequence}, {"parameters", {{"candidate_labels", labels}}}}.dump(),
-                target("nli"));
+  // The Inference API on POST /: one text, one {sequence, labels, scores} object (the shape the
+  // Hugging Face clients read), the same answer as /invocations.
+  const std::string zero_shot =
+      json{{"inputs", sequence}, {"parameters", {{"candidate_labels", labels}}}}.dump();
+  r = post_json(port(), "/", zero_shot, target("nli"));
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_TRUE(json::parse(r.body).is_array());
+  EXPECT_TRUE(json::parse(r.body).is_object()) << r.body;
+  EXPECT_EQ(json::parse(r.body),
+            json::parse(post_json(port(), "/invocations", zero_shot, target("nli")).body));
 }
 
 }  // namespace

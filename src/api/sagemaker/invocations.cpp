@@ -94,8 +94,7 @@ void classify(Call& call, const runtime::ModelDescription& model, const ToolkitP
       });
 }
 
-void zero_shot(Call& call, const runtime::ModelDescription& model, const ToolkitPayload& payload,
-               Flavor flavor) {
+void zero_shot(Call& call, const runtime::ModelDescription& model, const ToolkitPayload& payload) {
   require_zero_shot_model(model);
   TextInputs inputs = parse_text_inputs(payload.inputs, false);
   const ZeroShotSpec spec = parse_zero_shot(get_field(payload.parameters, "candidate_labels"),
@@ -106,7 +105,9 @@ void zero_shot(Call& call, const runtime::ModelDescription& model, const Toolkit
   for (auto& item : inputs.items) sequences->push_back(std::move(item.text));
   check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
-  const bool list = inputs.is_list() || flavor == Flavor::kInferenceApi;
+  // One text gets one {sequence, labels, scores} object on both routes, as the pipeline answers
+  // it: @huggingface/inference and huggingface_hub read "labels" and "scores" from an object.
+  const bool list = inputs.is_list();
   submit_and_reply(call.service, std::move(request), call.reply,
                    [model, spec, sequences, list](runtime::InferenceResult& result) {
                      const auto answers = score_zero_shot(*sequences, spec, result, model);
@@ -159,8 +160,7 @@ void invoke(Call& call, Flavor flavor) {
   const auto model = model_for(call);
   if (model.task == runtime::ModelTask::kEmbedder)
     return feature_extraction(call, model, payload, flavor);
-  if (payload.parameters.contains("candidate_labels"))
-    return zero_shot(call, model, payload, flavor);
+  if (payload.parameters.contains("candidate_labels")) return zero_shot(call, model, payload);
   classify(call, model, payload, flavor);
 }
 

@@ -7,7 +7,7 @@
 namespace onepass::api::sagemaker {
 
 void handle_invocations(Call& call);    // POST /invocations, POST /models/{model}/invoke
-void handle_inference_api(Call& call);  // POST /
+void handle_inference_api(Call& call);  // POST /, POST /models/{model}
 
 void handle_list_models(Call& call);     // GET /models
 void handle_load_model(Call& call);      // POST /models

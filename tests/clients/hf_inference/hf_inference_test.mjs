@@ -1,0 +1,80 @@
+// @huggingface/inference (exact version in package.json) with endpointUrl at
+// http://127.0.0.1:PORT/models/NAME while three models are served: each task's client call
+// parses onepass's answer and gets the same numbers as the server's other routes.
+// usage: node hf_inference_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR
+import { InferenceClient } from "@huggingface/inference";
+import { check, startServe } from "./serve.mjs";
+
+const [binary, models] = process.argv.slice(2);
+const server = await startServe(binary, [
+  "--model", `nli=${models}/bert-tiny-nli`,
+  "--model", `embed=${models}/bert-tiny-embed`,
+  "--model", `rerank=${models}/bert-tiny-rerank`,
+]);
+const base = `http://127.0.0.1:${server.port}`;
+const post = async (path, body, model) => {
+  const r = await fetch(base + path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Amzn-SageMaker-Target-Model": model },
+    body: JSON.stringify(body),
+  });
+  return r.json();
+};
+const client = (name) => new InferenceClient(undefined, { endpointUrl: `${base}/models/${name}` });
+const close = (a, b) => Math.abs(a - b) <= 1e-5;
+const premise = "A man is playing a guitar on a busy street corner.";
+
+try {
+  // text-classification: every label, sorted, the toolkit's scores for that model.
+  const labels = await client("nli").textClassification({ inputs: premise });
+  const toolkit = await post("/invocations", { inputs: premise, parameters: { top_k: null } }, "nli");
+  check(labels.length === 3, `3 labels, got ${JSON.stringify(labels)}`);
+  for (let i = 0; i < 3; ++i)
+    check(labels[i].label === toolkit[i].label && close(labels[i].score, toolkit[i].score),
+          `label ${i}: ${JSON.stringify(labels[i])} vs ${JSON.stringify(toolkit[i])}`);
+  const top = await client("nli").textClassification({ inputs: premise, parameters: { top_k: 1 } });
+  check(top.length === 1 && top[0].label === labels[0].label, `top_k 1: ${JSON.stringify(top)}`);
+
+  // zero-shot-classification on the same NLI model.
+  const zs = await client("nli").zeroShotClassification({
+    inputs: premise,
+    parameters: { candidate_labels: ["music", "cooking", "sports"] },
+  });
+  const zsServer = await post("/zero_shot", { inputs: premise, candidate_labels: ["music", "cooking", "sports"] }, "nli");
+  check(zs.length === 3, `zero-shot: ${JSON.stringify(zs)}`);
+  let sum = 0;
+  for (let i = 0; i < 3; ++i) {
+    sum += zs[i].score;
+    check(zs[i].label === zsServer.labels[i] && close(zs[i].score, zsServer.scores[i]),
+          `zero-shot ${i}: ${JSON.stringify(zs[i])} vs ${JSON.stringify(zsServer)}`);
+  }
+  check(close(sum, 1), `zero-shot scores sum to ${sum}`);
+
+  // feature-extraction on the embedder: the pooled vector, as TEI's /embed gives it.
+  const vector = await client("embed").featureExtraction({ inputs: premise });
+  const tei = await post("/embed", { inputs: premise, normalize: false }, "embed");
+  check(Array.isArray(vector) && vector.length === tei[0].length && vector.length > 0,
+        `embedding length ${vector.length}`);
+  for (let i = 0; i < vector.length; ++i)
+    check(close(vector[i], tei[0][i]), `embedding[${i}] ${vector[i]} vs ${tei[0][i]}`);
+  const two = await client("embed").featureExtraction({ inputs: [premise, "hello"] });
+  check(two.length === 2 && close(two[0][0], vector[0]), "a list of two texts: two vectors");
+
+  // The cross-encoder through the same client: a pair classified by its one label.
+  const pair = await client("rerank").textClassification({
+    inputs: { text: "guitar", text_pair: premise },
+  });
+  check(pair.length === 1 && typeof pair[0].score === "number", `rerank pair: ${JSON.stringify(pair)}`);
+
+  // A model that is not served: the client raises with the server's message.
+  let message = "";
+  try {
+    await client("missing").textClassification({ inputs: premise });
+  } catch (e) {
+    message = String(e.message);
+  }
+  check(message.includes("not loaded"), `unknown model error: '${message}'`);
+  console.log("ok: @huggingface/inference against /models/{nli,embed,rerank}");
+} finally {
+  server.stop();
+}
