@@ -17,4 +17,10 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
+# --fixtures: what tools/fixtures/generate.py needs to run transformers (not the tests).
+if [ "${1:-}" = "--fixtures" ]; then
+  $SUDO apt-get install -y -qq --no-install-recommends \
+    python3-torch python3-sentencepiece python3-numpy python3-tqdm python3-regex \
+    python3-packaging python3-filelock python3-yaml python3-requests >/dev/null
+fi
 echo "onepass dependencies installed"

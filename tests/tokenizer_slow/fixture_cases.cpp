@@ -20,6 +20,14 @@ std::vector<std::string> model_names() {
   return names;
 }
 
+std::vector<std::string> model_names_with(const std::string& file) {
+  std::vector<std::string> names;
+  for (const auto& name : model_names()) {
+    if (fs::is_regular_file(fixtures_dir() / "models" / name / file)) names.push_back(name);
+  }
+  return names;
+}
+
 std::vector<FixtureCase> read_cases(const std::string& model, const std::string& file) {
   std::ifstream in(fixtures_dir() / "models" / model / file);
   if (!in) throw std::runtime_error("missing " + model + "/" + file);

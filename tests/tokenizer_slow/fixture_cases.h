@@ -23,6 +23,9 @@ struct FixtureCase {
 
 std::filesystem::path fixtures_dir();
 std::vector<std::string> model_names();
+// The model folders that hold `file` (every folder has golden.json; tokenizer_cases.json is
+// only in the five hand-made ones, not in the generator's: tools/fixtures/README.md).
+std::vector<std::string> model_names_with(const std::string& file);
 // `file` is "golden.json" or "tokenizer_cases.json" of tests/data/fixtures/models/<model>.
 std::vector<FixtureCase> read_cases(const std::string& model, const std::string& file);
 // The slow tokenizer's own file in the folder (its .model or vocab.txt).

@@ -79,10 +79,18 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
     }
 
     slow::SlowConfig config = slow::read_slow_config(model_dir);
-    if (!config.tokenizer_class.empty() && config.tokenizer_class.rfind("BertTokenizer", 0) != 0) {
-      throw Error(ErrorKind::kUnsupported, "tokenizer_class " + config.tokenizer_class +
-                                               " is not supported with vocab.txt (supported: "
-                                               "BertTokenizer)");
+    // transformers' DistilBertTokenizer and ElectraTokenizer are BertTokenizer's code under
+    // another name (models/distilbert, models/electra: "Copied from BertTokenizer"); DistilBERT
+    // only leaves token_type_ids out of its model inputs, which its model has no embedding for.
+    const auto is_class = [&](std::string_view name) {
+      return config.tokenizer_class.rfind(name, 0) == 0;
+    };
+    if (!config.tokenizer_class.empty() && !is_class("BertTokenizer") &&
+        !is_class("DistilBertTokenizer") && !is_class("ElectraTokenizer")) {
+      throw Error(ErrorKind::kUnsupported,
+                  "tokenizer_class " + config.tokenizer_class +
+                      " is not supported with vocab.txt (supported: BertTokenizer, "
+                      "DistilBertTokenizer, ElectraTokenizer)");
     }
     for (auto [attribute, value] : {std::pair{&config.unk_token, "[UNK]"},
                                     {&config.sep_token, "[SEP]"},
