@@ -10,8 +10,8 @@
 //   kBf16  W converted to bf16 and packed; x converted per call; AVX512-BF16 products with fp32
 //          accumulation (the constructor throws kUnsupported on a CPU without AVX512_BF16/AMX);
 //   kInt8  W quantized once per output channel to s8 and packed, x quantized per token to u8 on
-//          each call (VNNI u8 x s8 products, s32 accumulation; 7-bit u8 without VNNI), see
-//          kernels/quantize.h.
+//          each call (VNNI u8 x s8 products, s32 accumulation; without VNNI, exact int16
+//          products in kernels/packed_gemm.h), see kernels/quantize.h.
 // oneDNN's fastest matmul (brgemm) needs the row count at creation, so primitives are made for
 // exact row counts (up to 128 rows; larger batches run in chunks of multiples of 32 rows, at
 // most 512, plus a tail), shared by every Linear with the same shape class and team size, and
@@ -31,12 +31,11 @@ enum class MatmulPrecision { kFp32, kBf16, kInt8 };
 const char* precision_name(MatmulPrecision precision);
 
 // What this CPU can run, from oneDNN's run-time ISA query (not from the build's flags).
-// bf16 needs AVX512_BF16 or AMX: elsewhere oneDNN has no bf16 matmul. int8 runs everywhere, but
-// only VNNI (AVX512_VNNI and later) multiplies u8 x s8 without int16 saturation, so without it
-// activations are quantized to 7 bits (int8_activation_max() 127 instead of 255; quantize.h).
+// bf16 needs AVX512_BF16 or AMX: elsewhere oneDNN has no bf16 matmul. int8 runs everywhere: on
+// oneDNN with VNNI (AVX512_VNNI and later), on kernels/packed_gemm.h's exact int16 products
+// without it (oneDNN's u8 x s8 products saturate there).
 bool cpu_has_bf16_matmul();
 bool cpu_has_int8_vnni();
-std::int32_t int8_activation_max();
 // Empty when this CPU runs `precision`; otherwise the reason, naming the missing feature.
 const char* precision_unsupported_reason(MatmulPrecision precision);
 

@@ -76,6 +76,47 @@ void tile_rows(std::int64_t rows, const float* x, std::int64_t ldx, const float*
   }
 }
 
+// acc[R rows, cols] = x pairs · panel, x as int16 pairs (one int32 word per k pair, row stride
+// ldx words), the panel as pack_panels_s8 lays it out.
+template <int R>
+void tile_s16(const std::int32_t* x, std::int64_t ldx, const std::int32_t* panel,
+              std::int64_t pairs, std::int64_t cols, std::int32_t* acc, std::int64_t ldc) {
+  __m256i acc0[R], acc1[R];
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_si256();
+  for (std::int64_t pp = 0; pp < pairs; ++pp) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + pp * kPanel));
+    const __m256i b1 =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + pp * kPanel + 8));
+    for (int r = 0; r < R; ++r) {
+      const __m256i av = _mm256_set1_epi32(x[r * ldx + pp]);
+      acc0[r] = _mm256_add_epi32(acc0[r], _mm256_madd_epi16(av, b0));
+      acc1[r] = _mm256_add_epi32(acc1[r], _mm256_madd_epi16(av, b1));
+    }
+  }
+  alignas(32) std::int32_t lanes[kPanel];
+  for (int r = 0; r < R; ++r) {
+    std::int32_t* dst = acc + r * ldc;
+    if (cols == kPanel) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), acc0[r]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 8), acc1[r]);
+      continue;
+    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc0[r]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes + 8), acc1[r]);
+    std::copy(lanes, lanes + cols, dst);
+  }
+}
+
+template <int R>
+void tile_s16_rows(std::int64_t rows, const std::int32_t* x, std::int64_t ldx,
+                   const std::int32_t* panel, std::int64_t pairs, std::int64_t cols,
+                   std::int32_t* acc, std::int64_t ldc) {
+  if constexpr (R > 0) {
+    if (rows == R) return tile_s16<R>(x, ldx, panel, pairs, cols, acc, ldc);
+    tile_s16_rows<R - 1>(rows, x, ldx, panel, pairs, cols, acc, ldc);
+  }
+}
+
 #endif  // AVX2 + FMA
 
 }  // namespace
@@ -96,6 +137,64 @@ std::vector<float> pack_panels(const float* w, std::int64_t out, std::int64_t in
     for (std::int64_t k = 0; k < in; ++k) dst[k * kPanel] = w[c * in + k];
   }
   return packed;
+}
+
+std::vector<std::int32_t> pack_panels_s8(const std::int8_t* q, std::int64_t out, std::int64_t in) {
+  const std::int64_t panels = (out + kPanel - 1) / kPanel, pairs = (in + 1) / 2;
+  std::vector<std::int32_t> packed(static_cast<std::size_t>(panels * pairs * kPanel), 0);
+  for (std::int64_t c = 0; c < out; ++c) {
+    std::int32_t* dst = packed.data() + (c / kPanel) * pairs * kPanel + c % kPanel;
+    for (std::int64_t pp = 0; pp < pairs; ++pp) {
+      const std::int64_t k = 2 * pp;
+      const auto lo = static_cast<std::uint16_t>(static_cast<std::int16_t>(q[c * in + k]));
+      const auto hi = k + 1 < in
+                          ? static_cast<std::uint16_t>(static_cast<std::int16_t>(q[c * in + k + 1]))
+                          : std::uint16_t{0};
+      dst[pp * kPanel] = static_cast<std::int32_t>(static_cast<std::uint32_t>(hi) << 16 | lo);
+    }
+  }
+  return packed;
+}
+
+void packed_gemm_u8s8(const std::uint8_t* xq, std::int64_t rows, std::int64_t in,
+                      const std::int32_t* panels, std::int64_t out, std::int32_t* acc) {
+#if defined(__AVX2__) && defined(__FMA__)
+  // Activations widened once per call: word (r, pp) = xq[r, 2 pp] | xq[r, 2 pp + 1] << 16.
+  const std::int64_t pairs = (in + 1) / 2;
+  thread_local std::vector<std::int32_t> widened;
+  if (widened.size() < static_cast<std::size_t>(rows * pairs))
+    widened.resize(static_cast<std::size_t>(rows * pairs));
+  std::int32_t* x = widened.data();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::uint8_t* src = xq + r * in;
+    std::int32_t* dst = x + r * pairs;
+    for (std::int64_t pp = 0; pp < pairs; ++pp) {
+      const std::uint32_t lo = src[2 * pp];
+      const std::uint32_t hi = 2 * pp + 1 < in ? src[2 * pp + 1] : 0u;
+      dst[pp] = static_cast<std::int32_t>(hi << 16 | lo);
+    }
+  }
+  const std::int64_t n_panels = (out + kPanel - 1) / kPanel;
+  const std::int64_t n_groups = (n_panels + kGroupPanels - 1) / kGroupPanels;
+  const std::int64_t n_chunks = (rows + kChunkRows - 1) / kChunkRows;
+  const std::int64_t items = n_chunks * n_groups;
+#pragma omp parallel for schedule(static) if (items > 1)
+  for (std::int64_t item = 0; item < items; ++item) {
+    const std::int64_t chunk = item / n_groups, group = item % n_groups;
+    const std::int64_t row_end = std::min(rows, (chunk + 1) * kChunkRows);
+    const std::int64_t panel_end = std::min(n_panels, (group + 1) * kGroupPanels);
+    for (std::int64_t p = group * kGroupPanels; p < panel_end; ++p) {
+      const std::int32_t* panel = panels + p * pairs * kPanel;
+      const std::int64_t col = p * kPanel, cols = std::min(kPanel, out - col);
+      for (std::int64_t r = chunk * kChunkRows; r < row_end; r += kRows) {
+        const std::int64_t n = std::min<std::int64_t>(kRows, row_end - r);
+        tile_s16_rows<kRows>(n, x + r * pairs, pairs, panel, pairs, cols, acc + r * out + col, out);
+      }
+    }
+  }
+#else
+  (void)xq, (void)rows, (void)in, (void)panels, (void)out, (void)acc;
+#endif
 }
 
 void packed_linear(const float* x, std::int64_t rows, std::int64_t ldx, const float* panels,

@@ -29,4 +29,18 @@ void packed_linear(const float* x, std::int64_t rows, std::int64_t ldx, const fl
                    std::int64_t in, std::int64_t out, const float* bias, Activation act,
                    bool accumulate, float* y);
 
+// The int8 Linear's product where the CPU has no VNNI: oneDNN then multiplies u8 x s8 with
+// vpmaddubsw, whose pairwise int16 sums saturate (255 · 127 · 2 > 32767). Here both operands are
+// widened to int16 and multiplied with vpmaddwd (pairs summed into int32: exact), the same
+// panel tiling as above. Integer sums are exact, so any row split gives the same bits.
+//
+// Weight panels: q[out, in] s8 as 16-channel panels of k pairs: word (pair pp, channel j) holds
+// q[16 p + j, 2 pp] in its low and q[16 p + j, 2 pp + 1] in its high int16 (zero past in/out).
+std::vector<std::int32_t> pack_panels_s8(const std::int8_t* q, std::int64_t out, std::int64_t in);
+
+// acc[rows, out] = Σk xq[r, k] · q[c, k] (s32), xq contiguous u8 [rows, in]. Runs on the calling
+// thread's OpenMP team; keeps a per-thread widening buffer that grows to the largest call.
+void packed_gemm_u8s8(const std::uint8_t* xq, std::int64_t rows, std::int64_t in,
+                      const std::int32_t* panels, std::int64_t out, std::int32_t* acc);
+
 }  // namespace onepass::kernels

@@ -109,26 +109,24 @@ void convert_rows_to_bf16(const float* x, std::int64_t rows, std::int64_t cols, 
 }
 
 void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
-                      std::int32_t max_level, std::uint8_t* q, float* scales,
-                      std::int32_t* zero_points) {
-  const float top = static_cast<float>(max_level);
+                      std::uint8_t* q, float* scales, std::int32_t* zero_points) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* src = x + r * ldx;
     std::uint8_t* dst = q + r * cols;
     float lo = 0.0f, hi = 0.0f;
     row_min_max(src, cols, lo, hi);
-    float scale = (hi - lo) / top;
+    float scale = (hi - lo) / 255.0f;
     if (!(scale > 0.0f) || !std::isfinite(scale))
       scale = 1.0f;  // all zeros (or a NaN row: stays NaN below)
-    const float zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, top);
+    const float zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
     const float inv = 1.0f / scale;
     scales[r] = scale;
     zero_points[r] = static_cast<std::int32_t>(zp);
     std::int64_t c = 0;
 #if defined(__AVX512F__)
     const __m512 vinv = _mm512_set1_ps(inv), vzp = _mm512_set1_ps(zp);
-    const __m512 vmin = _mm512_setzero_ps(), vmax = _mm512_set1_ps(top);
+    const __m512 vmin = _mm512_setzero_ps(), vmax = _mm512_set1_ps(255.0f);
     for (; c + 16 <= cols; c += 16) {
       __m512 v = _mm512_fmadd_ps(_mm512_loadu_ps(src + c), vinv, vzp);
       v = _mm512_min_ps(_mm512_max_ps(v, vmin), vmax);
@@ -137,7 +135,7 @@ void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std:
     }
 #endif
     for (; c < cols; ++c) {
-      const float v = std::clamp(std::nearbyint(src[c] * inv) + zp, 0.0f, top);
+      const float v = std::clamp(std::nearbyint(src[c] * inv) + zp, 0.0f, 255.0f);
       dst[c] = static_cast<std::uint8_t>(v);
     }
   }

@@ -3,12 +3,8 @@
 // per-output-channel s8, and the int8 product's s32 accumulators back to fp32.
 //
 // Quantization scheme (what the int8 Linear computes):
-//   activations, per row r (token): asymmetric u8, q = clamp(round(x / sa[r]) + za[r], 0, L) with
-//     [min(x, 0), max(x, 0)] mapped onto [0, L], so 0 is exact (the range always holds zero);
-//     L = 255 where the CPU has VNNI, 127 where it has not (int8_activation_max(), matmul.h:
-//     without VNNI oneDNN multiplies u8 x s8 with vpmaddubsw, whose pairwise int16 sums saturate
-//     past 32767 = 255·127 + 1; 7-bit activations keep every pair exact, ONNX Runtime's
-//     "reduce_range");
+//   activations, per row r (token): asymmetric u8, q = clamp(round(x / sa[r]) + za[r], 0, 255) with
+//     [min(x, 0), max(x, 0)] mapped onto [0, 255], so 0 is exact (the range always holds zero);
 //   weights, per output channel c: symmetric s8, q = clamp(round(w / sw[c]), -127, 127),
 //     sw[c] = max|w[c, :]| / 127;
 //   y[r, c] = sa[r] · sw[c] · (Σk qa[r,k]·qw[c,k] − za[r] · Σk qw[c,k]) + b[c].
@@ -27,12 +23,10 @@ void convert_rows_to_bf16(const float* x, std::int64_t rows, std::int64_t cols, 
                           std::uint16_t* out);
 float bf16_to_float(std::uint16_t bits);
 
-// Per-row asymmetric u8 quantization of x[rows, cols] (row stride ldx) into q (contiguous) with
-// levels 0..max_level (255 or 127, see above); scales[r] and zero_points[r] as in the scheme
-// above. A row of zeros gets scale 1, zero point 0.
+// Per-row asymmetric u8 quantization of x[rows, cols] (row stride ldx) into q (contiguous);
+// scales[r] and zero_points[r] as in the scheme above. A row of zeros gets scale 1, zero point 0.
 void quantize_rows_u8(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
-                      std::int32_t max_level, std::uint8_t* q, float* scales,
-                      std::int32_t* zero_points);
+                      std::uint8_t* q, float* scales, std::int32_t* zero_points);
 
 // Per-output-channel symmetric s8 quantization of w[out, in] (PyTorch layout) into q[out, in];
 // scales[c] = max|w[c, :]| / 127 × scale_multiplier (1 in production; tests pass a wrong one to

@@ -66,34 +66,25 @@ TEST(Quantize, Bf16RoundsToNearestEvenInVectorAndTail) {
 }
 
 TEST(Quantize, RowsU8RoundTripWithinHalfAStep) {
-  // Both activation ranges: 255 levels (VNNI CPUs) and 127 (the 7-bit range elsewhere).
-  for (const std::int32_t top : {255, 127}) {
-    const std::int64_t rows = 5, cols = 70, ldx = 80;
-    auto x = random_values(rows * ldx, 1, -0.2f, 3.0f);
-    std::fill(x.begin() + 2 * ldx, x.begin() + 3 * ldx, 0.0f);  // an all-zero row
-    for (std::int64_t c = 0; c < cols; ++c)
-      x[4 * ldx + c] = 0.5f + 0.01f * c;  // all positive: 0 still exact
-    std::vector<std::uint8_t> q(rows * cols);
-    std::vector<float> scales(rows);
-    std::vector<std::int32_t> zps(rows);
-    quantize_rows_u8(x.data(), rows, cols, ldx, top, q.data(), scales.data(), zps.data());
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (std::int64_t c = 0; c < cols; ++c) {
-        ASSERT_LE(q[r * cols + c], top);
-        const float back = (static_cast<float>(q[r * cols + c]) - zps[r]) * scales[r];
-        EXPECT_NEAR(back, x[r * ldx + c], scales[r] * 0.5f + 1e-6f) << r << "," << c;
-      }
+  const std::int64_t rows = 5, cols = 70, ldx = 80;
+  auto x = random_values(rows * ldx, 1, -0.2f, 3.0f);
+  std::fill(x.begin() + 2 * ldx, x.begin() + 3 * ldx, 0.0f);  // an all-zero row
+  for (std::int64_t c = 0; c < cols; ++c)
+    x[4 * ldx + c] = 0.5f + 0.01f * c;  // all positive: 0 still exact
+  std::vector<std::uint8_t> q(rows * cols);
+  std::vector<float> scales(rows);
+  std::vector<std::int32_t> zps(rows);
+  quantize_rows_u8(x.data(), rows, cols, ldx, q.data(), scales.data(), zps.data());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const float back = (static_cast<float>(q[r * cols + c]) - zps[r]) * scales[r];
+      EXPECT_NEAR(back, x[r * ldx + c], scales[r] * 0.5f + 1e-6f) << r << "," << c;
     }
-    EXPECT_EQ(scales[2], 1.0f);
-    EXPECT_EQ(zps[2], 0);
-    EXPECT_EQ(zps[4], 0);
-    EXPECT_EQ(q[4 * cols + cols - 1], top);  // the row's maximum takes the top level
-    EXPECT_NEAR(scales[4], (0.5f + 0.69f) / static_cast<float>(top), 1e-7f);
   }
-}
-
-TEST(Quantize, ActivationRangeFollowsVnni) {
-  EXPECT_EQ(int8_activation_max(), cpu_has_int8_vnni() ? 255 : 127);
+  EXPECT_EQ(scales[2], 1.0f);
+  EXPECT_EQ(zps[2], 0);
+  EXPECT_EQ(zps[4], 0);
+  EXPECT_NEAR(scales[4], (0.5f + 0.69f) / 255.0f, 1e-7f);
 }
 
 TEST(Quantize, WeightsS8PerChannel) {
@@ -156,9 +147,8 @@ TEST(Quantize, WeightsS8MatchNaiveRoundingAndClampingInVectorAndTail) {
   EXPECT_EQ(q[0], 127);  // 1.0 / (0.5 / 127) = 254, clamped
 }
 
-// The int8 Linear's arithmetic done naively: quantize both operands with the same functions
-// (activations to this CPU's range, int8_activation_max()), dequantize them back to fp32 and run
-// the fp32 reference on those.
+// The int8 Linear's arithmetic done naively: quantize both operands with the same functions,
+// dequantize them back to fp32 and run the fp32 reference on those.
 std::vector<float> emulate_int8(const std::vector<float>& x, std::int64_t rows, std::int64_t in,
                                 std::int64_t ldx, const std::vector<float>& w, const float* bias,
                                 std::int64_t out, Activation act, bool accumulate,
@@ -166,7 +156,7 @@ std::vector<float> emulate_int8(const std::vector<float>& x, std::int64_t rows, 
   std::vector<std::uint8_t> qx(rows * in);
   std::vector<float> sx(rows);
   std::vector<std::int32_t> zx(rows);
-  quantize_rows_u8(x.data(), rows, in, ldx, int8_activation_max(), qx.data(), sx.data(), zx.data());
+  quantize_rows_u8(x.data(), rows, in, ldx, qx.data(), sx.data(), zx.data());
   std::vector<std::int8_t> qw(out * in);
   std::vector<float> sw(out);
   std::vector<std::int32_t> sums(out);

@@ -210,7 +210,8 @@ bool cpu_has_bf16_matmul() {
 
 bool cpu_has_int8_vnni() { return isa_has(dnnl_cpu_isa_avx512_core_vnni); }
 
-std::int32_t int8_activation_max() { return cpu_has_int8_vnni() ? 255 : 127; }
+// Without VNNI oneDNN's u8 x s8 products saturate (packed_gemm.h): int8 runs there instead.
+bool use_packed_int8() { return has_packed_gemm() && !cpu_has_int8_vnni(); }
 
 const char* precision_unsupported_reason(MatmulPrecision precision) {
   if (precision == MatmulPrecision::kBf16 && !cpu_has_bf16_matmul())
@@ -226,11 +227,11 @@ struct Linear::Impl {
   ClassSpec plain;       // y = act(x·Wᵀ + b)
   ClassSpec accumulate;  // y += act(x·Wᵀ + b)
   memory::desc weights_md;
-  memory packed;                       // the weights (fp32, bf16 or s8) in weights_md's layout
-  std::vector<float> col_scales;       // int8: per output channel
-  std::vector<std::int32_t> col_sums;  // int8: Σk q[c, k]
-  std::int32_t activation_max = 255;   // int8: top u8 level of the activations
-  std::vector<float> panels;           // fp32 without AVX-512: packed_gemm.h's layout
+  memory packed;                        // the weights (fp32, bf16 or s8) in weights_md's layout
+  std::vector<float> col_scales;        // int8: per output channel
+  std::vector<std::int32_t> col_sums;   // int8: Σk q[c, k]
+  std::vector<std::int32_t> panels_s8;  // int8 without VNNI: packed_gemm.h's layout
+  std::vector<float> panels;            // fp32 without AVX-512: packed_gemm.h's layout
 
   // Runs rows in primitive-sized chunks; src / dst advance by their own row strides.
   void run(const ClassSpec& s, const void* src, std::size_t src_row_bytes, std::int64_t rows,
@@ -327,13 +328,16 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         s.ld_src = in_;
         s.has_bias = false;
         s.act = Activation::kIdentity;
-        impl_->weights_md = packed_weights_desc(s);
-        impl_->activation_max = int8_activation_max();
         std::vector<std::int8_t> q(static_cast<std::size_t>(out_ * in_));
         impl_->col_scales.resize(static_cast<std::size_t>(out_));
         impl_->col_sums.resize(static_cast<std::size_t>(out_));
         quantize_weights_s8(weight, out_, in_, int8_scale_multiplier.load(), q.data(),
                             impl_->col_scales.data(), impl_->col_sums.data());
+        if (use_packed_int8()) {
+          impl_->panels_s8 = pack_panels_s8(q.data(), out_, in_);
+          return;  // no oneDNN primitive
+        }
+        impl_->weights_md = packed_weights_desc(s);
         memory source({{in_, out_}, dt::s8, tag::ba}, engine, q.data());
         impl_->packed = memory(impl_->weights_md, engine);
         dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
@@ -391,11 +395,14 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
       std::int32_t* acc = thread_buffer(b.acc, most * out_);
       for (std::int64_t done = 0; done < rows;) {
         const std::int64_t n = std::min(chunk_rows, rows - done);
-        quantize_rows_u8(x + done * ldx_, n, in_, ldx_, m.activation_max, xq, row_scales,
-                         zero_points);
-        m.run(s, xq, static_cast<std::size_t>(in_), n, acc,
-              static_cast<std::size_t>(out_) * sizeof(std::int32_t), nullptr,
-              m.packed.get_data_handle());
+        quantize_rows_u8(x + done * ldx_, n, in_, ldx_, xq, row_scales, zero_points);
+        if (!m.panels_s8.empty()) {
+          packed_gemm_u8s8(xq, n, in_, m.panels_s8.data(), out_, acc);
+        } else {
+          m.run(s, xq, static_cast<std::size_t>(in_), n, acc,
+                static_cast<std::size_t>(out_) * sizeof(std::int32_t), nullptr,
+                m.packed.get_data_handle());
+        }
         dequantize_rows(acc, n, out_, row_scales, zero_points, m.col_scales.data(),
                         m.col_sums.data(), bias_, act_, y + done * out_, accumulate);
         done += n;
