@@ -9,6 +9,7 @@
 #include "api/openai/openai.h"
 #include "api/sagemaker/sagemaker.h"
 #include "api/tei/tei.h"
+#include "base/log.h"
 
 namespace onepass::api {
 
@@ -199,6 +200,7 @@ void Api::handle(http::Request request, http::Respond respond) {
       match.route ? match.route->dialect : dialect_for_path(path, options_.enable_model_management);
   Reply reply(std::move(respond), dialect, match.route ? match.route->pattern : "unmatched",
               service_, start);
+  reply.set_request(request.method, log::request_id_from(request.header("x-request-id")));
   try {
     const bool open = match.route && match.route->open;
     if (!options_.api_key.empty() && !open && !authorized(request, options_.api_key))

@@ -1,13 +1,60 @@
 #include "runtime/model_registry.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 
 #include "base/error.h"
+#include "base/log.h"
 #include "runtime/model_config.h"
 
 namespace onepass::runtime {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Resident set size of this process from /proc/self/statm (0 where it cannot be read).
+std::uint64_t rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long pages_total = 0, pages_resident = 0;
+  const int read = std::fscanf(f, "%llu %llu", &pages_total, &pages_resident);
+  std::fclose(f);
+  if (read != 2) return 0;
+  return pages_resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+const char* precision_name(model::Precision precision) {
+  switch (precision) {
+    case model::Precision::kBf16:
+      return "bf16";
+    case model::Precision::kInt8:
+      return "int8";
+    case model::Precision::kFp32:
+      break;
+  }
+  return "fp32";
+}
+
+const char* task_name(ModelTask task) {
+  switch (task) {
+    case ModelTask::kReranker:
+      return "reranker";
+    case ModelTask::kEmbedder:
+      return "embedder";
+    case ModelTask::kClassifier:
+      break;
+  }
+  return "classifier";
+}
+
+void log_unload(const std::string& name, const char* reason) {
+  log::info("model_unload", log::Fields().add("model", name).add("reason", reason));
+}
+
+}  // namespace
 
 struct ModelRegistry::Slot {
   ModelSpec spec;
@@ -142,6 +189,7 @@ void ModelRegistry::remove(std::string_view name) {
     slot->description.state = ModelState::kUnloaded;
   }
   loaded_cv_.notify_all();
+  log_unload(slot->spec.name, "request");
 }
 
 std::vector<ModelDescription> ModelRegistry::describe() const {
@@ -252,6 +300,27 @@ void ModelRegistry::queue_load(const SlotRef& slot) {
 
 std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
                                                        ModelDescription description) {
+  const auto start = Clock::now();
+  log::Fields fields;
+  fields.add("model", spec.name)
+      .add("source", spec.dir.string())
+      .add("precision", precision_name(options_.load.precision));
+  try {
+    auto model = load_files(spec, std::move(description));
+    fields.add_ms("duration_ms", Clock::now() - start)
+        .add("rss_bytes", rss_bytes())
+        .add("task", task_name(model->description.task));
+    log::info("model_load", fields);
+    return model;
+  } catch (const std::exception& e) {
+    fields.add_ms("duration_ms", Clock::now() - start).add("error", e.what());
+    log::error("model_load_failed", fields);
+    throw;
+  }
+}
+
+std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& spec,
+                                                             ModelDescription description) {
   auto model = std::make_shared<LoadedModel>();
   model->tokenizer = options_.loaders.tokenizer(spec.dir);
   model::LoadOptions load = options_.load;
@@ -343,6 +412,7 @@ void ModelRegistry::sweep_idle(Clock::time_point now) {
         now - slot->last_used >= options_.idle_unload) {
       slot->loaded.reset();
       slot->description.state = ModelState::kUnloaded;
+      log_unload(name, "idle");
     }
   }
 }

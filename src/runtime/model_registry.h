@@ -92,8 +92,10 @@ class ModelRegistry {
  private:
   SlotRef lookup(std::string_view name) const;  // under mutex_; throws kNotFound
   void queue_load(const SlotRef& slot);         // under mutex_
-  std::shared_ptr<const LoadedModel> load(const ModelSpec& spec,
-                                          ModelDescription description);  // no lock held
+  // Both no lock held; load() logs the outcome (source, duration, RSS, precision).
+  std::shared_ptr<const LoadedModel> load(const ModelSpec& spec, ModelDescription description);
+  std::shared_ptr<const LoadedModel> load_files(const ModelSpec& spec,
+                                                ModelDescription description);
   void loader_loop();
   void sweep_idle(std::chrono::steady_clock::time_point now);  // under mutex_
 

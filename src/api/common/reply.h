@@ -1,6 +1,8 @@
 // The answer side of one API call: it knows the dialect (for error bodies), the route label
 // and the model (for the request metrics), and it is safe to copy into a completion callback
-// that runs on a runtime thread.
+// that runs on a runtime thread. Sending writes the request's one log line (base/log.h): method,
+// route, model, status, latency, tokens, inputs, queue time, request id, and for a refusal its
+// error message; never a header or the body.
 #pragma once
 
 #include <chrono>
@@ -23,6 +25,12 @@ class Reply {
 
   Dialect dialect() const;
   void set_model(const std::string& name);
+  // For the request log line (written once, when the answer is sent) and the X-Request-Id
+  // header echoed on every answer. Set before the call can complete on another thread.
+  void set_request(std::string method, std::string request_id);
+  // What the runtime reports for an inference (tokens, inputs, queue time); called from the
+  // completion before send().
+  void set_inference(std::size_t tokens, std::size_t inputs, std::chrono::nanoseconds queue);
 
   // Each of these answers the call; the first one wins, later ones are ignored.
   void send(http::Response response);
@@ -31,6 +39,7 @@ class Reply {
   void fail(std::exception_ptr error);
 
  private:
+  void finish(http::Response response, std::string error);
   struct State;
   std::shared_ptr<State> state_;
 };
