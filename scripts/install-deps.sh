@@ -5,6 +5,28 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+# --build-only: what compiling onepass needs (the container image's build stage), nothing else.
+BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates \
+  libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
+  libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev"
+# --image-test: what scripts/image-test.sh needs on the host (Podman with runc, a debootstrap
+# base image).
+IMAGE_TEST_PACKAGES="podman runc uidmap slirp4netns fuse-overlayfs debootstrap curl python3"
+if [ "${1:-}" = "--image-test" ]; then
+  $SUDO apt-get update -qq
+  # shellcheck disable=SC2086
+  $SUDO apt-get install -y -qq --no-install-recommends $IMAGE_TEST_PACKAGES >/dev/null
+  echo "image test dependencies installed"
+  exit 0
+fi
+if [ "${1:-}" = "--build-only" ]; then
+  $SUDO apt-get update -qq
+  # shellcheck disable=SC2086
+  $SUDO apt-get install -y -qq --no-install-recommends $BUILD_PACKAGES >/dev/null
+  echo "onepass build dependencies installed"
+  exit 0
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config git ca-certificates curl \

@@ -3,8 +3,15 @@
 // server, prints "listening on HOST:PORT" once bound (port 0 picks a free port), and drains on
 // SIGTERM: readiness 503 at once, requests in flight complete, exit 0; a second signal exits
 // at once.
+//
+// The SageMaker container contract (docs/deploy.md): started as `IMAGE serve` with no --model,
+// it serves /opt/ml/model when that folder holds a model, or starts empty with the multi-model
+// routes when SAGEMAKER_MULTI_MODEL=true; SAGEMAKER_BIND_TO_PORT, SAGEMAKER_SAFE_PORT_RANGE,
+// SAGEMAKER_MAX_PAYLOAD_IN_MB and SAGEMAKER_MODEL_SERVER_TIMEOUT set what their names say;
+// SAGEMAKER_MODEL_SERVER_WORKERS is accepted and ignored (one process batches every request).
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <thread>
@@ -13,6 +20,7 @@
 #include "api/api.h"
 #include "apps/onepass/command.h"
 #include "base/error.h"
+#include "base/log.h"
 #include "http/server.h"
 #include "runtime/runtime.h"
 
@@ -44,6 +52,9 @@ struct ServeFlags {
   std::string precision = "fp32";
   bool force_precision = false;
   double http_timeout_seconds = 30;
+  std::string log_format = "text";
+  std::string log_level = "info";
+  std::string sagemaker_model_dir = "/opt/ml/model";  // tests point it elsewhere
 };
 
 std::vector<std::string> split_models(const std::string& list) {
@@ -59,7 +70,123 @@ std::vector<std::string> split_models(const std::string& list) {
   return out;
 }
 
-int serve(ServeFlags& flags, bool port_given) {
+const char* env(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
+bool env_true(const char* name) {
+  const char* value = env(name);
+  if (!value) return false;
+  const std::string v(value);
+  return v == "true" || v == "TRUE" || v == "True" || v == "1" || v == "yes";
+}
+
+double env_number(const char* name) {
+  const char* value = env(name);
+  try {
+    std::size_t used = 0;
+    const double number = std::stod(value, &used);
+    if (used != std::string(value).size() || !(number > 0)) throw std::invalid_argument(name);
+    return number;
+  } catch (...) {
+    throw Error(ErrorKind::kInvalidArgument,
+                std::string(name) + " must be a positive number (got '" + value + "')");
+  }
+}
+
+// A folder that holds a Hugging Face model: config.json next to the weights.
+bool holds_model(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(dir / "config.json", ec);
+}
+
+// SageMaker's variables, applied where the matching onepass flag was not given.
+void apply_sagemaker_environment(ServeFlags& flags, bool payload_given, bool timeout_given) {
+  if (env("SAGEMAKER_MAX_PAYLOAD_IN_MB") && !payload_given)
+    flags.payload_limit =
+        static_cast<std::size_t>(env_number("SAGEMAKER_MAX_PAYLOAD_IN_MB") * 1024 * 1024);
+  if (env("SAGEMAKER_MODEL_SERVER_TIMEOUT") && !timeout_given)
+    flags.http_timeout_seconds = env_number("SAGEMAKER_MODEL_SERVER_TIMEOUT");
+  if (const char* workers = env("SAGEMAKER_MODEL_SERVER_WORKERS"))
+    log::info("config_ignored", log::Fields()
+                                    .add("variable", "SAGEMAKER_MODEL_SERVER_WORKERS")
+                                    .add("value", workers)
+                                    .add("reason",
+                                         "one onepass process batches across all "
+                                         "requests; extra workers would only split "
+                                         "the batches and multiply the weights"));
+  if (const char* range = env("SAGEMAKER_SAFE_PORT_RANGE")) {
+    // "LOW-HIGH": the ports SageMaker leaves to the container; ours must be inside.
+    int low = 0, high = 0;
+    char tail = 0;
+    if (std::sscanf(range, "%d-%d%c", &low, &high, &tail) != 2 || low > high)
+      throw Error(ErrorKind::kInvalidArgument,
+                  std::string("SAGEMAKER_SAFE_PORT_RANGE must be LOW-HIGH (got '") + range + "')");
+    if (flags.port != 0 && (flags.port < low || flags.port > high))
+      throw Error(
+          ErrorKind::kInvalidArgument,
+          "port " + std::to_string(flags.port) + " is outside SAGEMAKER_SAFE_PORT_RANGE " + range);
+  }
+}
+
+// With no --model: the SageMaker defaults, in the order SageMaker's toolkits try them.
+void choose_default_models(ServeFlags& flags) {
+  if (!flags.models.empty()) return;
+  if (const char* list = env("ONEPASS_MODEL")) {
+    flags.models = split_models(list);
+    return;
+  }
+  if (env_true("SAGEMAKER_MULTI_MODEL")) {
+    // Multi-model endpoint: start empty; SageMaker loads each model from /opt/ml/models/...
+    // through POST /models.
+    flags.enable_model_management = true;
+    return;
+  }
+  if (holds_model(flags.sagemaker_model_dir)) {
+    flags.models.push_back("model=" + flags.sagemaker_model_dir);
+    return;
+  }
+  throw Error(ErrorKind::kInvalidArgument,
+              "give at least one --model [NAME=]DIR (or ONEPASS_MODEL), put a model in " +
+                  flags.sagemaker_model_dir + ", or set SAGEMAKER_MULTI_MODEL=true");
+}
+
+void configure_logging(const ServeFlags& flags) {
+  const auto format = log::parse_format(flags.log_format);
+  if (!format) throw Error(ErrorKind::kInvalidArgument, "--log-format must be text or json");
+  const auto level = log::parse_level(flags.log_level);
+  if (!level)
+    throw Error(ErrorKind::kInvalidArgument, "--log-level must be debug, info, warn, error or off");
+  log::configure(*format, *level);
+}
+
+// The start-up line: what this server will do, without the API key itself.
+void log_config(const ServeFlags& flags, const std::vector<runtime::ModelSpec>& specs) {
+  std::string models;
+  for (const auto& spec : specs) {
+    if (!models.empty()) models += ',';
+    models += spec.name + "=" + spec.dir.string();
+  }
+  log::info("start", log::Fields()
+                         .add("host", flags.host)
+                         .add("port", flags.port)
+                         .add("models", models)
+                         .add("multi_model", flags.enable_model_management)
+                         .add("threads", flags.threads)
+                         .add("compute_threads", flags.compute_threads)
+                         .add("precision", flags.precision)
+                         .add("max_batch_tokens", flags.max_batch_tokens)
+                         .add("max_concurrent_requests", flags.max_concurrent_requests)
+                         .add("payload_limit_bytes", flags.payload_limit)
+                         .add("http_timeout_s", flags.http_timeout_seconds)
+                         .add("lazy", flags.lazy)
+                         .add("auth", flags.api_key.empty() ? "none" : "api_key")
+                         .add("log_format", flags.log_format));
+}
+
+int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_given) {
+  configure_logging(flags);
   // SageMaker tells the container its port this way.
   if (!port_given) {
     if (const char* sagemaker_port = std::getenv("SAGEMAKER_BIND_TO_PORT")) {
@@ -70,12 +197,8 @@ int serve(ServeFlags& flags, bool port_given) {
       }
     }
   }
-  if (flags.models.empty()) {
-    if (const char* env = std::getenv("ONEPASS_MODEL")) flags.models = split_models(env);
-  }
-  if (flags.models.empty())
-    throw Error(ErrorKind::kInvalidArgument,
-                "give at least one --model [NAME=]DIR (or ONEPASS_MODEL)");
+  apply_sagemaker_environment(flags, payload_given, timeout_given);
+  choose_default_models(flags);
   if (flags.port < 0 || flags.port > 65535)
     throw Error(ErrorKind::kInvalidArgument, "--port must be between 0 and 65535");
 
@@ -110,6 +233,7 @@ int serve(ServeFlags& flags, bool port_given) {
   else if (!flags.pooling.empty())
     throw Error(ErrorKind::kInvalidArgument, "--pooling must be cls or mean");
   const auto specs = options.models;
+  log_config(flags, specs);
   runtime::Runtime runtime(std::move(options));
 
   api::ApiOptions api_options;
@@ -147,21 +271,29 @@ int serve(ServeFlags& flags, bool port_given) {
   server.listen();
   std::printf("listening on %s\n", server.address().c_str());
   std::fflush(stdout);
+  log::info("listening", log::Fields().add("address", server.address()));
+  std::chrono::steady_clock::time_point drain_start;
   server.run(true, [&] {
-    std::fprintf(stderr, "onepass: draining: finishing the requests in flight\n");
+    drain_start = std::chrono::steady_clock::now();
+    log::info("drain", log::Fields()
+                           .add("phase", "begin")
+                           .add("in_flight", server.in_flight())
+                           .add("open_connections", server.open_connections()));
     runtime.begin_drain();
     api.begin_drain();
   });
   if (server.in_flight() > 0) {
     // The drain deadline passed: answers can no longer be delivered, and completions still
     // queued in the runtime would reach a server being torn down.
-    std::fprintf(stderr, "onepass: drain timed out with %zu requests in flight\n",
-                 server.in_flight());
+    log::error("drain", log::Fields().add("phase", "timeout").add("in_flight", server.in_flight()));
     std::fflush(stderr);
     std::_Exit(1);
   }
   runtime.wait_idle(std::chrono::seconds(5));
-  std::fprintf(stderr, "onepass: stopped\n");
+  log::info("drain", log::Fields()
+                         .add("phase", "done")
+                         .add_ms("duration_ms", std::chrono::steady_clock::now() - drain_start));
+  log::info("stopped");
   return 0;
 }
 
@@ -206,8 +338,9 @@ CommandRegistration registration{Command{
           ->envname("ONEPASS_MAX_INPUT_BYTES");
       sub.add_flag("--auto-truncate", flags->auto_truncate, "truncate over-long inputs")
           ->envname("ONEPASS_AUTO_TRUNCATE");
-      sub.add_option("--payload-limit", flags->payload_limit, "largest request body in bytes")
-          ->envname("ONEPASS_PAYLOAD_LIMIT");
+      auto* payload =
+          sub.add_option("--payload-limit", flags->payload_limit, "largest request body in bytes")
+              ->envname("ONEPASS_PAYLOAD_LIMIT");
       sub.add_option("--api-key", flags->api_key, "require Authorization: Bearer KEY")
           ->envname("ONEPASS_API_KEY");
       sub.add_flag("--lazy", flags->lazy, "load each model on its first request")
@@ -226,11 +359,22 @@ CommandRegistration registration{Command{
           ->envname("ONEPASS_FORCE_PRECISION");
       sub.add_option("--pooling", flags->pooling, "embedders: cls or mean")
           ->envname("ONEPASS_POOLING");
-      sub.add_option("--http-timeout", flags->http_timeout_seconds,
-                     "seconds allowed to send a request header, a body, or read a response")
-          ->envname("ONEPASS_HTTP_TIMEOUT");
-      return
-          [flags, port] { return serve(*flags, port->count() > 0 || std::getenv("ONEPASS_PORT")); };
+      auto* timeout =
+          sub.add_option("--http-timeout", flags->http_timeout_seconds,
+                         "seconds allowed to send a request header, a body, or read a response")
+              ->envname("ONEPASS_HTTP_TIMEOUT");
+      sub.add_option("--log-format", flags->log_format, "text or json (one object per line)")
+          ->envname("ONEPASS_LOG_FORMAT");
+      sub.add_option("--log-level", flags->log_level, "debug, info, warn, error or off")
+          ->envname("ONEPASS_LOG_LEVEL");
+      sub.add_option("--sagemaker-model-dir", flags->sagemaker_model_dir,
+                     "the model folder served when no --model is given")
+          ->envname("ONEPASS_SAGEMAKER_MODEL_DIR");
+      return [flags, port, payload, timeout] {
+        return serve(*flags, port->count() > 0 || std::getenv("ONEPASS_PORT"),
+                     payload->count() > 0 || std::getenv("ONEPASS_PAYLOAD_LIMIT"),
+                     timeout->count() > 0 || std::getenv("ONEPASS_HTTP_TIMEOUT"));
+      };
     }}};
 
 }  // namespace
