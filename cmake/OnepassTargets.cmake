@@ -1,5 +1,7 @@
 # Helpers that every module uses, so that warnings, sanitizers and test labels stay uniform.
 
+# Warnings are errors with ONEPASS_WERROR (ON in the release, asan and fuzz presets, which CI
+# builds; -DONEPASS_WERROR=OFF turns it off for a compiler that warns where ours does not).
 function(onepass_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
   if(ONEPASS_WERROR)
@@ -28,15 +30,20 @@ function(onepass_add_library name)
   onepass_target_defaults(onepass_${name})
 endfunction()
 
-# onepass_add_test(NAME SOURCES ... DEPS ... LABELS unit|integration|e2e): one GoogleTest binary.
+# onepass_add_test(NAME SOURCES ... DEPS ... LABELS unit|integration|e2e [MANUAL]): one GoogleTest
+# binary. MANUAL builds it (so it keeps compiling) without registering it with ctest: for a test
+# whose data lives outside the repository, run by hand.
 function(onepass_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "MANUAL" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE
     ONEPASS_TEST_DATA_DIR="${ONEPASS_TEST_DATA_DIR}"
     ONEPASS_BINARY_DIR="${PROJECT_BINARY_DIR}")
   onepass_target_defaults(${name})
+  if(ARG_MANUAL)
+    return()
+  endif()
   add_test(NAME ${name} COMMAND ${name})
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
@@ -52,6 +59,7 @@ function(onepass_add_fuzzer name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  onepass_target_defaults(${name})
   target_compile_definitions(${name} PRIVATE ONEPASS_TEST_DATA_DIR="${ONEPASS_TEST_DATA_DIR}")
   set(corpus_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}_corpus")
   file(MAKE_DIRECTORY "${corpus_dir}")

@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <future>
 #include <thread>
 
 #include "fake_server.h"
@@ -52,17 +54,21 @@ TEST(Client, KeepAliveReusesOneConnection) {
 }
 
 TEST(Client, TimeoutAndRefusedAreTransportFailures) {
-  FakeServer slow([](const FakeRequest&) {
-    std::this_thread::sleep_for(300ms);
+  // The server answers only after the client has given up, whatever the machine's load.
+  std::promise<void> gave_up;
+  std::shared_future<void> released = gave_up.get_future().share();
+  FakeServer slow([released](const FakeRequest&) {
+    released.wait();
     return FakeResponse{200, "{}"};
   });
   http::Connection c(http::Url::parse(slow.url()), 50ms);
   try {
     c.send({});
-    FAIL() << "no timeout";
+    ADD_FAILURE() << "no timeout";
   } catch (const http::TransportError& e) {
     EXPECT_EQ(e.failure(), http::TransportFailure::kTimeout);
   }
+  gave_up.set_value();
   // A port with nothing listening: bind one, read its number, close it.
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -93,7 +99,8 @@ TEST(Client, AConnectionClosedByTheServerIsRetriedOnceAndCounted) {
   ASSERT_EQ(::listen(listener, 8), 0);
   socklen_t len = sizeof(addr);
   ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  std::thread server([listener] {
+  std::atomic<int> closed{0};  // connections the server has closed
+  std::thread server([listener, &closed] {
     for (int i = 0; i < 3; ++i) {
       const int fd = ::accept(listener, nullptr, nullptr);
       if (fd < 0) return;
@@ -107,17 +114,24 @@ TEST(Client, AConnectionClosedByTheServerIsRetriedOnceAndCounted) {
       const std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
       ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
       ::close(fd);
+      ++closed;
     }
   });
   http::Connection c(http::Url::parse("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port))),
                      5000ms);
   EXPECT_EQ(c.send({"GET", "/", {}, ""}).body, "ok");
   EXPECT_EQ(c.retries(), 0u);
-  // Let the close arrive, so the next send finds a dead connection and must resend.
-  std::this_thread::sleep_for(50ms);
+  // Once the server has closed it, the next send finds a dead connection and must resend.
+  const auto wait_closed = [&closed](int n) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (closed.load() < n && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(1ms);
+    return closed.load() >= n;
+  };
+  ASSERT_TRUE(wait_closed(1));
   EXPECT_EQ(c.send({"GET", "/", {}, ""}).body, "ok");
   EXPECT_EQ(c.retries(), 1u);
-  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(wait_closed(2));
   EXPECT_EQ(c.send({"GET", "/", {}, ""}).body, "ok");
   EXPECT_EQ(c.retries(), 2u);
   server.join();

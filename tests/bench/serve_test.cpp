@@ -71,18 +71,6 @@ class ServeProcess {
   std::string url_;
 };
 
-// Until the API engineer's `serve` lands, the binary has no such subcommand: skip, saying so.
-bool serve_available() {
-  const std::string command = kBinary.string() + " --help 2>&1";
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return false;
-  std::string help;
-  char buf[512];
-  while (std::fgets(buf, sizeof(buf), pipe) != nullptr) help += buf;
-  ::pclose(pipe);
-  return help.find("\n  serve") != std::string::npos;
-}
-
 Workload tiny_sweep() {
   Workload w;
   w.dataset_name = "default";
@@ -116,7 +104,6 @@ void expect_clean(const EndpointResult& e) {
 }
 
 TEST(Serve, SweepInEveryDialectOfAClassifier) {
-  if (!serve_available()) GTEST_SKIP() << "`onepass serve` is not in this build yet";
   ServeProcess server({"serve", "--model", "nli=" + (kModels / "xlmr-tiny-nli").string(), "--host",
                        "127.0.0.1", "--port", "0"});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
@@ -134,7 +121,6 @@ TEST(Serve, SweepInEveryDialectOfAClassifier) {
 }
 
 TEST(Serve, SweepInEveryDialectOfAnEmbedder) {
-  if (!serve_available()) GTEST_SKIP() << "`onepass serve` is not in this build yet";
   ServeProcess server({"serve", "--model", "emb=" + (kModels / "bert-tiny-embed").string(),
                        "--host", "127.0.0.1", "--port", "0"});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
@@ -147,7 +133,6 @@ TEST(Serve, SweepInEveryDialectOfAnEmbedder) {
 }
 
 TEST(Serve, CompareTwoServersOfTheSameModelAgreesFully) {
-  if (!serve_available()) GTEST_SKIP() << "`onepass serve` is not in this build yet";
   const std::string model = "nli=" + (kModels / "bert-tiny-nli").string();
   ServeProcess a({"serve", "--model", model, "--host", "127.0.0.1", "--port", "0"});
   ServeProcess b({"serve", "--model", model, "--host", "127.0.0.1", "--port", "0"});

@@ -29,6 +29,7 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+#if defined(__AVX512F__)
 // Every float step over [lo, hi] in `steps` equal steps, plus both ends.
 std::vector<float> sweep(double lo, double hi, int steps) {
   std::vector<float> xs;
@@ -47,7 +48,6 @@ std::vector<float> log_sweep(int lo_exp, int hi_exp) {
   return xs;
 }
 
-#if defined(__AVX512F__)
 // fn applied to xs 16 lanes at a time (the last vector padded with the first value).
 template <class VecFn>
 std::vector<float> lanewise(const VecFn& fn, const std::vector<float>& xs) {

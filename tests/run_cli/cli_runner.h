@@ -48,9 +48,17 @@ inline CliResult run_onepass(const std::vector<std::string>& args, const std::st
     f << stdin_text;
   }
   std::string cmd = shell_quote(std::string(ONEPASS_BINARY_DIR) + "/apps/onepass/onepass");
-  for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" +
-         shell_quote(err.string());
+  // Appended piece by piece: GCC 12 warns -Wrestrict on `"literal" + std::string&&` here.
+  for (const auto& a : args) {
+    cmd += ' ';
+    cmd += shell_quote(a);
+  }
+  cmd += " <";
+  cmd += shell_quote(in.string());
+  cmd += " >";
+  cmd += shell_quote(out.string());
+  cmd += " 2>";
+  cmd += shell_quote(err.string());
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -154,10 +154,6 @@ TEST(RunCli, TextLinesThroughTheTokenizer) {
   }
   const auto r =
       run_onepass({"run", "--model", model_dir("bert-tiny-nli").string()}, lines, dir.path());
-  if (r.exit_code == 2 && r.err.find("tokenizer") != std::string::npos &&
-      r.err.find("line ") == std::string::npos) {
-    GTEST_SKIP() << "tokenizer not available in this build: " << r.err;
-  }
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto out = output_lines(r.out);
   ASSERT_EQ(out.size(), picked.size());

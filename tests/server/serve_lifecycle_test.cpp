@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "http_client.h"
+#include "metrics_scrape.h"
 #include "serve_process.h"
 
 namespace onepass::testing {
@@ -152,7 +153,13 @@ TEST(ServeLifecycle, SigtermCompletesEveryRequestInFlightAndExitsZero) {
       std::vector<std::string> batch(4, long_text(30) + std::to_string(i));
       return post_json(port, "/predict", json{{"inputs", batch}}.dump());
     }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Signal only once requests are admitted and not yet answered (the in-flight gauge), so the
+  // drain has work to finish.
+  bool admitted = false;
+  for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       !admitted && std::chrono::steady_clock::now() < deadline;)
+    admitted = metric_sum(get(port, "/metrics").body, "onepass_inflight_requests") >= 1;
+  ASSERT_TRUE(admitted) << server.log();
   server.signal(SIGTERM);
   int ok = 0;
   for (auto& f : in_flight) {

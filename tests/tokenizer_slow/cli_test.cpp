@@ -46,9 +46,17 @@ CliResult run_onepass(const std::vector<std::string>& args, const std::string& i
   fs::create_directories(dir);
   std::ofstream(dir / "in", std::ios::binary) << input;
   std::string command = quote(std::string(ONEPASS_BINARY_DIR) + "/apps/onepass/onepass");
-  for (const auto& arg : args) command += " " + quote(arg);
-  command += " < " + quote((dir / "in").string()) + " > " + quote((dir / "out").string()) + " 2> " +
-             quote((dir / "err").string());
+  // Appended piece by piece: GCC 12 warns -Wrestrict on `"literal" + std::string&&` here.
+  for (const auto& arg : args) {
+    command += ' ';
+    command += quote(arg);
+  }
+  command += " < ";
+  command += quote((dir / "in").string());
+  command += " > ";
+  command += quote((dir / "out").string());
+  command += " 2> ";
+  command += quote((dir / "err").string());
   const int status = std::system(command.c_str());
   CliResult run;
   run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
