@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds the container image from a debootstrap base and runs it the way SageMaker does:
+#   1. `run -p 8080 IMAGE serve` with a fixture model mounted read-only at /opt/ml/model:
+#      /ping (each within 2 s), /invocations against the fixture's golden.json, the process
+#      user is not root, every log line is JSON, a request line carries the echoed
+#      X-Request-Id, SIGTERM exits 0 within 30 s after logging the drain;
+#   2. the same with SAGEMAKER_MULTI_MODEL=true (models loaded through POST /models from
+#      /opt/ml/models);
+#   3. the single-model run again with a read-only root filesystem.
+# Needs root (debootstrap, rootful Podman). Environment: BASE_ROOT=DIR reuses a Debian 12
+# minbase root instead of debootstrapping one; IMAGE=NAME (default localhost/onepass:test);
+# SKIP_BUILD=1 tests an image already built; SKIP_DEPS=1 skips the apt step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT_DIR=$(pwd)
+IMAGE=${IMAGE:-localhost/onepass:test}
+BASE_IMAGE=localhost/onepass-base:bookworm
+export CONTAINERS_CONF="$ROOT_DIR/deploy/container/containers.conf"
+FIXTURES="$ROOT_DIR/tests/data/fixtures/models"
+CHECK="python3 $ROOT_DIR/scripts/image_check.py"
+
+[ "${SKIP_DEPS:-}" = 1 ] || bash scripts/install-deps.sh --image-test
+bash scripts/deploy-validate.sh
+
+WORK=$(mktemp -d)
+CONTAINERS=()
+cleanup() {
+  for c in "${CONTAINERS[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if [ "${SKIP_BUILD:-}" != 1 ]; then
+  if ! podman image exists "$BASE_IMAGE"; then
+    root=${BASE_ROOT:-}
+    if [ -z "$root" ]; then
+      root="$WORK/root"
+      echo "== debootstrap bookworm minbase"
+      debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/dev/null
+    fi
+    tar -C "$root" -c . | podman import - "$BASE_IMAGE" >/dev/null
+  fi
+  echo "== podman build (base $BASE_IMAGE)"
+  start=$(date +%s)
+  podman build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" -t "$IMAGE" -f Containerfile .
+  echo "image build: $(( $(date +%s) - start )) s"
+fi
+
+# start NAME ARGS...: runs the image detached on a loopback port; prints nothing.
+start() {
+  local name=$1
+  shift
+  podman rm -f "$name" >/dev/null 2>&1 || true
+  podman run -d --name "$name" -p 127.0.0.1::8080 -e ONEPASS_LOG_FORMAT=json "$@" >/dev/null
+  CONTAINERS+=("$name")
+}
+url_of() { echo "http://$(podman port "$1" 8080/tcp | head -1)"; }
+
+# stop_and_check NAME: SIGTERM, exit 0 within 30 s, JSON logs with a drain.
+stop_and_check() {
+  local name=$1 t0 rc
+  t0=$(date +%s)
+  podman kill --signal TERM "$name" >/dev/null
+  rc=$(timeout 35 podman wait "$name")
+  local took=$(( $(date +%s) - t0 ))
+  echo "$name: SIGTERM -> exit $rc in ${took} s"
+  [ "$rc" = 0 ] || { echo "FAIL: exit status $rc"; podman logs "$name"; exit 1; }
+  [ "$took" -le 30 ] || { echo "FAIL: drain took ${took} s"; exit 1; }
+  podman logs "$name" > "$WORK/$name.log" 2>&1
+  $CHECK logs "$WORK/$name.log" "$WORK/$name.ids"
+}
+
+check_user() {
+  local pid uid
+  pid=$(podman inspect --format '{{.State.Pid}}' "$1")
+  uid=$(awk '/^Uid:/{print $2}' "/proc/$pid/status")
+  echo "$1: process uid $uid"
+  [ "$uid" != 0 ] || { echo "FAIL: runs as root"; exit 1; }
+}
+
+MODEL=bert-tiny-nli
+echo "== single model at /opt/ml/model"
+start single -v "$FIXTURES/$MODEL:/opt/ml/model:ro" "$IMAGE" serve
+URL=$(url_of single)
+$CHECK ping "$URL"
+check_user single
+$CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/single.ids"
+stop_and_check single
+
+echo "== SAGEMAKER_MULTI_MODEL=true"
+start mme -e SAGEMAKER_MULTI_MODEL=true -v "$FIXTURES:/opt/ml/models:ro" "$IMAGE" serve
+URL=$(url_of mme)
+$CHECK ping "$URL"
+check_user mme
+$CHECK load "$URL" nli /opt/ml/models/$MODEL
+$CHECK golden "$URL" "$FIXTURES/$MODEL" /models/nli/invoke "$WORK/mme.ids"
+stop_and_check mme
+
+echo "== read-only root filesystem"
+start readonly --read-only -v "$FIXTURES/$MODEL:/opt/ml/model:ro" "$IMAGE" serve
+URL=$(url_of readonly)
+$CHECK ping "$URL"
+$CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/readonly.ids"
+stop_and_check readonly
+
+echo "image tests passed ($IMAGE)"
