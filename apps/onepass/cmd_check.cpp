@@ -150,6 +150,7 @@ int run_check(const CheckOptions& o) {
     throw Error(ErrorKind::kInvalidArgument,
                 "--precision must be bf16 or int8 (fp32 is the reference)");
   }
+  model::require_cpu_support(precision);
   const std::filesystem::path dir(o.model_dir);
   model::LoadOptions load;
   load.threads = o.threads;

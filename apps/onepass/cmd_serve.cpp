@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "http/server.h"
+#include "model/precision_check.h"
 #include "runtime/runtime.h"
 
 namespace onepass::app {
@@ -225,6 +226,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
     options.precision = model::Precision::kInt8;
   else
     throw Error(ErrorKind::kInvalidArgument, "--precision must be fp32, bf16 or int8");
+  model::require_cpu_support(options.precision);  // before any model loads or port opens
   options.force_precision = flags.force_precision;
   if (flags.pooling == "cls")
     options.pooling = runtime::Pooling::kCls;

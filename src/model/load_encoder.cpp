@@ -54,6 +54,7 @@ std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
     throw Error(ErrorKind::kNotFound,
                 "model folder " + model_dir.filename().string() + " does not exist");
   }
+  require_cpu_support(options.precision);
   const auto config = weights::load_model_config(model_dir);
   if (config.architectures.empty()) {
     throw Error(

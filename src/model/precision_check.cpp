@@ -121,6 +121,11 @@ void enforce_precision_gate(const Encoder& candidate, const std::filesystem::pat
   }
 }
 
+void require_cpu_support(Precision precision) {
+  const char* reason = kernels::precision_unsupported_reason(to_matmul_precision(precision));
+  if (*reason != '\0') throw Error(ErrorKind::kUnsupported, reason);
+}
+
 const char* precision_name(Precision precision) {
   switch (precision) {
     case Precision::kFp32:

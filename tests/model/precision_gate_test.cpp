@@ -60,6 +60,8 @@ class FixturePrecisionTest : public ::testing::TestWithParam<std::tuple<std::str
 
 TEST_P(FixturePrecisionTest, PassesTheBar) {
   const auto& [name, precision] = GetParam();
+  if (precision == Precision::kBf16 && !kernels::cpu_has_bf16_matmul())
+    GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX";
   const auto dir = fixture(name);
   const auto reference = load(dir, Precision::kFp32);
   const auto candidate = load(dir, precision);
@@ -88,6 +90,24 @@ INSTANTIATE_TEST_SUITE_P(
       for (auto& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
       return name;
     });
+
+TEST(PrecisionGate, Bf16WithoutCpuSupportIsRefusedBeforeLoadingNamingTheFeature) {
+  if (kernels::cpu_has_bf16_matmul()) GTEST_SKIP() << "this CPU has AVX512_BF16 or AMX";
+  LoadOptions options;
+  options.threads = 1;
+  options.precision = Precision::kBf16;
+  options.force_precision = true;  // not a gate decision: the CPU cannot run it at all
+  try {
+    load_encoder(fixture("bert-tiny-nli"), options);
+    FAIL() << "bf16 loaded on a CPU without bf16 instructions";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("AVX512_BF16"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(require_cpu_support(Precision::kBf16), Error);
+  EXPECT_NO_THROW(require_cpu_support(Precision::kInt8));
+  EXPECT_NO_THROW(require_cpu_support(Precision::kFp32));
+}
 
 // Resets the test hook whatever the test's outcome.
 struct WrongInt8Scale {
