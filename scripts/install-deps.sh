@@ -34,7 +34,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
   libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  python3 python3-numpy wrk >/dev/null
+  libssl-dev openssl python3 python3-numpy wrk >/dev/null
 # Node.js runs the ONNX Runtime and tokenizers oracles; some images already ship their own build.
 if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null

@@ -190,6 +190,7 @@ Response Connection::send(const Request& request) {
 }
 
 Response Connection::exchange(const Request& request, Clock::time_point deadline) {
+  const bool streaming = static_cast<bool>(request.body_sink);
   std::string out;
   out.reserve(request.body.size() + 256);
   out += request.method + " " + url_.prefix + request.target + " HTTP/1.1\r\n";
@@ -224,6 +225,7 @@ Response Connection::exchange(const Request& request, Clock::time_point deadline
       if (n > 0) {
         buffer_.append(chunk, static_cast<std::size_t>(n));
         got_any = true;
+        if (streaming) deadline = Clock::now() + timeout_;  // an inactivity timeout
         return true;
       }
       if (n == 0) return false;
@@ -242,6 +244,17 @@ Response Connection::exchange(const Request& request, Clock::time_point deadline
                           "server closed the connection before the response ended");
   };
 
+  Response response;
+  // Only a 2xx body goes to the sink: an error page or a redirect's body is kept in the answer.
+  auto deliver = [&](std::string_view bytes) {
+    if (bytes.empty()) return;
+    if (streaming && response.status / 100 == 2) {
+      request.body_sink(bytes);
+    } else {
+      response.body.append(bytes);
+    }
+  };
+
   std::size_t header_end;
   while ((header_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
     if (buffer_.size() > (1u << 20)) {
@@ -250,7 +263,6 @@ Response Connection::exchange(const Request& request, Clock::time_point deadline
     if (!fill()) throw eof_error();
   }
 
-  Response response;
   std::string_view head(buffer_.data(), header_end);
   const std::size_t line_end = head.find("\r\n");
   const std::string_view status_line = head.substr(0, line_end);
@@ -292,22 +304,24 @@ Response Connection::exchange(const Request& request, Clock::time_point deadline
       while (buffer_.size() < size + 2) {
         if (!fill()) throw eof_error();
       }
-      response.body.append(buffer_, 0, size);
+      deliver(std::string_view(buffer_).substr(0, size));
       buffer_.erase(0, size + 2);
       if (size == 0) break;  // trailers are not used by any server we talk to
     }
   } else if (!length.empty()) {
-    const std::size_t size = std::strtoul(length.c_str(), nullptr, 10);
-    while (buffer_.size() < size) {
-      if (!fill()) throw eof_error();
+    std::size_t left = std::strtoul(length.c_str(), nullptr, 10);
+    while (left > 0) {
+      if (buffer_.empty() && !fill()) throw eof_error();
+      const std::size_t take = std::min(left, buffer_.size());
+      deliver(std::string_view(buffer_).substr(0, take));
+      buffer_.erase(0, take);
+      left -= take;
     }
-    response.body = buffer_.substr(0, size);
-    buffer_.erase(0, size);
   } else {
-    while (fill()) {
-    }
-    response.body = std::move(buffer_);
-    buffer_.clear();
+    do {
+      deliver(buffer_);
+      buffer_.clear();
+    } while (fill());
     close();
     return response;
   }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,11 @@ struct Request {
   std::string target = "/";  // path and query, appended to the Url prefix
   Headers headers;           // Host, Content-Length and Connection are added by the client
   std::string body;
+  // When set, the response body is handed over piece by piece as it arrives (a download to a
+  // file) instead of being collected in Response::body, and the connection's timeout bounds
+  // each wait for more bytes rather than the whole exchange. A sink may throw to abort; the
+  // connection is then closed.
+  std::function<void(std::string_view)> body_sink;
 };
 
 struct Response {

@@ -1,0 +1,241 @@
+#include "hub/resolve.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/error.h"
+#include "hub/cache.h"
+#include "hub/reference.h"
+
+namespace onepass::hub {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Files read when present (tokenizer and pooling files of every kind onepass loads).
+const std::set<std::string> kOptionalFiles = {
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+    "sentencepiece.bpe.model",
+    "spm.model",
+    "tokenizer.model",
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "1_Pooling/config.json",
+};
+
+std::string sha256_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buffer.data(), in.gcount());
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+// The shard file names an index (model.safetensors.index.json) lists in its weight_map.
+std::vector<std::string> shards_of(const fs::path& index) {
+  std::ifstream in(index);
+  std::set<std::string> shards;
+  try {
+    const auto json = nlohmann::json::parse(in);
+    for (const auto& [name, file] : json.at("weight_map").items())
+      shards.insert(file.get<std::string>());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::kInvalidModel, index.string() + " is not a weight index: " + e.what());
+  }
+  return {shards.begin(), shards.end()};
+}
+
+class Resolver {
+ public:
+  Resolver(HubId id, const Environment& env, const ResolveOptions& options)
+      : id_(std::move(id)),
+        env_(env),
+        options_(options),
+        cache_(env.cache_dir, id_.repo_id),
+        client_(env) {}
+
+  fs::path run() {
+    if (env_.offline) return from_cache(/*offline=*/true, "");
+    RepoInfo info;
+    try {
+      info = client_.repo_info(id_);
+    } catch (const NetworkError& e) {
+      return from_cache(false, e.what());
+    }
+    cache_.write_ref(id_.revision, info.commit);
+    auto files = select_files(info.files, id_.repo_id);
+    for (const auto& file : kOptionalFiles) {
+      if (std::find(info.files.begin(), info.files.end(), file) == info.files.end())
+        cache_.mark_missing(info.commit, file);
+    }
+    const std::set<std::string> listed(info.files.begin(), info.files.end());
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      fetch(info.commit, files[i]);
+      if (files[i].ends_with(".index.json")) {
+        for (const auto& shard : shards_of(cache_.snapshot(info.commit) / files[i])) {
+          if (!is_safe_repo_path(shard) || !listed.count(shard))
+            throw Error(ErrorKind::kInvalidModel,
+                        files[i] + " names shard '" + shard + "', which the repo does not hold");
+          files.push_back(shard);
+        }
+      }
+    }
+    return cache_.snapshot(info.commit);
+  }
+
+ private:
+  void fetch(const std::string& commit, const std::string& path) {
+    if (cache_.has_file(commit, path)) return;
+    const FileMeta meta = client_.file_meta(id_.repo_id, commit, path);
+    if (!meta.commit.empty() && meta.commit != commit) {
+      throw Error(ErrorKind::kUnavailable, "the Hub answered for commit " + meta.commit +
+                                               " while " + commit + " was asked for " + path);
+    }
+    const fs::path blob = cache_.blob(meta.etag);
+    if (!fs::exists(blob)) {
+      BlobLock lock(cache_.lock_file(meta.etag));
+      if (!fs::exists(blob)) {  // another process may have written it while we waited
+        const fs::path partial = cache_.incomplete(meta.etag);
+        fs::create_directories(partial.parent_path());
+        client_.download(meta, partial.string(), [&](std::uint64_t have, std::uint64_t total) {
+          if (options_.progress) options_.progress(path, have, total);
+        });
+        const auto got = fs::file_size(partial);
+        if (meta.size > 0 && got != meta.size) {
+          fs::remove(partial);
+          throw Error(ErrorKind::kInvalidModel, "downloaded " + path + " has " +
+                                                    std::to_string(got) + " bytes, the Hub said " +
+                                                    std::to_string(meta.size));
+        }
+        if (meta.lfs && is_sha256(meta.etag)) {
+          const std::string actual = sha256_file(partial);
+          if (actual != meta.etag) {
+            fs::remove(partial);
+            throw Error(ErrorKind::kInvalidModel,
+                        "checksum mismatch for " + id_.repo_id + "/" + path + ": sha256 " + actual +
+                            ", the Hub says " + meta.etag +
+                            "; the corrupted download was deleted, try again");
+          }
+        }
+        fs::rename(partial, blob);
+      }
+    }
+    cache_.link(commit, path, meta.etag);
+  }
+
+  static bool is_sha256(const std::string& s) {
+    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+             return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
+  }
+
+  // The snapshot the cache holds for the revision. `network_error` empty: offline mode.
+  fs::path from_cache(bool offline, const std::string& network_error) {
+    const auto commit = cache_.commit_for(id_.revision);
+    const std::string ref = id_.repo_id + "@" + id_.revision;
+    bool complete = false;
+    if (commit) complete = cache_.has_file(*commit, "config.json");
+    if (offline) {
+      if (!commit)
+        throw Error(ErrorKind::kNotFound, "HF_HUB_OFFLINE is set and the cache " +
+                                              env_.cache_dir.string() + " has no snapshot of " +
+                                              ref + " (download it once without HF_HUB_OFFLINE)");
+      if (!complete)
+        throw Error(ErrorKind::kNotFound, "HF_HUB_OFFLINE is set and the cached snapshot " +
+                                              cache_.snapshot(*commit).string() +
+                                              " lacks config.json");
+      return cache_.snapshot(*commit);
+    }
+    throw NetworkError(network_error + "; " +
+                       (complete ? "a cached snapshot of " + ref + " exists at " +
+                                       cache_.snapshot(*commit).string() +
+                                       ": set HF_HUB_OFFLINE=1 to use it"
+                                 : "the cache " + env_.cache_dir.string() + " has no snapshot of " +
+                                       ref + " (HF_HUB_OFFLINE=1 serves only cached models)"));
+  }
+
+  HubId id_;
+  const Environment& env_;
+  const ResolveOptions& options_;
+  RepoCache cache_;
+  HubClient client_;
+};
+
+}  // namespace
+
+std::vector<std::string> select_files(const std::vector<std::string>& repo_files,
+                                      const std::string& repo_id) {
+  const std::set<std::string> have(repo_files.begin(), repo_files.end());
+  if (!have.count("config.json"))
+    throw Error(ErrorKind::kInvalidModel,
+                "repository '" + repo_id + "' has no config.json: not a transformers model");
+  std::vector<std::string> out = {"config.json"};
+  for (const auto& file : kOptionalFiles) {
+    if (have.count(file)) out.push_back(file);
+  }
+  if (have.count("model.safetensors")) {
+    out.push_back("model.safetensors");
+  } else if (have.count("model.safetensors.index.json")) {
+    out.push_back("model.safetensors.index.json");
+  } else if (have.count("pytorch_model.bin")) {
+    out.push_back("pytorch_model.bin");
+  } else if (have.count("pytorch_model.bin.index.json")) {
+    out.push_back("pytorch_model.bin.index.json");
+  } else {
+    throw Error(ErrorKind::kInvalidModel,
+                "repository '" + repo_id +
+                    "' has no loadable weights: neither model.safetensors (or a sharded "
+                    "model.safetensors.index.json) nor pytorch_model.bin");
+  }
+  return out;
+}
+
+std::string default_model_name(std::string_view reference) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(reference), ec)) {
+    if (const auto id = parse_hub_id(reference)) return id->name();
+  }
+  const auto dir = fs::path(reference).lexically_normal();
+  return (dir.has_filename() ? dir.filename() : dir.parent_path().filename()).string();
+}
+
+fs::path resolve_model(std::string_view reference, const Environment& env,
+                       const ResolveOptions& options) {
+  const fs::path as_path(reference);
+  std::error_code ec;
+  if (fs::exists(as_path, ec)) return as_path;
+  const auto id = parse_hub_id(reference);
+  if (!id) {
+    throw Error(ErrorKind::kNotFound, "model '" + std::string(reference) +
+                                          "' is neither an existing folder nor a Hub id "
+                                          "(org/name or org/name@revision)");
+  }
+  Resolver resolver(*id, env, options);
+  return resolver.run();
+}
+
+}  // namespace onepass::hub

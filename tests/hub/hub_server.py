@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""A small Hugging Face Hub on loopback for onepass's hub tests (Python 3 stdlib only).
+
+Speaks the part of the Hub protocol huggingface_hub uses: GET /api/models/{repo}/revision/{rev},
+HEAD/GET /{repo}/resolve/{rev}/{path} with X-Repo-Commit, ETag, X-Linked-Etag, X-Linked-Size,
+LFS files answered with a 302 to a second server (the "CDN"), Range requests. Repos (built from
+the fixture models folder given as argv[1]):
+  acme/tiny-nli   v1 = bert-tiny-nli; main = the same + a changed config.json and PyTorch/TF
+                  duplicates that must never be downloaded
+  acme/renamed    307 (relative) to acme/tiny-nli
+  acme/gated      401 GatedRepo unless "Authorization: Bearer secret-token"
+  acme/corrupt    the CDN serves model.safetensors with one byte flipped
+  acme/flaky      the CDN drops the connection half way through the first full GET
+  acme/slow       the CDN sends model.safetensors slowly (for concurrent downloaders)
+  acme/no-weights config.json only
+Prints "HUB_PORT CDN_PORT" on stdout once both listen on 127.0.0.1. GET /_log on the hub
+returns every request both servers saw as JSON.
+"""
+import hashlib
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote
+
+TOKEN = "secret-token"
+LOG = []
+LOG_LOCK = threading.Lock()
+REPOS = {}   # repo -> {rev: (commit, {path: bytes})}
+BLOBS = {}   # (repo, sha256) -> bytes
+DROPPED = set()
+LFS_SUFFIXES = (".safetensors", ".bin", ".h5", ".onnx", ".msgpack")
+
+
+def commit_of(repo, rev):
+    return hashlib.sha1(f"{repo}@{rev}".encode()).hexdigest()
+
+
+def git_blob_sha(data):
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def read_folder(folder):
+    files = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as f:
+            files[name] = f.read()
+    return files
+
+
+def build(models):
+    tiny = read_folder(os.path.join(models, "bert-tiny-nli"))
+    main = dict(tiny)
+    config = json.loads(tiny["config.json"])
+    config["onepass_revision"] = "main"
+    main["config.json"] = json.dumps(config, indent=2).encode()
+    main["pytorch_model.bin"] = b"not needed: safetensors exist" * 100
+    main["tf_model.h5"] = b"not needed either" * 100
+    main["README.md"] = b"# tiny-nli\n"
+    REPOS["acme/tiny-nli"] = {"v1": tiny, "main": main}
+    REPOS["acme/gated"] = {"main": tiny}
+    REPOS["acme/corrupt"] = {"main": tiny}
+    REPOS["acme/flaky"] = {"main": tiny}
+    REPOS["acme/slow"] = {"main": tiny}
+    REPOS["acme/no-weights"] = {"main": {"config.json": tiny["config.json"]}}
+    for repo, revs in REPOS.items():
+        for rev, files in list(revs.items()):
+            revs[rev] = (commit_of(repo, rev), files)
+            for path, data in files.items():
+                if path.endswith(LFS_SUFFIXES):
+                    BLOBS[(repo, hashlib.sha256(data).hexdigest())] = data
+
+
+def find_revision(repo, rev):
+    for name, (commit, files) in REPOS[repo].items():
+        if rev in (name, commit):
+            return commit, files
+    return None, None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    cdn = False
+
+    def log_message(self, *args):
+        pass
+
+    def record(self):
+        if self.path == "/_log":
+            return
+        with LOG_LOCK:
+            LOG.append({"server": "cdn" if self.cdn else "hub", "method": self.command,
+                        "path": unquote(self.path), "range": self.headers.get("Range"),
+                        "auth": self.headers.get("Authorization")})
+
+    def answer(self, status, body=b"", headers=None, send_body=True):
+        self.send_response(status)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if send_body and self.command != "HEAD":
+            self.wfile.write(body)
+
+    def error(self, status, code):
+        self.answer(status, json.dumps({"error": code}).encode(), {"X-Error-Code": code})
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        self.record()
+        if self.cdn:
+            return self.serve_blob()
+        path = unquote(self.path)
+        if path == "/_log":
+            with LOG_LOCK:
+                return self.answer(200, json.dumps(LOG).encode())
+        api = path.startswith("/api/models/")
+        rest = path[len("/api/models/"):] if api else path[1:]
+        parts = rest.split("/")
+        if len(parts) < 4:
+            return self.error(404, "EntryNotFound")
+        repo = parts[0] + "/" + parts[1]
+        if repo == "acme/renamed":
+            return self.answer(307, b"", {"Location": path.replace("acme/renamed", "acme/tiny-nli")})
+        if repo not in REPOS:
+            return self.error(401, "RepoNotFound")
+        if repo == "acme/gated" and self.headers.get("Authorization") != "Bearer " + TOKEN:
+            return self.error(401, "GatedRepo")
+        if api:
+            if parts[2] != "revision":
+                return self.error(404, "EntryNotFound")
+            commit, files = find_revision(repo, "/".join(parts[3:]))
+            if commit is None:
+                return self.error(404, "RevisionNotFound")
+            body = {"id": repo, "sha": commit,
+                    "siblings": [{"rfilename": name} for name in sorted(files)]}
+            return self.answer(200, json.dumps(body).encode(), {"Content-Type": "application/json"})
+        if parts[2] != "resolve":
+            return self.error(404, "EntryNotFound")
+        commit, files = find_revision(repo, parts[3])
+        if commit is None:
+            return self.error(404, "RevisionNotFound")
+        name = "/".join(parts[4:])
+        if name not in files:
+            return self.error(404, "EntryNotFound")
+        data = files[name]
+        headers = {"X-Repo-Commit": commit}
+        if name.endswith(LFS_SUFFIXES):
+            sha = hashlib.sha256(data).hexdigest()
+            headers.update({"X-Linked-Etag": '"%s"' % sha, "X-Linked-Size": str(len(data)),
+                            "ETag": '"%s"' % git_blob_sha(data),
+                            "Location": "http://127.0.0.1:%d/%s/blobs/%s" % (CDN_PORT, repo, sha)})
+            return self.answer(302, b"", headers)
+        headers["ETag"] = '"%s"' % git_blob_sha(data)
+        return self.answer(200, data, headers)
+
+    def serve_blob(self):
+        repo, _, sha = unquote(self.path)[1:].rpartition("/blobs/")
+        if (repo, sha) not in BLOBS:
+            return self.answer(404, b"no such blob")
+        data = BLOBS[(repo, sha)]
+        if repo == "acme/corrupt":
+            data = data[:100] + bytes([data[100] ^ 1]) + data[101:]
+        start = 0
+        rng = self.headers.get("Range")
+        if rng and rng.startswith("bytes="):
+            start = int(rng[6:].split("-")[0])
+        status = 206 if start else 200
+        body = data[start:]
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        if start:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        if repo == "acme/flaky" and start == 0 and sha not in DROPPED:
+            DROPPED.add(sha)
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
+        if repo == "acme/slow":
+            for i in range(0, len(body), 65536):
+                self.wfile.write(body[i:i + 65536])
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
+        self.wfile.write(body)
+
+
+class CdnHandler(Handler):
+    cdn = True
+
+
+def main():
+    global CDN_PORT
+    build(sys.argv[1])
+    hub = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    cdn = ThreadingHTTPServer(("127.0.0.1", 0), CdnHandler)
+    hub.daemon_threads = cdn.daemon_threads = True
+    CDN_PORT = cdn.server_address[1]
+    threading.Thread(target=cdn.serve_forever, daemon=True).start()
+    print(hub.server_address[1], CDN_PORT, flush=True)
+    hub.serve_forever()
+
+
+CDN_PORT = 0
+if __name__ == "__main__":
+    main()

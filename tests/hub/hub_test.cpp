@@ -1,0 +1,283 @@
+// The Hub resolver against a Hub of our own on loopback (hub_server.py): the cache layout
+// huggingface_hub writes, revisions, redirects (relative, and absolute to a second host without
+// the token), gated repos, corrupted and dropped downloads, concurrent downloaders, offline mode.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "http/client.h"
+#include "hub/cache.h"
+#include "hub/resolve.h"
+
+namespace onepass::hub {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kFixture = fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/bert-tiny-nli";
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class HubServer {
+ public:
+  HubServer() {
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive a crashed test (ctest would wait)
+      ::dup2(out[1], 1);
+      ::close(out[0]);
+      const std::string models = std::string(ONEPASS_TEST_DATA_DIR) + "/fixtures/models";
+      ::execl(ONEPASS_PYTHON, ONEPASS_PYTHON, ONEPASS_HUB_SERVER, models.c_str(), nullptr);
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    std::FILE* f = ::fdopen(out[0], "r");
+    if (std::fscanf(f, "%d %d", &port_, &cdn_port_) != 2)
+      throw std::runtime_error("hub server did not start");
+    std::fclose(f);
+  }
+  ~HubServer() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  nlohmann::json log() const {
+    http::Url url;
+    url.host = "127.0.0.1";
+    url.port = static_cast<std::uint16_t>(port_);
+    http::Connection c(url, std::chrono::seconds(5));
+    http::Request r;
+    r.method = "GET";
+    r.target = "/_log";
+    return nlohmann::json::parse(c.send(r).body);
+  }
+  // Requests whose path contains `part`, on server "hub" or "cdn".
+  std::vector<nlohmann::json> requests(const std::string& server, const std::string& part) const {
+    std::vector<nlohmann::json> out;
+    for (const auto& e : log()) {
+      if (e["server"] == server && e["path"].get<std::string>().find(part) != std::string::npos)
+        out.push_back(e);
+    }
+    return out;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int cdn_port_ = 0;
+};
+
+class HubTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_ = fs::temp_directory_path() /
+             ("onepass_hub_test_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(cache_);
+    env_.endpoint = server_.endpoint();
+    env_.cache_dir = cache_;
+    env_.progress = false;
+  }
+  void TearDown() override { fs::remove_all(cache_); }
+
+  // Runs `f` and returns the message of the onepass::Error it throws.
+  template <typename F>
+  std::string error_of(F f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no error thrown";
+    return {};
+  }
+
+  HubServer server_;
+  fs::path cache_;
+  Environment env_;
+};
+
+TEST_F(HubTest, FolderReferenceIsReturnedUnchanged) {
+  EXPECT_EQ(resolve_model(kFixture.string(), env_), kFixture);
+  EXPECT_TRUE(server_.log().empty());
+}
+
+TEST_F(HubTest, DownloadsOnlyNeededFilesInHuggingFaceLayout) {
+  env_.token = "some-token";
+  const fs::path snapshot = resolve_model("acme/tiny-nli@v1", env_);
+  const fs::path repo = cache_ / "models--acme--tiny-nli";
+  const std::string commit = read(repo / "refs/v1");
+  ASSERT_EQ(commit.size(), 40u);
+  EXPECT_EQ(snapshot, repo / "snapshots" / commit);
+  for (const char* name : {"config.json", "model.safetensors", "tokenizer.json", "vocab.txt",
+                           "tokenizer_config.json", "special_tokens_map.json"}) {
+    const fs::path pointer = snapshot / name;
+    ASSERT_TRUE(fs::is_symlink(pointer)) << name;
+    const fs::path target = fs::read_symlink(pointer);
+    EXPECT_TRUE(target.is_relative()) << target;
+    EXPECT_EQ(target.parent_path(), fs::path("../../blobs")) << target;
+    EXPECT_EQ(read(pointer), read(kFixture / name)) << name;
+  }
+  // An LFS blob is named by its sha256 (X-Linked-Etag), a small file by its git blob id.
+  const auto weights_blob = fs::read_symlink(snapshot / "model.safetensors").filename().string();
+  EXPECT_EQ(weights_blob.size(), 64u);
+  EXPECT_EQ(fs::read_symlink(snapshot / "config.json").filename().string().size(), 40u);
+  // Files the repo lacks are remembered, as huggingface_hub does.
+  EXPECT_TRUE(fs::exists(repo / ".no_exist" / commit / "added_tokens.json"));
+  // Nothing onepass does not read was fetched.
+  EXPECT_FALSE(fs::exists(snapshot / "model.onnx"));
+  EXPECT_FALSE(fs::exists(snapshot / "golden.json"));
+  EXPECT_TRUE(server_.requests("hub", "model.onnx").empty());
+  EXPECT_TRUE(server_.requests("hub", "golden.json").empty());
+  // The weights came from the second host, without the token; the Hub got it.
+  const auto cdn = server_.requests("cdn", weights_blob);
+  ASSERT_EQ(cdn.size(), 1u);
+  EXPECT_TRUE(cdn[0]["auth"].is_null());
+  const auto api = server_.requests("hub", "/api/models/acme/tiny-nli/revision/v1");
+  ASSERT_EQ(api.size(), 1u);
+  EXPECT_EQ(api[0]["auth"], "Bearer some-token");
+  // A second resolve of the same commit downloads nothing.
+  EXPECT_EQ(resolve_model("acme/tiny-nli@" + commit, env_), snapshot);
+  EXPECT_EQ(server_.requests("cdn", "/blobs/").size(), 1u);
+}
+
+TEST_F(HubTest, TwoRevisionsAreTwoSnapshotsSharingBlobs) {
+  const fs::path v1 = resolve_model("acme/tiny-nli@v1", env_);
+  const fs::path main = resolve_model("acme/tiny-nli", env_);
+  EXPECT_NE(v1, main);
+  EXPECT_EQ(read(cache_ / "models--acme--tiny-nli/refs/main"), main.filename().string());
+  EXPECT_EQ(read(v1 / "config.json"), read(kFixture / "config.json"));
+  EXPECT_NE(read(main / "config.json").find("onepass_revision"), std::string::npos);
+  // Same weights in both: one blob, fetched once; the PyTorch and TF duplicates never.
+  EXPECT_EQ(fs::read_symlink(v1 / "model.safetensors"),
+            fs::read_symlink(main / "model.safetensors"));
+  EXPECT_EQ(server_.requests("cdn", "/blobs/").size(), 1u);
+  EXPECT_TRUE(server_.requests("hub", "pytorch_model.bin").empty());
+  EXPECT_TRUE(server_.requests("hub", "tf_model.h5").empty());
+}
+
+TEST_F(HubTest, FollowsRelativeRedirectOfARenamedRepo) {
+  const fs::path snapshot = resolve_model("acme/renamed@v1", env_);
+  EXPECT_EQ(read(snapshot / "model.safetensors"), read(kFixture / "model.safetensors"));
+}
+
+TEST_F(HubTest, GatedRepoNeedsToken) {
+  const std::string message = error_of([&] { resolve_model("acme/gated", env_); });
+  EXPECT_NE(message.find("gated"), std::string::npos) << message;
+  EXPECT_NE(message.find("HF_TOKEN"), std::string::npos) << message;
+  env_.token = "secret-token";
+  const fs::path snapshot = resolve_model("acme/gated", env_);
+  EXPECT_EQ(read(snapshot / "config.json"), read(kFixture / "config.json"));
+}
+
+TEST_F(HubTest, UnknownRepoRevisionAndNoWeightsAreClearErrors) {
+  std::string message = error_of([&] { resolve_model("acme/nope", env_); });
+  EXPECT_NE(message.find("'acme/nope' not found"), std::string::npos) << message;
+  message = error_of([&] { resolve_model("acme/tiny-nli@v9", env_); });
+  EXPECT_NE(message.find("revision 'v9' not found"), std::string::npos) << message;
+  message = error_of([&] { resolve_model("acme/no-weights", env_); });
+  EXPECT_NE(message.find("no loadable weights"), std::string::npos) << message;
+  message = error_of([&] { resolve_model("not a model", env_); });
+  EXPECT_NE(message.find("neither an existing folder nor a Hub id"), std::string::npos);
+}
+
+TEST_F(HubTest, CorruptedBlobIsDeletedAndFailsLoudly) {
+  const std::string message = error_of([&] { resolve_model("acme/corrupt", env_); });
+  EXPECT_NE(message.find("checksum mismatch"), std::string::npos) << message;
+  const fs::path blobs = cache_ / "models--acme--corrupt/blobs";
+  for (const auto& entry : fs::directory_iterator(blobs)) {
+    EXPECT_EQ(entry.path().filename().string().size(), 40u)
+        << "left behind: " << entry.path();  // only the small git-etag files
+  }
+}
+
+TEST_F(HubTest, DroppedConnectionIsResumedWithRange) {
+  const fs::path snapshot = resolve_model("acme/flaky", env_);
+  EXPECT_EQ(read(snapshot / "model.safetensors"), read(kFixture / "model.safetensors"));
+  const auto gets = server_.requests("cdn", "/blobs/");
+  ASSERT_EQ(gets.size(), 2u);
+  EXPECT_TRUE(gets[0]["range"].is_null());
+  ASSERT_TRUE(gets[1]["range"].is_string());
+  const auto size = fs::file_size(kFixture / "model.safetensors");
+  EXPECT_EQ(gets[1]["range"], "bytes=" + std::to_string(size / 2) + "-");
+}
+
+TEST_F(HubTest, ConcurrentDownloadersShareOneDownload) {
+  fs::path a, b;
+  std::string error_a, error_b;
+  auto download = [&](fs::path& out, std::string& error) {
+    try {
+      out = resolve_model("acme/slow", env_);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  };
+  std::thread first([&] { download(a, error_a); });
+  std::thread second([&] { download(b, error_b); });
+  first.join();
+  second.join();
+  EXPECT_EQ(error_a, "");
+  EXPECT_EQ(error_b, "");
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(read(a / "model.safetensors"), read(kFixture / "model.safetensors"));
+  EXPECT_EQ(server_.requests("cdn", "/blobs/").size(), 1u);
+  EXPECT_TRUE(fs::exists(cache_ / ".locks/models--acme--slow"));
+}
+
+TEST_F(HubTest, OfflineServesTheCacheAndNeverTheNetwork) {
+  Environment offline = env_;
+  offline.offline = true;
+  std::string message = error_of([&] { resolve_model("acme/tiny-nli@v1", offline); });
+  EXPECT_NE(message.find("HF_HUB_OFFLINE"), std::string::npos) << message;
+  const fs::path online = resolve_model("acme/tiny-nli@v1", env_);
+  const auto before = server_.log().size();
+  EXPECT_EQ(resolve_model("acme/tiny-nli@v1", offline), online);
+  EXPECT_EQ(server_.log().size(), before);
+
+  // Unreachable network: the error says a snapshot is cached and how to use it.
+  Environment unreachable = env_;
+  unreachable.endpoint = "http://127.0.0.1:1";
+  message = error_of([&] { resolve_model("acme/tiny-nli@v1", unreachable); });
+  EXPECT_NE(message.find("cannot reach"), std::string::npos) << message;
+  EXPECT_NE(message.find("HF_HUB_OFFLINE=1"), std::string::npos) << message;
+  EXPECT_NE(message.find(online.string()), std::string::npos) << message;
+  message = error_of([&] { resolve_model("acme/tiny-nli@v2", unreachable); });
+  EXPECT_NE(message.find("has no snapshot"), std::string::npos) << message;
+}
+
+TEST(HubReference, ParsesIdsLikeHuggingFaceHub) {
+  const auto id = parse_hub_id("MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7@v1.0");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(id->repo_id, "MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7");
+  EXPECT_EQ(id->revision, "v1.0");
+  EXPECT_EQ(id->name(), "mDeBERTa-v3-base-xnli-multilingual-nli-2mil7");
+  EXPECT_EQ(parse_hub_id("acme/x")->revision, "main");
+  EXPECT_FALSE(parse_hub_id("acme"));
+  EXPECT_FALSE(parse_hub_id("a/b/c"));
+  EXPECT_FALSE(parse_hub_id("../etc"));
+  EXPECT_FALSE(parse_hub_id("a--b/c"));
+  EXPECT_FALSE(parse_hub_id("a/b@"));
+  EXPECT_EQ(default_model_name("acme/tiny-nli@v1"), "tiny-nli");
+  EXPECT_FALSE(is_safe_repo_path("../x"));
+  EXPECT_FALSE(is_safe_repo_path("a//b"));
+  EXPECT_TRUE(is_safe_repo_path("1_Pooling/config.json"));
+}
+
+}  // namespace
+}  // namespace onepass::hub
