@@ -75,7 +75,7 @@ struct LoadOptions {
   // missed, when the precision fails docs/reliability.md's bar for this model.
   bool force_precision = false;
   // Tokenizes the built-in check texts for that comparison; unset: synthetic token ids.
-  TextTokenizer check_tokenizer;
+  TextTokenizer check_tokenizer{};
 };
 
 class Encoder {
