@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The README's two commands on a fresh Debian 12 machine, by hand or from CI (.ci/run calls it).
+# Bootstraps a minimal Debian 12 root (debootstrap --variant=minbase bookworm), clones the
+# commit under test into it (the host checkout is never touched), and runs inside it with chroot
+# exactly what a newcomer types: scripts/quickstart.sh, then the test command. Anything the
+# install step forgets then fails here. Needs root (debootstrap, mount, chroot).
+#
+#   scripts/fresh-machine.sh [COMMIT]      # default: HEAD of this checkout
+#
+# ONEPASS_FRESH_ROOT=DIR  where to build the root (default: a new /var/tmp/onepass-fresh.XXXXXX)
+# ONEPASS_KEEP_ROOT=1     keep the root afterwards (default: removed on success, kept on failure)
+# ONEPASS_MIRROR=URL      the Debian mirror (default: http://deb.debian.org/debian)
+# Each stage prints "stage NAME: N s" (the wall time) and the last line sums them up.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+commit=$(git -C "$repo" rev-parse --verify "${1:-HEAD}^{commit}")
+mirror=${ONEPASS_MIRROR:-http://deb.debian.org/debian}
+if [ "$(id -u)" -ne 0 ]; then
+  echo "fresh-machine.sh needs root (debootstrap, mount, chroot)" >&2
+  exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+summary=()
+stage_start=0
+stage() { # stage NAME: start timing NAME
+  stage_name=$1
+  stage_start=$(date +%s)
+  echo "=== stage $stage_name ($(date -u +%H:%M:%S) UTC)"
+}
+stage_end() {
+  local s=$(($(date +%s) - stage_start))
+  echo "=== stage $stage_name: $s s"
+  summary+=("$stage_name=${s}s")
+}
+
+root=${ONEPASS_FRESH_ROOT:-$(mktemp -d /var/tmp/onepass-fresh.XXXXXX)}
+mounts=()
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  # Unmount in reverse order; a lazy unmount if a process still holds one (never leave it).
+  local i
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+    umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" || true
+  done
+  if grep -q " $root/" /proc/mounts; then
+    echo "fresh-machine.sh: mounts left under $root:" >&2
+    grep " $root/" /proc/mounts >&2
+    rc=1
+  fi
+  if [ "$rc" -eq 0 ] && [ "${ONEPASS_KEEP_ROOT:-0}" != 1 ]; then
+    rm -rf --one-file-system "$root"
+  else
+    echo "fresh-machine.sh: root kept at $root"
+  fi
+  echo "fresh-machine.sh: ${summary[*]:-no stage finished} (exit $rc)"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+stage debootstrap
+if ! command -v debootstrap >/dev/null 2>&1; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+fi
+debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+  { tail -50 "$root.debootstrap.log" >&2; exit 1; }
+rm -f "$root.debootstrap.log"
+# The security and updates suites, as a Debian 12 installation has them.
+cat >"$root/etc/apt/sources.list" <<SOURCES
+deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+SOURCES
+cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+stage_end
+
+# A clean clone of the commit under test: only what git tracks, nothing from the host's build.
+git clone -q --no-hardlinks "$repo" "$root/onepass"
+git -C "$root/onepass" checkout -q --detach "$commit"
+echo "testing $(git -C "$root/onepass" log -1 --format='%h %s')"
+
+mnt() { # mnt TARGET mount-args...: mount and remember it for cleanup
+  local target=$root/$1
+  shift
+  mkdir -p "$target"
+  mount "$@" "$target"
+  mounts+=("$target")
+}
+mnt proc -t proc proc
+mnt sys -t sysfs sysfs
+mnt dev --bind /dev
+mnt dev/pts -t devpts devpts -o newinstance,ptmxmode=0666
+mnt dev/shm -t tmpfs shm -o mode=1777
+mnt tmp -t tmpfs tmp -o mode=1777
+
+in_root() { # in_root COMMAND: runs bash -c COMMAND in the root, in the clone, as a CI user would
+  chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 CI=true \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    /bin/bash -c "cd /onepass && $1" </dev/null
+}
+
+# The README's first command. Its dependency step is timed alone (quickstart.sh runs it too;
+# apt-get then finds everything installed), so the build is timed apart from the download.
+stage deps
+in_root 'scripts/install-deps.sh'
+stage_end
+stage quickstart
+in_root 'scripts/quickstart.sh'
+stage_end
+
+# The README's second command; scripts/test.sh prints its own per-stage times.
+stage tests
+in_root 'scripts/install-deps.sh && scripts/test.sh'
+stage_end
