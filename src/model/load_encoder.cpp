@@ -32,6 +32,8 @@ const std::vector<ArchitectureEntry>& architectures() {
       {"XLMRobertaForSequenceClassification", &load_bert},
       {"DebertaV2Model", kDebertaV2Loader},
       {"DebertaV2ForSequenceClassification", kDebertaV2Loader},
+      {"DistilBertModel", &load_distilbert},
+      {"DistilBertForSequenceClassification", &load_distilbert},
   };
   return table;
 }

@@ -123,6 +123,27 @@ void apply_model_type_defaults(ModelConfig& c) {
   }
 }
 
+// DistilBertConfig names its sizes differently (attribute_map maps them to the common names);
+// its defaults at v4.47.1: dim 768, n_layers 6, n_heads 12, hidden_dim 3072, activation gelu.
+// It has no token types, and its LayerNorms use eps 1e-12 whatever the file says.
+void read_distilbert(const json& j, ModelConfig& c) {
+  c.hidden_size = 768;
+  c.num_hidden_layers = 6;
+  c.num_attention_heads = 12;
+  c.intermediate_size = 3072;
+  c.hidden_act = "gelu";
+  read_int(j, "dim", c.hidden_size);
+  read_int(j, "n_layers", c.num_hidden_layers);
+  read_int(j, "n_heads", c.num_attention_heads);
+  read_int(j, "hidden_dim", c.intermediate_size);
+  read_string(j, "activation", c.hidden_act);
+  c.type_vocab_size = 0;
+  c.layer_norm_eps = 1e-12;
+  c.pooler_hidden_size = c.hidden_size;
+  // sinusoidal_pos_embds only changes how the position table is initialised: the table itself
+  // is in the checkpoint either way.
+}
+
 void validate(const ModelConfig& c) {
   auto positive = [](int v, const char* key) {
     if (v <= 0) fail(std::string("field ") + key + " must be positive");
@@ -197,6 +218,7 @@ ModelConfig parse_model_config(std::string_view json_text) {
   read_int(j, "pooler_hidden_size", c.pooler_hidden_size);
   read_string(j, "pooler_hidden_act", c.pooler_hidden_act);
   read_double(j, "pooler_dropout", c.pooler_dropout);
+  if (c.model_type == "distilbert") read_distilbert(j, c);
 
   validate(c);
   return c;

@@ -15,4 +15,8 @@ namespace onepass::model {
 std::unique_ptr<Encoder> load_bert(const weights::ModelConfig& config, weights::WeightStore store,
                                    const LoadOptions& options);
 
+// DistilBertModel, DistilBertForSequenceClassification (architectures/distilbert.cpp).
+std::unique_ptr<Encoder> load_distilbert(const weights::ModelConfig& config,
+                                         weights::WeightStore store, const LoadOptions& options);
+
 }  // namespace onepass::model

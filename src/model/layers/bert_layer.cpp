@@ -16,7 +16,8 @@ LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::s
 }
 
 BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefix,
-                     const weights::ModelConfig& config, kernels::MatmulPrecision precision)
+                     const weights::ModelConfig& config, kernels::MatmulPrecision precision,
+                     const BertLayerNames& names)
     : hidden_(config.hidden_size),
       heads_(config.num_attention_heads),
       // int8 keeps attention fp32: on the XLM-R perf shape even a bf16 P·V alone raised its mean
@@ -28,9 +29,9 @@ BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefi
   // own copy, so this staging buffer ends with the constructor.
   std::vector<float> qkv_weight(static_cast<std::size_t>(3 * h * h));
   qkv_bias_ = std::make_unique<float[]>(3 * h);
-  const char* parts[] = {"query", "key", "value"};
+  const char* parts[] = {names.query, names.key, names.value};
   for (int p = 0; p < 3; ++p) {
-    const std::string base = prefix + "attention.self." + parts[p];
+    const std::string base = prefix + parts[p];
     std::memcpy(qkv_weight.data() + p * h * h, store.get(base + ".weight", {h, h}).data,
                 h * h * sizeof(float));
     std::memcpy(qkv_bias_.get() + p * h, store.get(base + ".bias", {h}).data, h * sizeof(float));
@@ -38,18 +39,17 @@ BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefi
   const auto identity = kernels::Activation::kIdentity;
   qkv_ = kernels::Linear(qkv_weight.data(), qkv_bias_.get(), 3 * h, h, identity, 0, precision);
   attention_output_ = kernels::Linear(
-      store.get(prefix + "attention.output.dense.weight", {h, h}).data,
-      store.get(prefix + "attention.output.dense.bias", {h}).data, h, h, identity, 0, precision);
-  attention_norm_ =
-      load_layer_norm(store, prefix + "attention.output.LayerNorm", h, config.layer_norm_eps);
+      store.get(prefix + names.attention_output + ".weight", {h, h}).data,
+      store.get(prefix + names.attention_output + ".bias", {h}).data, h, h, identity, 0, precision);
+  attention_norm_ = load_layer_norm(store, prefix + names.attention_norm, h, config.layer_norm_eps);
   intermediate_ =
-      kernels::Linear(store.get(prefix + "intermediate.dense.weight", {inter, h}).data,
-                      store.get(prefix + "intermediate.dense.bias", {inter}).data, inter, h,
+      kernels::Linear(store.get(prefix + names.intermediate + ".weight", {inter, h}).data,
+                      store.get(prefix + names.intermediate + ".bias", {inter}).data, inter, h,
                       kernels::activation_from_hf(config.hidden_act), 0, precision);
-  output_ = kernels::Linear(store.get(prefix + "output.dense.weight", {h, inter}).data,
-                            store.get(prefix + "output.dense.bias", {h}).data, h, inter, identity,
-                            0, precision);
-  output_norm_ = load_layer_norm(store, prefix + "output.LayerNorm", h, config.layer_norm_eps);
+  output_ = kernels::Linear(store.get(prefix + names.output + ".weight", {h, inter}).data,
+                            store.get(prefix + names.output + ".bias", {h}).data, h, inter,
+                            identity, 0, precision);
+  output_norm_ = load_layer_norm(store, prefix + names.output_norm, h, config.layer_norm_eps);
 }
 
 void BertLayer::forward(float* x, std::int64_t tokens, const std::size_t* offsets,

@@ -33,6 +33,23 @@ struct LayerScratch {
   float* attention = nullptr;     // kernels::self_attention_scratch_floats
 };
 
+// Weight names inside one layer, after its prefix. BERT's are the defaults; DistilBERT's
+// TransformerBlock has the same shape under other names (kDistilBertLayerNames).
+struct BertLayerNames {
+  const char* query = "attention.self.query";
+  const char* key = "attention.self.key";
+  const char* value = "attention.self.value";
+  const char* attention_output = "attention.output.dense";
+  const char* attention_norm = "attention.output.LayerNorm";
+  const char* intermediate = "intermediate.dense";
+  const char* output = "output.dense";
+  const char* output_norm = "output.LayerNorm";
+};
+
+inline constexpr BertLayerNames kDistilBertLayerNames{
+    "attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+    "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
+
 class BertLayer {
  public:
   // prefix: "<base>encoder.layer.<i>." Throws kInvalidModel (missing / misshapen weights),
@@ -40,7 +57,8 @@ class BertLayer {
   // attention's products in bf16 (LayerNorm, softmax and GELU stay fp32).
   BertLayer(const weights::WeightStore& store, const std::string& prefix,
             const weights::ModelConfig& config,
-            kernels::MatmulPrecision precision = kernels::MatmulPrecision::kFp32);
+            kernels::MatmulPrecision precision = kernels::MatmulPrecision::kFp32,
+            const BertLayerNames& names = {});
 
   // x: [tokens, hidden], updated in place. offsets: num_seqs + 1 token offsets.
   void forward(float* x, std::int64_t tokens, const std::size_t* offsets, std::size_t num_seqs,

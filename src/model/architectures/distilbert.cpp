@@ -1,0 +1,165 @@
+// DistilBERT as transformers v4.47.1 runs it (models/distilbert/modeling_distilbert.py):
+// word + absolute position embeddings (no token types), LayerNorm, post-LayerNorm
+// TransformerBlocks of BERT's shape (model/layers/bert_layer.h under DistilBERT's weight names),
+// and DistilBertForSequenceClassification's head on the first token:
+// logits = classifier(relu(pre_classifier(h[0]))).
+//
+// The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/attention.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+#include "model/architectures/architectures.h"
+#include "model/batch_check.h"
+#include "model/layers/bert_layer.h"
+#include "model/layers/thread_scope.h"
+#include "model/precision_check.h"
+#include "tensor/arena.h"
+
+namespace onepass::model {
+namespace {
+
+using weights::ModelConfig;
+using weights::WeightStore;
+
+class DistilBertEncoder final : public Encoder {
+ public:
+  DistilBertEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options);
+  const ModelInfo& info() const override { return info_; }
+  void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
+
+ private:
+  WeightStore store_;  // owns the mapping every weight pointer below points into
+  ModelInfo info_;
+  bool classifier_head_ = false;
+  int threads_ = 0;
+  std::int64_t intermediate_size_ = 0;
+  const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
+  const float* position_embeddings_ = nullptr;  // [max_position_embeddings, hidden]
+  LayerNormWeights embedding_norm_;
+  std::vector<BertLayer> layers_;
+  kernels::Linear pre_classifier_;  // [hidden, hidden], ReLU fused
+  kernels::Linear classifier_;      // [num_labels, hidden]
+  mutable tensor::ArenaPool arenas_;
+};
+
+DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore store,
+                                     const LoadOptions& options)
+    : store_(std::move(store)),
+      threads_(options.threads),
+      intermediate_size_(config.intermediate_size) {
+  const std::string& arch = config.architectures.front();
+  classifier_head_ = arch == "DistilBertForSequenceClassification";
+  // DistilBertForSequenceClassification nests the encoder under "distilbert."; DistilBertModel
+  // is saved without a prefix, though some checkpoints carry one anyway.
+  std::string base = "distilbert.";
+  if (!classifier_head_ && store_.contains("embeddings.word_embeddings.weight")) base.clear();
+
+  const std::int64_t h = config.hidden_size;
+  info_.architecture = arch;
+  info_.model_type = config.model_type;
+  info_.hidden_size = config.hidden_size;
+  info_.vocab_size = config.vocab_size;
+  info_.type_vocab_size = 0;
+  info_.max_tokens = config.max_position_embeddings;
+
+  word_embeddings_ =
+      store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, h}).data;
+  position_embeddings_ =
+      store_
+          .get(base + "embeddings.position_embeddings.weight", {config.max_position_embeddings, h})
+          .data;
+  embedding_norm_ =
+      load_layer_norm(store_, base + "embeddings.LayerNorm", h, config.layer_norm_eps);
+  layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
+  for (int i = 0; i < config.num_hidden_layers; ++i) {
+    layers_.emplace_back(store_, base + "transformer.layer." + std::to_string(i) + ".", config,
+                         to_matmul_precision(options.precision), kDistilBertLayerNames);
+    store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
+  }
+
+  if (classifier_head_) {
+    if (config.num_labels <= 0)
+      throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
+    const std::int64_t labels = config.num_labels;
+    info_.head = HeadKind::kSequenceClassification;
+    info_.num_labels = config.num_labels;
+    info_.id2label = config.id2label;
+    info_.multi_label = config.multi_label();
+    pre_classifier_ = kernels::Linear(store_.get("pre_classifier.weight", {h, h}).data,
+                                      store_.get("pre_classifier.bias", {h}).data, h, h,
+                                      kernels::Activation::kRelu);
+    classifier_ = kernels::Linear(store_.get("classifier.weight", {labels, h}).data,
+                                  store_.get("classifier.bias", {labels}).data, labels, h,
+                                  kernels::Activation::kIdentity);
+  } else {
+    info_.head = HeadKind::kBaseModel;
+  }
+  info_.parameter_count = store_.parameter_count();
+  store_.drop_resident_pages();  // every matrix is packed now
+}
+
+void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
+  check_batch(batch, info_);
+  const std::size_t n = batch.size();
+  out.token_offsets.resize(n + 1);
+  out.token_offsets[0] = 0;
+  for (std::size_t s = 0; s < n; ++s)
+    out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
+  out.logits.clear();
+  out.hidden_states.clear();
+  out.pooler_output.clear();
+  if (n == 0) return;
+
+  const ThreadScope thread_scope(threads_);
+  auto arena = arenas_.acquire();
+  const std::size_t* offsets = out.token_offsets.data();
+  const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
+  const std::int64_t h = info_.hidden_size;
+  LayerScratch scratch;
+  float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
+  scratch.qkv = arena->alloc(static_cast<std::size_t>(tokens * 3 * h));
+  scratch.context = arena->alloc(static_cast<std::size_t>(tokens * h));
+  scratch.intermediate = arena->alloc(static_cast<std::size_t>(tokens * intermediate_size_));
+  scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, n));
+
+  // Embeddings: word + position (0, 1, ... per sequence), then LayerNorm.
+  auto* ids = arena->alloc_as<std::int32_t>(static_cast<std::size_t>(tokens));
+  auto* positions = arena->alloc_as<std::int32_t>(static_cast<std::size_t>(tokens));
+  for (std::size_t s = 0; s < n; ++s) {
+    for (std::size_t i = 0; i < batch[s].input_ids.size(); ++i) {
+      ids[offsets[s] + i] = batch[s].input_ids[i];
+      positions[offsets[s] + i] = static_cast<std::int32_t>(i);
+    }
+  }
+  kernels::embedding_gather(word_embeddings_, h, ids, tokens, x, false);
+  kernels::embedding_gather(position_embeddings_, h, positions, tokens, x, true);
+  kernels::layer_norm(x, tokens, h, embedding_norm_.gamma, embedding_norm_.beta,
+                      embedding_norm_.eps);
+  for (const auto& layer : layers_) layer.forward(x, tokens, offsets, n, scratch);
+
+  if (!classifier_head_) {
+    out.hidden_states.assign(x, x + tokens * h);
+    return;
+  }
+  float* first = arena->alloc(n * h);
+  float* pooled = arena->alloc(n * h);
+  for (std::size_t s = 0; s < n; ++s)
+    std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
+  pre_classifier_.forward(first, static_cast<std::int64_t>(n), pooled);
+  out.logits.resize(n * static_cast<std::size_t>(info_.num_labels));
+  classifier_.forward(pooled, static_cast<std::int64_t>(n), out.logits.data());
+}
+
+}  // namespace
+
+std::unique_ptr<Encoder> load_distilbert(const ModelConfig& config, WeightStore store,
+                                         const LoadOptions& options) {
+  return std::make_unique<DistilBertEncoder>(config, std::move(store), options);
+}
+
+}  // namespace onepass::model
