@@ -38,7 +38,7 @@ struct Request {
   // file) instead of being collected in Response::body, and the connection's timeout bounds
   // each wait for more bytes rather than the whole exchange. A sink may throw to abort; the
   // connection is then closed.
-  std::function<void(std::string_view)> body_sink;
+  std::function<void(std::string_view)> body_sink = {};
 };
 
 struct Response {
