@@ -1,6 +1,6 @@
 # Helpers that every module uses, so that warnings, sanitizers and test labels stay uniform.
 
-# Warnings are errors with ONEPASS_WERROR (ON in the release preset, which CI builds;
+# Warnings are errors with ONEPASS_WERROR (ON in the release, asan and fuzz presets, which CI builds;
 # -DONEPASS_WERROR=OFF turns it off for a compiler that warns where ours does not).
 function(onepass_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)

@@ -76,6 +76,17 @@ deb $mirror bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 SOURCES
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+# The site's network trust, nothing else of the host: where this network reaches HTTPS registries
+# (npm) through a TLS-inspecting gateway, the host trusts the gateway's CA through a certificate
+# in /usr/local/share/ca-certificates, as every machine of the site would. The root gets the same
+# files before Debian's ca-certificates package is installed, whose update-ca-certificates then
+# adds them to /etc/ssl/certs/ca-certificates.crt; Node.js is pointed at that bundle below.
+site_cas=0
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  site_cas=1
+fi
 stage_end
 
 # A clean clone of the commit under test: only what git tracks, nothing from the host's build.
@@ -97,8 +108,11 @@ mnt dev/pts -t devpts devpts -o newinstance,ptmxmode=0666
 mnt dev/shm -t tmpfs shm -o mode=1777
 mnt tmp -t tmpfs tmp -o mode=1777
 
+# Node.js keeps its own CA list; NODE_EXTRA_CA_CERTS adds the system bundle (with the site's CAs).
+node_ca=()
+[ "$site_cas" = 0 ] || node_ca=(NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)
 in_root() { # in_root COMMAND: runs bash -c COMMAND in the root, in the clone, as a CI user would
-  chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 CI=true \
+  chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 CI=true "${node_ca[@]}" \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     /bin/bash -c "cd /onepass && $1" </dev/null
 }
