@@ -6,9 +6,11 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 # --build-only: what compiling onepass needs (the container image's build stage), nothing else.
+# The full install below is this list plus the test, fuzz and benchmark tools, so the two
+# cannot drift apart.
 BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates \
   libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
-  libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev \
+  libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev"
 # --image-test: what scripts/image-test.sh needs on the host (Podman with runc, a debootstrap
 # base image).
@@ -28,13 +30,9 @@ if [ "${1:-}" = "--build-only" ]; then
   exit 0
 fi
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake ninja-build pkg-config git ca-certificates curl \
-  clang libclang-rt-14-dev clang-format \
-  libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
-  libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev \
-  libssl-dev openssl python3 python3-numpy wrk >/dev/null
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $BUILD_PACKAGES \
+  git curl clang libclang-rt-14-dev clang-format openssl python3 python3-numpy wrk >/dev/null
 # Node.js runs the ONNX Runtime and tokenizers oracles; some images already ship their own build.
 if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
