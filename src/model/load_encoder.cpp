@@ -34,6 +34,8 @@ const std::vector<ArchitectureEntry>& architectures() {
       {"DebertaV2ForSequenceClassification", kDebertaV2Loader},
       {"DistilBertModel", &load_distilbert},
       {"DistilBertForSequenceClassification", &load_distilbert},
+      {"ElectraModel", &load_electra},
+      {"ElectraForSequenceClassification", &load_electra},
   };
   return table;
 }

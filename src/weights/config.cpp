@@ -116,6 +116,14 @@ void apply_model_type_defaults(ModelConfig& c) {
     c.type_vocab_size = 0;
     c.layer_norm_eps = 1e-7;
     c.pad_token_id = 0;
+  } else if (c.model_type == "electra") {
+    // ElectraConfig's defaults (electra-small's generator shape); embeddings_project exists
+    // when embedding_size != hidden_size.
+    c.embedding_size = 128;
+    c.hidden_size = 256;
+    c.num_attention_heads = 4;
+    c.intermediate_size = 1024;
+    c.pad_token_id = 0;
   } else if (c.model_type == "roberta" || c.model_type == "xlm-roberta") {
     c.pad_token_id = 1;
   } else {

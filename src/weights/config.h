@@ -44,7 +44,7 @@ struct ModelConfig {
   bool share_att_key = false;
   std::string norm_rel_ebd = "none";  // "none" or e.g. "layer_norm"
   bool position_biased_input = true;
-  int embedding_size = 0;  // getattr(config, "embedding_size", hidden_size); 0: hidden_size
+  int embedding_size = 0;  // DeBERTa: getattr(.., hidden_size), 0: hidden_size; ELECTRA: 128
   int conv_kernel_size = 0;
   std::string conv_act = "tanh";
   int conv_groups = 1;

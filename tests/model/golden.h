@@ -18,8 +18,8 @@ namespace onepass::testing {
 // Every fixture folder the golden and batch-invariance tests run. A new architecture's folder
 // is one more line here.
 inline constexpr const char* kGoldenModels[] = {
-    "bert-tiny-nli", "bert-tiny-embed",     "bert-tiny-rerank",
-    "xlmr-tiny-nli", "deberta-v2-tiny-nli", "distilbert-tiny-nli",
+    "bert-tiny-nli",       "bert-tiny-embed",     "bert-tiny-rerank",    "xlmr-tiny-nli",
+    "deberta-v2-tiny-nli", "distilbert-tiny-nli", "electra-tiny-rerank",
 };
 
 // gtest parameter names: "bert-tiny-nli" -> "bert_tiny_nli".

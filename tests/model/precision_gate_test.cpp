@@ -71,7 +71,11 @@ TEST_P(FixturePrecisionTest, PassesTheBar) {
                            << summarize_failures(report);
   EXPECT_EQ(report.non_finite, 0u);
   EXPECT_GT(report.max_abs_logit_diff, 0.0) << "the candidate really ran in reduced precision";
-  EXPECT_GT(report.min_cosine, 0.9);
+  // A one-logit model's "cosine" is only the sign agreement of a scalar, and a score near zero
+  // may flip in int8 (electra-tiny-rerank does); report.pass holds its real criteria.
+  if (report.num_labels != 1) {
+    EXPECT_GT(report.min_cosine, 0.9);
+  }
   // The gate at load (what `run` and `serve` do) agrees: no throw without force_precision.
   LoadOptions gated;
   gated.threads = 1;
@@ -80,16 +84,19 @@ TEST_P(FixturePrecisionTest, PassesTheBar) {
   EXPECT_NO_THROW(load_encoder(dir, gated));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Fixtures, FixturePrecisionTest,
-    ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli",
-                                         "bert-tiny-embed", "bert-tiny-rerank"),
-                       ::testing::Values(Precision::kBf16, Precision::kInt8)),
-    [](const auto& info) {
-      std::string name = std::get<0>(info.param) + "_" + precision_name(std::get<1>(info.param));
-      for (auto& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixturePrecisionTest,
+                         ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli",
+                                                              "deberta-v2-tiny-nli",
+                                                              "bert-tiny-embed", "bert-tiny-rerank",
+                                                              "electra-tiny-rerank"),
+                                            ::testing::Values(Precision::kBf16, Precision::kInt8)),
+                         [](const auto& info) {
+                           std::string name = std::get<0>(info.param) + "_" +
+                                              precision_name(std::get<1>(info.param));
+                           for (auto& c : name)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
 
 TEST(PrecisionGate, Bf16WithoutCpuSupportIsRefusedBeforeLoadingNamingTheFeature) {
   if (kernels::cpu_has_bf16_matmul()) GTEST_SKIP() << "this CPU has AVX512_BF16 or AMX";

@@ -19,4 +19,8 @@ std::unique_ptr<Encoder> load_bert(const weights::ModelConfig& config, weights::
 std::unique_ptr<Encoder> load_distilbert(const weights::ModelConfig& config,
                                          weights::WeightStore store, const LoadOptions& options);
 
+// ElectraModel, ElectraForSequenceClassification (architectures/electra.cpp).
+std::unique_ptr<Encoder> load_electra(const weights::ModelConfig& config,
+                                      weights::WeightStore store, const LoadOptions& options);
+
 }  // namespace onepass::model

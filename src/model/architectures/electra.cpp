@@ -1,0 +1,209 @@
+// ELECTRA as transformers v4.47.1 runs it (models/electra/modeling_electra.py): word, absolute
+// position and token-type embeddings of embedding_size, LayerNorm, then embeddings_project
+// (Linear embedding_size -> hidden_size) when the two sizes differ; BERT's post-LayerNorm
+// layers under BERT's weight names (model/layers/bert_layer.h); no pooler. Heads:
+//   ElectraForSequenceClassification: ElectraClassificationHead on the first token,
+//     logits = out_proj(gelu(dense(h[0]))) (the activation is get_activation("gelu"), fixed,
+//     whatever hidden_act says).
+//
+// The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/attention.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+#include "model/architectures/architectures.h"
+#include "model/batch_check.h"
+#include "model/layers/bert_layer.h"
+#include "model/layers/thread_scope.h"
+#include "model/precision_check.h"
+#include "tensor/arena.h"
+
+namespace onepass::model {
+namespace {
+
+using weights::ModelConfig;
+using weights::WeightStore;
+
+class ElectraEncoder final : public Encoder {
+ public:
+  ElectraEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options);
+  const ModelInfo& info() const override { return info_; }
+  void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
+
+ private:
+  void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
+             tensor::ScratchArena& arena) const;
+
+  WeightStore store_;  // owns the mapping every weight pointer below points into
+  ModelInfo info_;
+  int threads_ = 0;
+  std::int64_t embedding_size_ = 0;
+  std::int64_t intermediate_size_ = 0;
+  const float* word_embeddings_ = nullptr;        // [vocab_size, embedding_size]
+  const float* position_embeddings_ = nullptr;    // [max_position_embeddings, embedding_size]
+  const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, embedding_size] or null
+  LayerNormWeights embedding_norm_;               // over embedding_size
+  bool project_ = false;                          // embedding_size != hidden_size
+  kernels::Linear embeddings_project_;            // [hidden, embedding_size]
+  std::vector<BertLayer> layers_;
+  kernels::Linear head_dense_;  // sequence classification: gelu(dense(first token))
+  kernels::Linear classifier_;  // out_proj: [num_labels, hidden]
+  mutable tensor::ArenaPool arenas_;
+};
+
+ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
+                               const LoadOptions& options)
+    : store_(std::move(store)),
+      threads_(options.threads),
+      embedding_size_(config.embedding_size > 0 ? config.embedding_size : config.hidden_size),
+      intermediate_size_(config.intermediate_size) {
+  const std::string& arch = config.architectures.front();
+  const bool sequence_head = arch == "ElectraForSequenceClassification";
+  if (config.position_embedding_type != "absolute") {
+    throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
+                                             config.position_embedding_type +
+                                             " is not supported (only absolute)");
+  }
+  // Heads nest the encoder under "electra."; ElectraModel is saved without a prefix, though
+  // some checkpoints carry one anyway.
+  std::string base = "electra.";
+  if (!sequence_head && store_.contains("embeddings.word_embeddings.weight")) base.clear();
+
+  const std::int64_t h = config.hidden_size;
+  const std::int64_t e = embedding_size_;
+  info_.architecture = arch;
+  info_.model_type = config.model_type;
+  info_.hidden_size = config.hidden_size;
+  info_.vocab_size = config.vocab_size;
+  info_.type_vocab_size = config.type_vocab_size;
+  info_.max_tokens = config.max_position_embeddings;
+
+  word_embeddings_ =
+      store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, e}).data;
+  position_embeddings_ =
+      store_
+          .get(base + "embeddings.position_embeddings.weight", {config.max_position_embeddings, e})
+          .data;
+  if (config.type_vocab_size > 0) {
+    token_type_embeddings_ =
+        store_.get(base + "embeddings.token_type_embeddings.weight", {config.type_vocab_size, e})
+            .data;
+  }
+  embedding_norm_ =
+      load_layer_norm(store_, base + "embeddings.LayerNorm", e, config.layer_norm_eps);
+  const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in,
+                          kernels::Activation act) {
+    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data,
+                           store_.get(prefix + ".bias", {out}).data, out, in, act);
+  };
+  // ElectraModel creates embeddings_project only when the sizes differ.
+  project_ = e != h;
+  if (project_)
+    embeddings_project_ = linear(base + "embeddings_project", h, e, kernels::Activation::kIdentity);
+  layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
+  for (int i = 0; i < config.num_hidden_layers; ++i) {
+    layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config,
+                         to_matmul_precision(options.precision));
+    store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
+  }
+
+  if (sequence_head) {
+    if (config.num_labels <= 0)
+      throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
+    const std::int64_t labels = config.num_labels;
+    info_.num_labels = config.num_labels;
+    info_.id2label = config.id2label;
+    info_.multi_label = config.multi_label();
+    info_.head = HeadKind::kSequenceClassification;
+    head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kGeluErf);
+    classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
+  } else {
+    info_.head = HeadKind::kBaseModel;
+  }
+  info_.parameter_count = store_.parameter_count();
+  store_.drop_resident_pages();  // every matrix is packed now
+}
+
+void ElectraEncoder::embed(std::span<const SequenceInput> batch, const std::size_t* offsets,
+                           float* x, tensor::ScratchArena& arena) const {
+  const std::size_t tokens = offsets[batch.size()];
+  auto* ids = arena.alloc_as<std::int32_t>(tokens);
+  auto* positions = arena.alloc_as<std::int32_t>(tokens);
+  auto* types = arena.alloc_as<std::int32_t>(tokens);
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    const auto& seq = batch[s];
+    for (std::size_t i = 0; i < seq.input_ids.size(); ++i) {
+      ids[offsets[s] + i] = seq.input_ids[i];
+      positions[offsets[s] + i] = static_cast<std::int32_t>(i);
+      types[offsets[s] + i] = seq.token_type_ids.empty() ? 0 : seq.token_type_ids[i];
+    }
+  }
+  const auto n = static_cast<std::int64_t>(tokens);
+  // [tokens, embedding_size]: straight into x when no projection follows.
+  float* rows = project_ ? arena.alloc(tokens * static_cast<std::size_t>(embedding_size_)) : x;
+  kernels::embedding_gather(word_embeddings_, embedding_size_, ids, n, rows, false);
+  kernels::embedding_gather(position_embeddings_, embedding_size_, positions, n, rows, true);
+  if (token_type_embeddings_ != nullptr)
+    kernels::embedding_gather(token_type_embeddings_, embedding_size_, types, n, rows, true);
+  kernels::layer_norm(rows, n, embedding_size_, embedding_norm_.gamma, embedding_norm_.beta,
+                      embedding_norm_.eps);
+  if (project_) embeddings_project_.forward(rows, n, x);
+}
+
+void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
+  check_batch(batch, info_);
+  const std::size_t n = batch.size();
+  out.token_offsets.resize(n + 1);
+  out.token_offsets[0] = 0;
+  for (std::size_t s = 0; s < n; ++s)
+    out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
+  out.logits.clear();
+  out.hidden_states.clear();
+  out.pooler_output.clear();
+  if (n == 0) return;
+
+  const ThreadScope thread_scope(threads_);
+  auto arena = arenas_.acquire();
+  const std::size_t* offsets = out.token_offsets.data();
+  const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
+  const std::int64_t h = info_.hidden_size;
+  LayerScratch scratch;
+  float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
+  scratch.qkv = arena->alloc(static_cast<std::size_t>(tokens * 3 * h));
+  scratch.context = arena->alloc(static_cast<std::size_t>(tokens * h));
+  scratch.intermediate = arena->alloc(static_cast<std::size_t>(tokens * intermediate_size_));
+  scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, n));
+
+  embed(batch, offsets, x, *arena);
+  for (const auto& layer : layers_) layer.forward(x, tokens, offsets, n, scratch);
+
+  const auto labels = static_cast<std::size_t>(info_.num_labels);
+  switch (info_.head) {
+    case HeadKind::kBaseModel:
+      out.hidden_states.assign(x, x + tokens * h);
+      return;
+    case HeadKind::kSequenceClassification: {
+      float* first = arena->alloc(n * h);
+      float* pooled = arena->alloc(n * h);
+      for (std::size_t s = 0; s < n; ++s)
+        std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
+      head_dense_.forward(first, static_cast<std::int64_t>(n), pooled);
+      out.logits.resize(n * labels);
+      classifier_.forward(pooled, static_cast<std::int64_t>(n), out.logits.data());
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Encoder> load_electra(const ModelConfig& config, WeightStore store,
+                                      const LoadOptions& options) {
+  return std::make_unique<ElectraEncoder>(config, std::move(store), options);
+}
+
+}  // namespace onepass::model
