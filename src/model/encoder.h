@@ -22,6 +22,7 @@ enum class Precision { kFp32, kBf16, kInt8 };
 enum class HeadKind {
   kSequenceClassification,  // logits [num_labels]; num_labels 1 is a reranker / scorer
   kBaseModel,               // last hidden state per token (+ BertPooler output when present)
+  kTokenClassification,     // logits [num_labels] for every token (*ForTokenClassification)
 };
 
 struct ModelInfo {
@@ -47,9 +48,11 @@ struct SequenceInput {
 
 struct ForwardOutput {
   // kSequenceClassification: [num_sequences, num_labels], row-major.
+  // kTokenClassification: [total_tokens, num_labels], token-major like hidden_states.
   std::vector<float> logits;
   // kBaseModel: last hidden state, token-major [total_tokens, hidden] in batch order;
-  // sequence i owns rows [token_offsets[i], token_offsets[i + 1]).
+  // sequence i owns rows [token_offsets[i], token_offsets[i + 1]) (of logits too, for
+  // kTokenClassification). Every head fills token_offsets.
   std::vector<float> hidden_states;
   std::vector<std::size_t> token_offsets;
   // kBaseModel with a pooler: [num_sequences, hidden] (tanh(dense(cls))).

@@ -26,16 +26,22 @@ const std::vector<ArchitectureEntry>& architectures() {
   static const std::vector<ArchitectureEntry> table{
       {"BertModel", &load_bert},
       {"BertForSequenceClassification", &load_bert},
+      {"BertForTokenClassification", &load_bert},
       {"RobertaModel", &load_bert},
       {"RobertaForSequenceClassification", &load_bert},
+      {"RobertaForTokenClassification", &load_bert},
       {"XLMRobertaModel", &load_bert},
       {"XLMRobertaForSequenceClassification", &load_bert},
+      {"XLMRobertaForTokenClassification", &load_bert},
       {"DebertaV2Model", kDebertaV2Loader},
       {"DebertaV2ForSequenceClassification", kDebertaV2Loader},
+      {"DebertaV2ForTokenClassification", kDebertaV2Loader},
       {"DistilBertModel", &load_distilbert},
       {"DistilBertForSequenceClassification", &load_distilbert},
+      {"DistilBertForTokenClassification", &load_distilbert},
       {"ElectraModel", &load_electra},
       {"ElectraForSequenceClassification", &load_electra},
+      {"ElectraForTokenClassification", &load_electra},
   };
   return table;
 }

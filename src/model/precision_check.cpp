@@ -14,7 +14,8 @@ constexpr double kMinAgreement = 0.99;
 constexpr double kMaxShareShift = 0.10;
 constexpr double kMinEmbeddingCosine = 0.99;
 
-// One row per example: the logits (classifiers) or the mean-pooled last hidden state.
+// One row per example: the logits (classifiers), every token's logits one after the other
+// (token classifiers, compared like embeddings: by cosine) or the mean-pooled last hidden state.
 std::vector<std::vector<float>> run_all(const Encoder& encoder,
                                         std::span<const CheckExample> examples,
                                         std::size_t batch_size) {
@@ -30,10 +31,14 @@ std::vector<std::vector<float>> run_all(const Encoder& encoder,
       batch.push_back({examples[i].input_ids, examples[i].token_type_ids});
     encoder.forward(batch, out);
     for (std::size_t s = 0; s < batch.size(); ++s) {
+      const auto n = static_cast<std::size_t>(encoder.info().num_labels);
       if (classifier) {
-        const auto n = static_cast<std::size_t>(encoder.info().num_labels);
         rows.emplace_back(out.logits.begin() + static_cast<std::ptrdiff_t>(s * n),
                           out.logits.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
+      } else if (encoder.info().head == HeadKind::kTokenClassification) {
+        rows.emplace_back(
+            out.logits.begin() + static_cast<std::ptrdiff_t>(out.token_offsets[s] * n),
+            out.logits.begin() + static_cast<std::ptrdiff_t>(out.token_offsets[s + 1] * n));
       } else {
         const auto h = static_cast<std::size_t>(encoder.info().hidden_size);
         std::vector<float> pooled(h, 0.0f);

@@ -6,7 +6,8 @@
 // Bar: label agreement >= 99% (classifiers; for a single-logit scorer, the share of input pairs
 // both precisions rank the same way), no class's predicted share moving by more than 10 points,
 // zero NaN/Inf in the candidate's outputs; base models (embeddings): every mean-pooled embedding
-// at cosine >= 0.99 to its fp32 twin.
+// at cosine >= 0.99 to its fp32 twin; token classifiers: every input's token logits, one vector,
+// at cosine >= 0.99.
 //
 // The inputs are token ids: callers tokenize (the model module does not depend on the tokenizer
 // module). builtin_check_texts() is the default multilingual set; synthetic_check_inputs() stands

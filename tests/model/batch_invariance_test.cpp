@@ -1,6 +1,7 @@
 // A sequence's output must not depend on what else is in its batch: every golden case alone,
 // then inside batches of 2, 7 and 32 at a random slot with random other cases in every other
-// slot, within 1e-5 (logits, or every hidden-state row and the pooler output).
+// slot, within 1e-5 (logits, every token's logits, or every hidden-state row and the pooler
+// output).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +25,11 @@ std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& o
   if (info.head == HeadKind::kSequenceClassification) {
     const auto n = static_cast<std::size_t>(info.num_labels);
     return {out.logits.begin() + index * n, out.logits.begin() + (index + 1) * n};
+  }
+  if (info.head == HeadKind::kTokenClassification) {
+    const auto n = static_cast<std::size_t>(info.num_labels);
+    return {out.logits.begin() + out.token_offsets[index] * n,
+            out.logits.begin() + out.token_offsets[index + 1] * n};
   }
   const auto h = static_cast<std::size_t>(info.hidden_size);
   std::vector<float> v(out.hidden_states.begin() + out.token_offsets[index] * h,

@@ -1,6 +1,6 @@
 // The fixtures' golden.json files (see tests/data/fixtures/README.md) as plain structs, for any
 // model folder: classification cases carry logits/probs/label, embedding cases the pooled
-// vectors and pooler_output.
+// vectors and pooler_output, token-classification cases every token's logits and label.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,15 @@ namespace onepass::testing {
 // Every fixture folder the golden and batch-invariance tests run. A new architecture's folder
 // is one more line here.
 inline constexpr const char* kGoldenModels[] = {
-    "bert-tiny-nli",       "bert-tiny-embed",     "bert-tiny-rerank",    "xlmr-tiny-nli",
-    "deberta-v2-tiny-nli", "distilbert-tiny-nli", "electra-tiny-rerank",
+    // clang-format off
+    "bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank",
+    "xlmr-tiny-nli",
+    "deberta-v2-tiny-nli",
+    "distilbert-tiny-nli",
+    "electra-tiny-rerank",
+    "bert-tiny-ner", "xlmr-tiny-ner", "deberta-v2-tiny-ner", "distilbert-tiny-ner",
+    "electra-tiny-ner",
+    // clang-format on
 };
 
 // gtest parameter names: "bert-tiny-nli" -> "bert_tiny_nli".
@@ -35,8 +42,9 @@ struct GoldenCase {
   std::string id;
   std::vector<std::int32_t> input_ids;
   std::vector<std::int32_t> token_type_ids;  // empty when the golden lists none
-  std::vector<float> logits;
+  std::vector<float> logits;  // token classification: [num_tokens, num_labels], flattened
   std::vector<float> probs;
+  std::vector<std::string> token_labels;  // token classification: id2label of each arg-max
   std::string label;
   std::map<std::string, std::vector<float>> embedding;  // cls, mean, cls_l2, mean_l2
   std::vector<float> pooler_output;
@@ -72,7 +80,17 @@ inline Golden load_golden(const std::string& model_name) {
     g.input_ids = c.at("input_ids").get<std::vector<std::int32_t>>();
     if (c.contains("token_type_ids"))
       g.token_type_ids = c.at("token_type_ids").get<std::vector<std::int32_t>>();
-    if (c.contains("logits")) g.logits = float_list(c.at("logits"));
+    if (c.contains("logits")) {
+      for (const auto& v : c.at("logits")) {
+        if (!v.is_array()) {
+          g.logits.push_back(static_cast<float>(v.get<double>()));
+          continue;
+        }
+        const auto row = float_list(v);
+        g.logits.insert(g.logits.end(), row.begin(), row.end());
+      }
+    }
+    if (c.contains("labels")) g.token_labels = c.at("labels").get<std::vector<std::string>>();
     if (c.contains("probs")) g.probs = float_list(c.at("probs"));
     if (c.contains("label")) g.label = c.at("label").get<std::string>();
     if (c.contains("embedding")) {

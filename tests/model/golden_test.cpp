@@ -1,5 +1,6 @@
 // Every golden case of every fixture model, fed from its input_ids, against transformers'
-// outputs: logits within 1e-4 absolute and identical labels; embeddings with cosine >= 0.9999
+// outputs: logits (per token for token classifiers) within 1e-4 absolute and identical labels;
+// embeddings with cosine >= 0.9999
 // (max abs diff reported). To cover another model folder, add its name to kGoldenModels
 // (tests/model/golden.h).
 #include "tests/model/golden.h"
@@ -57,6 +58,19 @@ TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
       heads::probabilities(out.logits, info.multi_label, probs);
       EXPECT_LE(max_abs_diff(probs, c.probs), 1e-4f);
       EXPECT_EQ(heads::label_for(out.logits, info.id2label), c.label);
+    } else if (info.head == HeadKind::kTokenClassification) {
+      // One row of num_labels logits per token, special tokens included.
+      const auto labels = static_cast<std::size_t>(info.num_labels);
+      ASSERT_EQ(out.token_offsets.back(), c.input_ids.size());
+      ASSERT_EQ(out.logits.size(), c.logits.size());
+      ASSERT_EQ(c.token_labels.size(), c.input_ids.size());
+      const float diff = max_abs_diff(out.logits, c.logits);
+      worst_logit = std::max(worst_logit, diff);
+      EXPECT_LE(diff, 1e-4f);
+      for (std::size_t t = 0; t < c.input_ids.size(); ++t) {
+        const std::span<const float> row(out.logits.data() + t * labels, labels);
+        EXPECT_EQ(heads::label_for(row, info.id2label), c.token_labels[t]) << "token " << t;
+      }
     } else {
       const auto hidden = static_cast<std::size_t>(info.hidden_size);
       std::vector<float> v(hidden);

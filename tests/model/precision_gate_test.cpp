@@ -84,19 +84,18 @@ TEST_P(FixturePrecisionTest, PassesTheBar) {
   EXPECT_NO_THROW(load_encoder(dir, gated));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, FixturePrecisionTest,
-                         ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli",
-                                                              "deberta-v2-tiny-nli",
-                                                              "bert-tiny-embed", "bert-tiny-rerank",
-                                                              "electra-tiny-rerank"),
-                                            ::testing::Values(Precision::kBf16, Precision::kInt8)),
-                         [](const auto& info) {
-                           std::string name = std::get<0>(info.param) + "_" +
-                                              precision_name(std::get<1>(info.param));
-                           for (auto& c : name)
-                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, FixturePrecisionTest,
+    ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli",
+                                         "bert-tiny-embed", "bert-tiny-rerank",
+                                         "electra-tiny-rerank", "bert-tiny-ner", "xlmr-tiny-ner",
+                                         "deberta-v2-tiny-ner", "electra-tiny-ner"),
+                       ::testing::Values(Precision::kBf16, Precision::kInt8)),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param) + "_" + precision_name(std::get<1>(info.param));
+      for (auto& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return name;
+    });
 
 TEST(PrecisionGate, Bf16WithoutCpuSupportIsRefusedBeforeLoadingNamingTheFeature) {
   if (kernels::cpu_has_bf16_matmul()) GTEST_SKIP() << "this CPU has AVX512_BF16 or AMX";

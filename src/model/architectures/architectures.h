@@ -10,16 +10,18 @@
 
 namespace onepass::model {
 
-// BertModel, BertForSequenceClassification, RobertaModel, RobertaForSequenceClassification,
-// XLMRobertaModel, XLMRobertaForSequenceClassification (architectures/bert.cpp).
+// BertModel, RobertaModel, XLMRobertaModel and their *ForSequenceClassification and
+// *ForTokenClassification heads (architectures/bert.cpp).
 std::unique_ptr<Encoder> load_bert(const weights::ModelConfig& config, weights::WeightStore store,
                                    const LoadOptions& options);
 
-// DistilBertModel, DistilBertForSequenceClassification (architectures/distilbert.cpp).
+// DistilBertModel, DistilBertForSequenceClassification, DistilBertForTokenClassification
+// (architectures/distilbert.cpp).
 std::unique_ptr<Encoder> load_distilbert(const weights::ModelConfig& config,
                                          weights::WeightStore store, const LoadOptions& options);
 
-// ElectraModel, ElectraForSequenceClassification (architectures/electra.cpp).
+// ElectraModel, ElectraForSequenceClassification, ElectraForTokenClassification
+// (architectures/electra.cpp).
 std::unique_ptr<Encoder> load_electra(const weights::ModelConfig& config,
                                       weights::WeightStore store, const LoadOptions& options);
 

@@ -1,7 +1,8 @@
 // BERT and the RoBERTa family (RoBERTa, XLM-R, MiniLM checkpoints saved as BertModel), as
-// transformers v4.47.1 runs them: absolute position embeddings, post-LayerNorm layers, and the
+// transformers v4.47.1 runs them: absolute position embeddings, post-LayerNorm layers, the
 // sequence-classification heads of BertForSequenceClassification (pooler + linear) and
-// RobertaForSequenceClassification (dense + tanh + out_proj on the first token).
+// RobertaForSequenceClassification (dense + tanh + out_proj on the first token), and the
+// *ForTokenClassification head (one linear "classifier" on every token; no pooler).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <cstring>
@@ -27,7 +28,7 @@ using weights::WeightStore;
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-enum class Head { kBase, kBertClassifier, kRobertaClassifier };
+enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier };
 
 class BertEncoder final : public Encoder {
  public:
@@ -53,7 +54,7 @@ class BertEncoder final : public Encoder {
   std::vector<BertLayer> layers_;
   kernels::Linear pooler_;      // BertPooler: tanh(dense(first token))
   kernels::Linear head_dense_;  // RoBERTa classification head: tanh(dense(first token))
-  kernels::Linear classifier_;  // BERT classifier / RoBERTa out_proj: [num_labels, hidden]
+  kernels::Linear classifier_;  // BERT / token classifier, RoBERTa out_proj: [num_labels, hidden]
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -63,7 +64,9 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
       intermediate_size_(config.intermediate_size) {
   const std::string& arch = config.architectures.front();
   const bool roberta = starts_with(arch, "Roberta") || starts_with(arch, "XLMRoberta");
-  const bool classifier = arch.find("ForSequenceClassification") != std::string::npos;
+  const bool token_classifier = arch.find("ForTokenClassification") != std::string::npos;
+  const bool classifier =
+      token_classifier || arch.find("ForSequenceClassification") != std::string::npos;
   if (config.position_embedding_type != "absolute") {
     throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
                                              config.position_embedding_type +
@@ -126,11 +129,15 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
     if (config.num_labels <= 0)
       throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     const std::int64_t labels = config.num_labels;
-    info_.head = HeadKind::kSequenceClassification;
+    info_.head =
+        token_classifier ? HeadKind::kTokenClassification : HeadKind::kSequenceClassification;
     info_.num_labels = config.num_labels;
     info_.id2label = config.id2label;
     info_.multi_label = config.multi_label();
-    if (roberta) {
+    if (token_classifier) {
+      head_ = Head::kTokenClassifier;
+      classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
+    } else if (roberta) {
       head_ = Head::kRobertaClassifier;
       head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kTanh);
       classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
@@ -218,7 +225,13 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
     }
     return;
   }
-  // Classifiers read only each sequence's first token ([CLS] / <s>).
+  if (head_ == Head::kTokenClassifier) {
+    out.logits.resize(static_cast<std::size_t>(tokens) *
+                      static_cast<std::size_t>(info_.num_labels));
+    classifier_.forward(x, tokens, out.logits.data());
+    return;
+  }
+  // Sequence classifiers read only each sequence's first token ([CLS] / <s>).
   float* first = arena->alloc(n * h);
   float* pooled = arena->alloc(n * h);
   for (std::size_t s = 0; s < n; ++s)

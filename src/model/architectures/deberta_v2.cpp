@@ -1,11 +1,12 @@
-// Forward half of the DeBERTa-v2 encoder (transformers v4.47.1 DebertaV2Model and
-// DebertaV2ForSequenceClassification), padding-free:
+// Forward half of the DeBERTa-v2 encoder (transformers v4.47.1 DebertaV2Model,
+// DebertaV2ForSequenceClassification and DebertaV2ForTokenClassification), padding-free:
 //   embeddings: word (+ position if position_biased_input) (+ token type if type_vocab_size > 0),
 //               embed_proj when embedding_size != hidden_size, LayerNorm
 //   per layer:  fused QKV -> disentangled attention per (sequence, head) -> dense + residual ->
 //               LayerNorm -> intermediate (act) -> dense + residual -> LayerNorm;
 //               after layer 0 the optional ConvLayer
-//   head:       ContextPooler (first token, dense, pooler_hidden_act) -> classifier.
+//   head:       ContextPooler (first token, dense, pooler_hidden_act) -> classifier, or the
+//               token classifier on every token.
 // HF's attention mask (and the "* mask" after the embeddings and the conv) is all ones for the
 // real tokens this engine packs, so it disappears; dropout is the identity at inference.
 #include <omp.h>
@@ -194,6 +195,11 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
 
   if (info_.head == HeadKind::kBaseModel) {
     out.hidden_states.assign(x, x + tokens * h);
+    return;
+  }
+  if (info_.head == HeadKind::kTokenClassification) {
+    out.logits.resize(tokens * static_cast<std::size_t>(info_.num_labels));
+    classifier_.forward(x, rows, out.logits.data());
     return;
   }
   // ContextPooler: hidden state of each sequence's first token -> dense -> activation.

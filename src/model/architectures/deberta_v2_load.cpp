@@ -21,6 +21,7 @@ namespace {
 
 constexpr std::string_view kBase = "DebertaV2Model";
 constexpr std::string_view kClassifier = "DebertaV2ForSequenceClassification";
+constexpr std::string_view kTokenClassifier = "DebertaV2ForTokenClassification";
 
 [[noreturn]] void unsupported(const std::string& what) {
   throw Error(ErrorKind::kUnsupported, "DeBERTa-v2: " + what);
@@ -57,7 +58,8 @@ bool norm_rel_ebd_has_layer_norm(const std::string& text) {
 Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const LoadOptions& options)
     : store_(std::move(store)) {
   const std::string arch = c.architectures.empty() ? std::string(kBase) : c.architectures.front();
-  const bool classifier = arch == kClassifier;
+  const bool token_classifier = arch == kTokenClassifier;
+  const bool classifier = token_classifier || arch == kClassifier;
   prefix_ = classifier ? "deberta." : "";
   hidden_ = c.hidden_size;
   embedding_size_ = c.embedding_size > 0 ? c.embedding_size : c.hidden_size;
@@ -83,7 +85,9 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
 
   info_.architecture = arch;
   info_.model_type = c.model_type;
-  info_.head = classifier ? HeadKind::kSequenceClassification : HeadKind::kBaseModel;
+  info_.head = token_classifier ? HeadKind::kTokenClassification
+               : classifier     ? HeadKind::kSequenceClassification
+                                : HeadKind::kBaseModel;
   info_.hidden_size = hidden_;
   info_.num_labels = classifier ? c.num_labels : 0;
   if (classifier) info_.id2label = c.id2label;
@@ -141,6 +145,11 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
 }
 
 void Model::load_head(const weights::ModelConfig& c) {
+  const auto cw = store_.get("classifier.weight", {c.num_labels, hidden_});
+  const auto cb = store_.get("classifier.bias", {c.num_labels});
+  classifier_ = kernels::Linear(cw.data, cb.data, c.num_labels, hidden_);
+  // DebertaV2ForTokenClassification: the classifier on every token, no ContextPooler.
+  if (info_.head == HeadKind::kTokenClassification) return;
   // ContextPooler is Linear(pooler_hidden_size, pooler_hidden_size) applied to a hidden-size
   // vector, and the classifier reads hidden_size: HF only runs with the two equal.
   if (c.pooler_hidden_size != hidden_)
@@ -149,9 +158,6 @@ void Model::load_head(const weights::ModelConfig& c) {
   const auto pb = store_.get("pooler.dense.bias", {hidden_});
   pooler_ = kernels::Linear(pw.data, pb.data, hidden_, hidden_,
                             kernels::activation_from_hf(c.pooler_hidden_act));
-  const auto cw = store_.get("classifier.weight", {c.num_labels, hidden_});
-  const auto cb = store_.get("classifier.bias", {c.num_labels});
-  classifier_ = kernels::Linear(cw.data, cb.data, c.num_labels, hidden_);
 }
 
 void Model::load_embeddings(const weights::ModelConfig& c) {

@@ -2,7 +2,8 @@
 // word + absolute position embeddings (no token types), LayerNorm, post-LayerNorm
 // TransformerBlocks of BERT's shape (model/layers/bert_layer.h under DistilBERT's weight names),
 // and DistilBertForSequenceClassification's head on the first token:
-// logits = classifier(relu(pre_classifier(h[0]))).
+// logits = classifier(relu(pre_classifier(h[0]))), or DistilBertForTokenClassification's
+// logits[t] = classifier(h[t]) on every token.
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <cstring>
@@ -35,7 +36,8 @@ class DistilBertEncoder final : public Encoder {
  private:
   WeightStore store_;  // owns the mapping every weight pointer below points into
   ModelInfo info_;
-  bool classifier_head_ = false;
+  bool classifier_head_ = false;  // sequence or token classification
+  bool token_head_ = false;
   int threads_ = 0;
   std::int64_t intermediate_size_ = 0;
   const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
@@ -53,7 +55,8 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
       threads_(options.threads),
       intermediate_size_(config.intermediate_size) {
   const std::string& arch = config.architectures.front();
-  classifier_head_ = arch == "DistilBertForSequenceClassification";
+  token_head_ = arch == "DistilBertForTokenClassification";
+  classifier_head_ = token_head_ || arch == "DistilBertForSequenceClassification";
   // DistilBertForSequenceClassification nests the encoder under "distilbert."; DistilBertModel
   // is saved without a prefix, though some checkpoints carry one anyway.
   std::string base = "distilbert.";
@@ -86,13 +89,14 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
     if (config.num_labels <= 0)
       throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     const std::int64_t labels = config.num_labels;
-    info_.head = HeadKind::kSequenceClassification;
+    info_.head = token_head_ ? HeadKind::kTokenClassification : HeadKind::kSequenceClassification;
     info_.num_labels = config.num_labels;
     info_.id2label = config.id2label;
     info_.multi_label = config.multi_label();
-    pre_classifier_ = kernels::Linear(store_.get("pre_classifier.weight", {h, h}).data,
-                                      store_.get("pre_classifier.bias", {h}).data, h, h,
-                                      kernels::Activation::kRelu);
+    if (!token_head_)
+      pre_classifier_ = kernels::Linear(store_.get("pre_classifier.weight", {h, h}).data,
+                                        store_.get("pre_classifier.bias", {h}).data, h, h,
+                                        kernels::Activation::kRelu);
     classifier_ = kernels::Linear(store_.get("classifier.weight", {labels, h}).data,
                                   store_.get("classifier.bias", {labels}).data, labels, h,
                                   kernels::Activation::kIdentity);
@@ -144,6 +148,12 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
 
   if (!classifier_head_) {
     out.hidden_states.assign(x, x + tokens * h);
+    return;
+  }
+  if (token_head_) {
+    out.logits.resize(static_cast<std::size_t>(tokens) *
+                      static_cast<std::size_t>(info_.num_labels));
+    classifier_.forward(x, tokens, out.logits.data());
     return;
   }
   float* first = arena->alloc(n * h);

@@ -4,7 +4,8 @@
 // layers under BERT's weight names (model/layers/bert_layer.h); no pooler. Heads:
 //   ElectraForSequenceClassification: ElectraClassificationHead on the first token,
 //     logits = out_proj(gelu(dense(h[0]))) (the activation is get_activation("gelu"), fixed,
-//     whatever hidden_act says).
+//     whatever hidden_act says);
+//   ElectraForTokenClassification: logits[t] = classifier(h[t]) for every token.
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <cstring>
@@ -51,7 +52,7 @@ class ElectraEncoder final : public Encoder {
   kernels::Linear embeddings_project_;            // [hidden, embedding_size]
   std::vector<BertLayer> layers_;
   kernels::Linear head_dense_;  // sequence classification: gelu(dense(first token))
-  kernels::Linear classifier_;  // out_proj: [num_labels, hidden]
+  kernels::Linear classifier_;  // out_proj, or the token classifier: [num_labels, hidden]
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -63,6 +64,7 @@ ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
       intermediate_size_(config.intermediate_size) {
   const std::string& arch = config.architectures.front();
   const bool sequence_head = arch == "ElectraForSequenceClassification";
+  const bool token_head = arch == "ElectraForTokenClassification";
   if (config.position_embedding_type != "absolute") {
     throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
                                              config.position_embedding_type +
@@ -71,7 +73,8 @@ ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
   // Heads nest the encoder under "electra."; ElectraModel is saved without a prefix, though
   // some checkpoints carry one anyway.
   std::string base = "electra.";
-  if (!sequence_head && store_.contains("embeddings.word_embeddings.weight")) base.clear();
+  if (!sequence_head && !token_head && store_.contains("embeddings.word_embeddings.weight"))
+    base.clear();
 
   const std::int64_t h = config.hidden_size;
   const std::int64_t e = embedding_size_;
@@ -111,16 +114,21 @@ ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (sequence_head) {
+  if (sequence_head || token_head) {
     if (config.num_labels <= 0)
       throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     const std::int64_t labels = config.num_labels;
     info_.num_labels = config.num_labels;
     info_.id2label = config.id2label;
     info_.multi_label = config.multi_label();
-    info_.head = HeadKind::kSequenceClassification;
-    head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kGeluErf);
-    classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
+    if (sequence_head) {
+      info_.head = HeadKind::kSequenceClassification;
+      head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kGeluErf);
+      classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
+    } else {
+      info_.head = HeadKind::kTokenClassification;
+      classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
+    }
   } else {
     info_.head = HeadKind::kBaseModel;
   }
@@ -185,6 +193,10 @@ void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput
   switch (info_.head) {
     case HeadKind::kBaseModel:
       out.hidden_states.assign(x, x + tokens * h);
+      return;
+    case HeadKind::kTokenClassification:
+      out.logits.resize(static_cast<std::size_t>(tokens) * labels);
+      classifier_.forward(x, tokens, out.logits.data());
       return;
     case HeadKind::kSequenceClassification: {
       float* first = arena->alloc(n * h);
