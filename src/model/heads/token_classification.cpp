@@ -1,0 +1,278 @@
+#include "model/heads/token_classification.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "base/error.h"
+
+namespace onepass::model::heads {
+namespace {
+
+// Byte position of every code point of `text`, plus text.size() at the end; Python's str
+// indices (the pipeline's start/end) are code points.
+std::vector<std::size_t> code_point_starts(std::string_view text) {
+  std::vector<std::size_t> starts;
+  starts.reserve(text.size() + 1);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  starts.push_back(text.size());
+  return starts;
+}
+
+std::size_t code_point_count(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// sentence[begin:end] in code points, clamped as Python slicing is.
+std::string_view slice(std::string_view text, const std::vector<std::size_t>& starts,
+                       std::size_t begin, std::size_t end) {
+  const std::size_t count = starts.size() - 1;
+  begin = std::min(begin, count);
+  end = std::min(end, count);
+  if (end <= begin) return {};
+  return text.substr(starts[begin], starts[end] - starts[begin]);
+}
+
+std::size_t first_argmax(std::span<const float> v) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    if (v[i] > v[best]) best = i;
+  }
+  return best;
+}
+
+struct PreEntity {
+  std::string word;
+  std::vector<float> scores;
+  std::size_t start = 0;
+  std::size_t end = 0;
+  std::size_t index = 0;
+  bool is_subword = false;
+};
+
+struct Tagged {
+  std::string label;
+  float score = 0.0f;
+  std::string word;
+  std::size_t start = 0;
+  std::size_t end = 0;
+  std::size_t index = 0;
+};
+
+const std::string& label_name(const std::vector<std::string>& id2label, std::size_t id,
+                              std::string& fallback) {
+  if (id < id2label.size()) return id2label[id];
+  fallback = "LABEL_" + std::to_string(id);
+  return fallback;
+}
+
+// get_tag: ("B", tag) / ("I", tag) for B-/I- labels, ("I", label) for any other.
+std::pair<char, std::string_view> tag_of(std::string_view label) {
+  if (label.substr(0, 2) == "B-") return {'B', label.substr(2)};
+  if (label.substr(0, 2) == "I-") return {'I', label.substr(2)};
+  return {'I', label};
+}
+
+// Every occurrence of `from` replaced, left to right (Rust's str::replace).
+std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
+  std::string out;
+  std::size_t pos = 0;
+  for (std::size_t at = s.find(from); at != std::string_view::npos; at = s.find(from, pos)) {
+    out.append(s.substr(pos, at - pos));
+    out.append(to);
+    pos = at + from.size();
+  }
+  out.append(s.substr(pos));
+  return out;
+}
+
+}  // namespace
+
+std::optional<Aggregation> aggregation_from_name(std::string_view name) {
+  std::string lower(name);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "none") return Aggregation::kNone;
+  if (lower == "simple") return Aggregation::kSimple;
+  if (lower == "first") return Aggregation::kFirst;
+  if (lower == "average") return Aggregation::kAverage;
+  if (lower == "max") return Aggregation::kMax;
+  return std::nullopt;
+}
+
+std::string tokens_to_text(std::span<const std::string> tokens, const TokenTextStyle& style) {
+  std::string out;
+  const std::string_view prefix = style.continuing_subword_prefix;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    std::string token = tokens[i];
+    if (!prefix.empty()) {
+      // tokenizers' WordPiece decoder (cleanup on), token by token.
+      if (i != 0) {
+        if (token.rfind(prefix, 0) == 0) {
+          token.erase(0, prefix.size());
+        } else {
+          token = " " + token;
+        }
+      }
+      for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{" .", "."},
+                                     {" ?", "?"},
+                                     {" !", "!"},
+                                     {" ,", ","},
+                                     {" ' ", "'"},
+                                     {" n't", "n't"},
+                                     {" 'm", "'m"},
+                                     {" do not", " don't"},
+                                     {" 's", "'s"},
+                                     {" 've", "'ve"},
+                                     {" 're", "'re"}}) {
+        token = replace_all(token, from, to);
+      }
+    } else if (style.metaspace) {
+      // tokenizers' Metaspace decoder: the first token drops its "▁", later ones read a space.
+      token = replace_all(token, "\xE2\x96\x81", i == 0 ? "" : " ");
+    }
+    out += token;
+  }
+  return out;
+}
+
+std::vector<Entity> extract_entities(const TokenizedSequence& seq,
+                                     const std::vector<std::string>& id2label,
+                                     const TokenTextStyle& style, Aggregation aggregation,
+                                     const std::vector<std::string>& ignore_labels) {
+  const std::size_t n = seq.ids.size();
+  if (n == 0 || seq.tokens.size() != n || seq.offsets.size() != n || seq.special.size() != n ||
+      seq.logits.size() % n != 0) {
+    throw Error(ErrorKind::kInvalidInput, "token classification: tokens and logits disagree");
+  }
+  const std::size_t labels = seq.logits.size() / n;
+  const auto starts = code_point_starts(seq.text);
+  std::string fallback;
+
+  // gather_pre_entities
+  std::vector<PreEntity> pre;
+  for (std::size_t t = 0; t < n; ++t) {
+    if (seq.special[t]) continue;
+    PreEntity p;
+    const float* row = seq.logits.data() + t * labels;
+    const float top = *std::max_element(row, row + labels);
+    p.scores.resize(labels);
+    float sum = 0.0f;
+    for (std::size_t c = 0; c < labels; ++c) sum += (p.scores[c] = std::exp(row[c] - top));
+    for (auto& s : p.scores) s /= sum;
+    p.word = seq.tokens[t];
+    p.start = seq.offsets[t].first;
+    p.end = seq.offsets[t].second;
+    p.index = t;
+    const std::string_view word_ref = slice(seq.text, starts, p.start, p.end);
+    if (!style.continuing_subword_prefix.empty()) {
+      p.is_subword = code_point_count(p.word) != code_point_count(word_ref);
+    } else {
+      const std::string_view around =
+          p.start > 0 ? slice(seq.text, starts, p.start - 1, p.start + 1) : std::string_view();
+      p.is_subword = p.start > 0 && around.find(' ') == std::string_view::npos;
+    }
+    if (style.unk_token_id && seq.ids[t] == *style.unk_token_id) {
+      p.word = std::string(word_ref);
+      p.is_subword = false;
+    }
+    pre.push_back(std::move(p));
+  }
+
+  // aggregate: one tagged entity per token (none, simple) or per word (first, average, max).
+  std::vector<Tagged> tagged;
+  if (aggregation == Aggregation::kNone || aggregation == Aggregation::kSimple) {
+    for (const auto& p : pre) {
+      const std::size_t id = first_argmax(p.scores);
+      tagged.push_back(
+          {label_name(id2label, id, fallback), p.scores[id], p.word, p.start, p.end, p.index});
+    }
+  } else {
+    const auto aggregate_word = [&](std::size_t begin, std::size_t end) {
+      std::vector<std::string> words;
+      for (std::size_t i = begin; i < end; ++i) words.push_back(pre[i].word);
+      Tagged w;
+      w.word = tokens_to_text(words, style);
+      w.start = pre[begin].start;
+      w.end = pre[end - 1].end;
+      w.index = pre[begin].index;
+      if (aggregation == Aggregation::kAverage) {
+        std::vector<float> mean(labels, 0.0f);
+        for (std::size_t c = 0; c < labels; ++c) {
+          double total = 0.0;
+          for (std::size_t i = begin; i < end; ++i) total += pre[i].scores[c];
+          mean[c] = static_cast<float>(total / static_cast<double>(end - begin));
+        }
+        const std::size_t id = first_argmax(mean);
+        w.label = label_name(id2label, id, fallback);
+        w.score = mean[id];
+      } else {
+        std::size_t chosen = begin;  // kFirst; kMax: the first token holding the highest score
+        if (aggregation == Aggregation::kMax) {
+          for (std::size_t i = begin + 1; i < end; ++i) {
+            const float best = *std::max_element(pre[i].scores.begin(), pre[i].scores.end());
+            const float held =
+                *std::max_element(pre[chosen].scores.begin(), pre[chosen].scores.end());
+            if (best > held) chosen = i;
+          }
+        }
+        const std::size_t id = first_argmax(pre[chosen].scores);
+        w.label = label_name(id2label, id, fallback);
+        w.score = pre[chosen].scores[id];
+      }
+      tagged.push_back(std::move(w));
+    };
+    std::size_t word_begin = 0;
+    for (std::size_t i = 1; i < pre.size(); ++i) {
+      if (pre[i].is_subword) continue;
+      aggregate_word(word_begin, i);
+      word_begin = i;
+    }
+    if (!pre.empty()) aggregate_word(word_begin, pre.size());
+  }
+
+  const auto ignored = [&](const std::string& label) {
+    return std::find(ignore_labels.begin(), ignore_labels.end(), label) != ignore_labels.end();
+  };
+  std::vector<Entity> out;
+  if (aggregation == Aggregation::kNone) {
+    for (auto& t : tagged) {
+      if (ignored(t.label)) continue;
+      out.push_back({std::move(t.label), t.score, t.index, std::move(t.word), t.start, t.end});
+    }
+    return out;
+  }
+
+  // group_entities / group_sub_entities
+  const auto emit_group = [&](std::size_t begin, std::size_t end) {
+    const std::string& first = tagged[begin].label;
+    const auto dash = first.find('-');
+    Entity e;
+    e.label = dash == std::string::npos ? first : first.substr(dash + 1);
+    double total = 0.0;
+    std::vector<std::string> words;
+    for (std::size_t i = begin; i < end; ++i) {
+      total += tagged[i].score;
+      words.push_back(tagged[i].word);
+    }
+    e.score = static_cast<float>(total / static_cast<double>(end - begin));
+    e.word = tokens_to_text(words, style);
+    e.start = tagged[begin].start;
+    e.end = tagged[end - 1].end;
+    if (!ignored(e.label)) out.push_back(std::move(e));
+  };
+  std::size_t group_begin = 0;
+  for (std::size_t i = 1; i < tagged.size(); ++i) {
+    const auto current = tag_of(tagged[i].label);
+    if (current.second == tag_of(tagged[i - 1].label).second && current.first != 'B') continue;
+    emit_group(group_begin, i);
+    group_begin = i;
+  }
+  if (!tagged.empty()) emit_group(group_begin, tagged.size());
+  return out;
+}
+
+}  // namespace onepass::model::heads
