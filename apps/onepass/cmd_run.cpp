@@ -192,6 +192,24 @@ class Runner {
         out.append(std::string_view(",\"label\":"));
         out.append(json(model::heads::label_for(logits, info_.id2label)).dump());
       }
+    } else if (info_.head == model::HeadKind::kTokenClassification) {
+      // Every token's logits (special tokens included) and its arg-max label; the entity
+      // grouping of the token-classification pipeline is the server's (docs/api.md).
+      const auto n = static_cast<std::size_t>(info_.num_labels);
+      const std::size_t first = forward_.token_offsets[index];
+      const std::size_t tokens = forward_.token_offsets[index + 1] - first;
+      out.append(std::string_view("\"logits\":["));
+      for (std::size_t t = 0; t < tokens; ++t) {
+        if (t > 0) out.push_back(',');
+        append_floats(out, forward_.logits.data() + (first + t) * n, n, item.line);
+      }
+      out.append(std::string_view("],\"labels\":["));
+      for (std::size_t t = 0; t < tokens; ++t) {
+        if (t > 0) out.push_back(',');
+        const std::span<const float> row(forward_.logits.data() + (first + t) * n, n);
+        out.append(json(model::heads::label_for(row, info_.id2label)).dump());
+      }
+      out.push_back(']');
     } else {
       const auto h = static_cast<std::size_t>(info_.hidden_size);
       embedding_.resize(h);

@@ -76,13 +76,16 @@ model::ModelInfo read_info(const json& config) {
   }
   if (ends_with(info.architecture, "ForSequenceClassification")) {
     info.head = model::HeadKind::kSequenceClassification;
+  } else if (ends_with(info.architecture, "ForTokenClassification")) {
+    info.head = model::HeadKind::kTokenClassification;
   } else if (ends_with(info.architecture, "Model") && !ends_with(info.architecture, "HeadModel") &&
              info.architecture.find("For") == std::string::npos) {
     // A bare encoder such as BertModel; task heads (GPT2LMHeadModel, *ForMaskedLM) are not.
     info.head = model::HeadKind::kBaseModel;
   } else {
     throw Error(ErrorKind::kUnsupported, "architecture " + info.architecture +
-                                             " is neither a base model nor a sequence classifier");
+                                             " is neither a base model nor a sequence or token "
+                                             "classifier");
   }
   info.hidden_size = int_field(config, "hidden_size", 0);
   info.vocab_size = int_field(config, "vocab_size", 0);
@@ -90,7 +93,7 @@ model::ModelInfo read_info(const json& config) {
   if (info.hidden_size <= 0 || info.vocab_size <= 0) {
     throw Error(ErrorKind::kInvalidModel, "config.json lacks hidden_size or vocab_size");
   }
-  if (info.head == model::HeadKind::kSequenceClassification) {
+  if (info.head != model::HeadKind::kBaseModel) {
     int labels = 2;  // transformers' default when neither num_labels nor id2label is given
     if (auto it = config.find("id2label"); it != config.end() && it->is_object()) {
       labels = static_cast<int>(it->size());
@@ -134,6 +137,7 @@ std::optional<Pooling> read_pooling(const fs::path& dir) {
 
 ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kBaseModel) return ModelTask::kEmbedder;
+  if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;
   return info.num_labels == 1 ? ModelTask::kReranker : ModelTask::kClassifier;
 }
 

@@ -44,6 +44,8 @@ const char* task_name(ModelTask task) {
       return "reranker";
     case ModelTask::kEmbedder:
       return "embedder";
+    case ModelTask::kTokenClassifier:
+      return "token-classifier";
     case ModelTask::kClassifier:
       break;
   }

@@ -20,6 +20,7 @@ bool all_finite(const std::vector<float>& values) {
 bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooling,
                     const model::ForwardOutput& forward, std::size_t index, ItemOutput& out) {
   if (kind == OutputKind::kLogits) {
+    ONEPASS_CHECK(info.head == model::HeadKind::kSequenceClassification, "a sequence classifier");
     const std::size_t labels = static_cast<std::size_t>(info.num_labels);
     ONEPASS_CHECK(forward.logits.size() >= (index + 1) * labels, "logits cover every sequence");
     const float* row = forward.logits.data() + index * labels;
@@ -28,6 +29,16 @@ bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooli
   }
 
   ONEPASS_CHECK(forward.token_offsets.size() > index + 1, "token offsets cover every sequence");
+  if (kind == OutputKind::kTokenLogits) {
+    ONEPASS_CHECK(info.head == model::HeadKind::kTokenClassification, "a token classifier");
+    const std::size_t labels = static_cast<std::size_t>(info.num_labels);
+    const std::size_t begin = forward.token_offsets[index] * labels;
+    const std::size_t end = forward.token_offsets[index + 1] * labels;
+    ONEPASS_CHECK(forward.logits.size() >= end, "token logits cover every sequence");
+    out.values.assign(forward.logits.begin() + static_cast<std::ptrdiff_t>(begin),
+                      forward.logits.begin() + static_cast<std::ptrdiff_t>(end));
+    return all_finite(out.values);
+  }
   const std::size_t hidden = static_cast<std::size_t>(info.hidden_size);
   const std::size_t begin = forward.token_offsets[index];
   const std::size_t end = forward.token_offsets[index + 1];

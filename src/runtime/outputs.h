@@ -1,6 +1,7 @@
 // Cuts one sequence's result out of a batch's ForwardOutput: logits for classifiers and
-// rerankers, a pooled vector (CLS or mean over the sequence's real tokens; no padding exists in
-// a ragged batch) or the token-level hidden states for embedders.
+// rerankers, every token's logits for token classifiers, a pooled vector (CLS or mean over the
+// sequence's real tokens; no padding exists in a ragged batch) or the token-level hidden states for
+// embedders.
 #pragma once
 
 #include <cstddef>

@@ -97,6 +97,7 @@ PreparedItem prepare_item(const LoadedModel& model, const InferenceRequest& requ
     }
   }
   PreparedItem out;
+  if (request.output == OutputKind::kTokenLogits) out.encoding = encoding;
   out.input_ids = std::move(encoding.ids);
   if (model.description.info.type_vocab_size > 1) out.token_type_ids = std::move(encoding.type_ids);
   return out;

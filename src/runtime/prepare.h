@@ -15,6 +15,7 @@ namespace onepass::runtime {
 struct PreparedItem {
   std::vector<std::int32_t> input_ids;
   std::vector<std::int32_t> token_type_ids;  // empty: all zeros
+  tokenizer::Encoding encoding;              // kTokenLogits text inputs: kept for the answer
 };
 
 // The token limit that applies to `request` on `model`: the request's max_length when given and

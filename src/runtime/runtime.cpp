@@ -17,8 +17,30 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool output_fits(ModelTask task, OutputKind output) {
-  return task == ModelTask::kEmbedder ? output != OutputKind::kLogits
-                                      : output == OutputKind::kLogits;
+  switch (task) {
+    case ModelTask::kEmbedder:
+      return output == OutputKind::kPooled || output == OutputKind::kTokens;
+    case ModelTask::kTokenClassifier:
+      return output == OutputKind::kTokenLogits;
+    case ModelTask::kClassifier:
+    case ModelTask::kReranker:
+      break;
+  }
+  return output == OutputKind::kLogits;
+}
+
+std::string task_mismatch(const ModelDescription& model) {
+  const std::string name = "model '" + model.name + "' ";
+  switch (model.task) {
+    case ModelTask::kEmbedder:
+      return name + "is an embedding model; it has no logits";
+    case ModelTask::kTokenClassifier:
+      return name + "is a token classifier; it answers token classification only";
+    case ModelTask::kClassifier:
+    case ModelTask::kReranker:
+      break;
+  }
+  return name + "is a sequence classifier; it has no embeddings or per-token logits";
 }
 
 void check_options(const RuntimeOptions& o) {
@@ -201,10 +223,7 @@ void Runtime::submit(InferenceRequest request, Completion done) {
   // Checked before admission so that a request for the wrong task costs no slot.
   const auto described = impl.registry->find(request.model);
   if (described && !output_fits(described->task, request.output)) {
-    throw Error(ErrorKind::kInvalidArgument,
-                described->task == ModelTask::kEmbedder
-                    ? "model '" + described->name + "' is an embedding model; it has no logits"
-                    : "model '" + described->name + "' is a classifier; it has no embeddings");
+    throw Error(ErrorKind::kInvalidArgument, task_mismatch(*described));
   }
   if (described) {
     // Before admission and tokenization: a multi-megabyte text costs neither a slot nor

@@ -10,6 +10,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// What the token-classification pipeline needs to know of a fast tokenizer: its sub-word
+// prefix, whether its decoder is SentencePiece's Metaspace, and its unknown token's id.
+// (A byte-level BPE's decoder is not modelled: its words read as the concatenated tokens.)
+model::heads::TokenTextStyle token_text_style(const tokenizer::Tokenizer& tok) {
+  model::heads::TokenTextStyle style;
+  style.continuing_subword_prefix = std::string(tok.continuing_subword_prefix());
+  style.metaspace = style.continuing_subword_prefix.empty();
+  style.unk_token_id = tok.token_to_id("[UNK]");
+  if (!style.unk_token_id) style.unk_token_id = tok.token_to_id("<unk>");
+  return style;
+}
+
 std::exception_ptr shutting_down() {
   return std::make_exception_ptr(Error(ErrorKind::kUnavailable, "the server is shutting down"));
 }
@@ -238,6 +250,10 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
     Job& job = *items[i].job;
     ItemOutput& out = job.result.items[items[i].index];
     out.num_tokens = static_cast<int>(inputs[i].input_ids.size());
+    if (job.request.output == OutputKind::kTokenLogits) {
+      out.encoding = job.prepared[items[i].index].encoding;
+      out.token_style = token_text_style(*model.tokenizer);
+    }
     try {
       if (!extract_output(model.description.info, job.request.output, job.pooling, scratch.forward,
                           i, out)) {

@@ -15,15 +15,17 @@
 #include <vector>
 
 #include "model/encoder.h"
+#include "model/heads/token_classification.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::runtime {
 
 // What a model folder serves, from its config.json (docs/api.md "Choosing the model").
 enum class ModelTask {
-  kClassifier,  // *ForSequenceClassification with 2+ labels
-  kReranker,    // *ForSequenceClassification with 1 label
-  kEmbedder,    // base model
+  kClassifier,       // *ForSequenceClassification with 2+ labels
+  kReranker,         // *ForSequenceClassification with 1 label
+  kEmbedder,         // base model
+  kTokenClassifier,  // *ForTokenClassification: labels per token (NER, PII)
 };
 
 enum class Pooling { kCls, kMean };
@@ -57,9 +59,10 @@ struct InferenceItem {
 };
 
 enum class OutputKind {
-  kLogits,  // classifier / reranker: [num_labels]
-  kPooled,  // embedder: [hidden], pooled with `pooling`
-  kTokens,  // embedder: [num_tokens, hidden], token-major
+  kLogits,       // classifier / reranker: [num_labels]
+  kPooled,       // embedder: [hidden], pooled with `pooling`
+  kTokens,       // embedder: [num_tokens, hidden], token-major
+  kTokenLogits,  // token classifier: [num_tokens, num_labels], token-major, with `encoding`
 };
 
 struct InferenceRequest {
@@ -76,6 +79,10 @@ struct InferenceRequest {
 struct ItemOutput {
   std::vector<float> values;  // see OutputKind
   int num_tokens = 0;         // tokens of this input after truncation, special tokens included
+  // kTokenLogits of a text input: its tokens, offsets and special-token mask (entity spans),
+  // and how the model's tokenizer reads tokens back as text.
+  tokenizer::Encoding encoding;
+  model::heads::TokenTextStyle token_style;
 };
 
 struct InferenceTimings {

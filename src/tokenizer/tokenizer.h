@@ -52,6 +52,10 @@ class Tokenizer {
   virtual std::optional<std::int32_t> token_to_id(std::string_view token) const = 0;
   // Short name of the source: "tokenizer.json", "sentencepiece" or "wordpiece".
   virtual std::string_view source_kind() const = 0;
+  // The model's continuing_subword_prefix ("##" for WordPiece; a BPE may set one); empty when
+  // it has none (Unigram, SentencePiece). The token-classification pipeline finds word
+  // boundaries with it.
+  virtual std::string_view continuing_subword_prefix() const { return {}; }
 };
 
 // Loads a model folder's tokenizer: tokenizer.json when present, else the SentencePiece model

@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/model_select.h"
+#include "api/common/token_classification.h"
 #include "api/common/zero_shot.h"
 #include "api/sagemaker/sagemaker.h"
 #include "api/sagemaker/toolkit_payload.h"
@@ -155,11 +156,43 @@ void feature_extraction(Call& call, const runtime::ModelDescription& model,
       });
 }
 
+// The token-classification pipeline's answer: a text gets its list of entities, a list of
+// texts a list of those. Both flavors answer alike, as the pipeline does.
+void token_classification(Call& call, const runtime::ModelDescription& model,
+                          const ToolkitPayload& payload) {
+  TextInputs inputs = parse_text_inputs(payload.inputs, false);
+  check_batch_size(inputs.items.size(), call.options.max_client_batch_size);
+  const ClassifyParameters truncation = parse_classify_parameters(payload.parameters);
+  const TokenClassificationParameters params =
+      parse_token_classification_parameters(payload.parameters);
+  auto texts = std::make_shared<std::vector<std::string>>();
+  for (const auto& item : inputs.items) texts->push_back(item.text);
+  runtime::InferenceRequest request;
+  request.model = model.name;
+  request.items = std::move(inputs.items);
+  request.output = runtime::OutputKind::kTokenLogits;
+  request.truncate = truncation.truncate.value_or(call.options.auto_truncate);
+  request.max_length = truncation.max_length;
+  const bool list = inputs.is_list();
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [model, params, texts, list](runtime::InferenceResult& result) {
+                     JsonWriter json;
+                     if (list) json.begin_array();
+                     for (std::size_t i = 0; i < result.items.size(); ++i)
+                       write_entities(json,
+                                      entities_of((*texts)[i], result.items[i], model, params));
+                     if (list) json.end_array();
+                     return json_response(json.take());
+                   });
+}
+
 void invoke(Call& call, Flavor flavor) {
   ToolkitPayload payload = split_payload(parse_json_body(call.request));
   const auto model = model_for(call);
   if (model.task == runtime::ModelTask::kEmbedder)
     return feature_extraction(call, model, payload, flavor);
+  if (model.task == runtime::ModelTask::kTokenClassifier)
+    return token_classification(call, model, payload);
   if (payload.parameters.contains("candidate_labels")) return zero_shot(call, model, payload);
   classify(call, model, payload, flavor);
 }

@@ -43,6 +43,10 @@ void check_classifier(const runtime::ModelDescription& model, const char* route)
     throw ApiError(
         ApiErrorKind::kValidation,
         std::string("model '") + model.name + "' is an embedding model and cannot serve " + route);
+  if (model.task == runtime::ModelTask::kTokenClassifier)
+    throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
+                                                  "' is a token classifier and cannot serve " +
+                                                  route + "; use /invocations");
 }
 
 }  // namespace

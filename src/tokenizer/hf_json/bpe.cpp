@@ -119,6 +119,7 @@ class Bpe final : public Model {
   }
   std::size_t vocab_size() const override { return vocab_.size(); }
   std::string_view kind() const override { return "BPE"; }
+  std::string_view continuing_subword_prefix() const override { return prefix_; }
 
  private:
   struct Merge {

@@ -38,6 +38,7 @@ class Model {
   virtual std::optional<std::string> id_to_token(std::int32_t id) const = 0;
   virtual std::size_t vocab_size() const = 0;
   virtual std::string_view kind() const = 0;
+  virtual std::string_view continuing_subword_prefix() const { return {}; }
 };
 
 // Reads a {"token": id} object (WordPiece and BPE `vocab`) into `vocab` and its inverse `by_id`

@@ -78,6 +78,9 @@ class TokenizerJson final : public Tokenizer {
   }
 
   std::string_view source_kind() const override { return "tokenizer.json"; }
+  std::string_view continuing_subword_prefix() const override {
+    return model_->continuing_subword_prefix();
+  }
 
  private:
   Encoding encode_sequence(std::string_view text, std::int32_t type_id) const {

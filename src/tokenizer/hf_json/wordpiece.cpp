@@ -76,6 +76,7 @@ class WordPiece final : public Model {
   }
   std::size_t vocab_size() const override { return vocab_.size(); }
   std::string_view kind() const override { return "WordPiece"; }
+  std::string_view continuing_subword_prefix() const override { return prefix_; }
 
  private:
   Token unk(std::uint32_t n) const {

@@ -135,6 +135,7 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
   }
 
   std::string_view source_kind() const override { return "wordpiece"; }
+  std::string_view continuing_subword_prefix() const override { return "##"; }
 
  protected:
   void tokenize_piece(const TextPiece& piece, Segment& out) const override {
