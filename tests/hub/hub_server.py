@@ -13,6 +13,9 @@ the fixture models folder given as argv[1]):
   acme/flaky      the CDN drops the connection half way through the first full GET
   acme/slow       the CDN sends model.safetensors slowly (for concurrent downloaders)
   acme/no-weights config.json only
+  acme/bin-only   bert-tiny-nli with pytorch_model.bin instead of model.safetensors
+  acme/bin-sharded xlmr-tiny-nli as two pytorch_model-*.bin shards and their index
+                  (checkpoints from tests/data/torch_bin, beside the models folder)
 Prints "HUB_PORT CDN_PORT" on stdout once both listen on 127.0.0.1. GET /_log on the hub
 returns every request both servers saw as JSON.
 """
@@ -66,6 +69,12 @@ def build(models):
     REPOS["acme/flaky"] = {"main": tiny}
     REPOS["acme/slow"] = {"main": tiny}
     REPOS["acme/no-weights"] = {"main": {"config.json": tiny["config.json"]}}
+    torch_bin = os.path.join(models, os.pardir, os.pardir, "torch_bin")
+    for repo, fixture in (("acme/bin-only", "bert-tiny-nli"), ("acme/bin-sharded", "xlmr-tiny-nli")):
+        files = read_folder(os.path.join(models, fixture))
+        del files["model.safetensors"]
+        files.update(read_folder(os.path.join(torch_bin, fixture)))
+        REPOS[repo] = {"main": files}
     for repo, revs in REPOS.items():
         for rev, files in list(revs.items()):
             revs[rev] = (commit_of(repo, rev), files)

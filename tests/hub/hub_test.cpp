@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "http/client.h"
 #include "hub/cache.h"
 #include "hub/resolve.h"
+#include "weights/weight_store.h"
 
 namespace onepass::hub {
 namespace {
@@ -195,6 +197,32 @@ TEST_F(HubTest, UnknownRepoRevisionAndNoWeightsAreClearErrors) {
   EXPECT_NE(message.find("no loadable weights"), std::string::npos) << message;
   message = error_of([&] { resolve_model("not a model", env_); });
   EXPECT_NE(message.find("neither an existing folder nor a Hub id"), std::string::npos);
+}
+
+// Repos that ship only PyTorch checkpoints: the resolver fetches pytorch_model.bin, or the index
+// and every shard it names, and the weight store reads them to the fixture's own values.
+TEST_F(HubTest, PytorchBinOnlyReposLoad) {
+  const fs::path models = fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+  for (const auto& [repo, fixture] : {std::pair{"acme/bin-only", "bert-tiny-nli"},
+                                      std::pair{"acme/bin-sharded", "xlmr-tiny-nli"}}) {
+    SCOPED_TRACE(repo);
+    const fs::path snapshot = resolve_model(repo, env_);
+    EXPECT_FALSE(fs::exists(snapshot / "model.safetensors"));
+    const auto files = weights::find_weight_files(snapshot);
+    ASSERT_TRUE(files);
+    EXPECT_EQ(files->format, weights::WeightFormat::kTorch);
+    for (const auto& file : files->files) EXPECT_TRUE(fs::exists(snapshot / file)) << file;
+    const auto store = weights::WeightStore::open(snapshot);
+    const auto reference = weights::WeightStore::open(models / fixture);
+    ASSERT_EQ(store.names(), reference.names());
+    EXPECT_EQ(store.parameter_count(), reference.parameter_count());
+    const std::string name = store.names().front();
+    const auto& shape = reference.shape_of(name);
+    const auto a = store.get(name, shape);
+    const auto b = reference.get(name, shape);
+    EXPECT_TRUE(std::equal(a.data, a.data + a.numel(), b.data)) << name;
+  }
+  EXPECT_FALSE(server_.requests("hub", "pytorch_model-00002-of-00002.bin").empty());
 }
 
 TEST_F(HubTest, CorruptedBlobIsDeletedAndFailsLoudly) {
