@@ -38,20 +38,6 @@ const char* precision_name(model::Precision precision) {
   return "fp32";
 }
 
-const char* task_name(ModelTask task) {
-  switch (task) {
-    case ModelTask::kReranker:
-      return "reranker";
-    case ModelTask::kEmbedder:
-      return "embedder";
-    case ModelTask::kTokenClassifier:
-      return "token-classifier";
-    case ModelTask::kClassifier:
-      break;
-  }
-  return "classifier";
-}
-
 void log_unload(const std::string& name, const char* reason) {
   log::info("model_unload", log::Fields().add("model", name).add("reason", reason));
 }
