@@ -125,6 +125,8 @@ class Resolver {
           if (options_.progress) options_.progress(path, have, total);
         });
         const auto got = fs::file_size(partial);
+        // Without a size from the Hub no chunk could say "complete": say it once here.
+        if (meta.size == 0 && options_.progress) options_.progress(path, got, got);
         if (meta.size > 0 && got != meta.size) {
           fs::remove(partial);
           throw Error(ErrorKind::kInvalidModel, "downloaded " + path + " has " +
