@@ -47,7 +47,7 @@ std::string format_progress(const ProgressReport& r) {
         static_cast<int>(100.0 * static_cast<double>(r.bytes) / static_cast<double>(r.total)));
     line += percent;
   }
-  line += "  " + human_bytes(r.bytes_per_second) + "/s";
+  if (r.bytes_per_second > 0) line += "  " + human_bytes(r.bytes_per_second) + "/s";
   if (r.done)
     line += "  done";
   else if (r.eta_seconds >= 0)

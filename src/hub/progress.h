@@ -18,7 +18,7 @@ struct ProgressReport {
   std::string file;             // path in the repo
   std::uint64_t bytes = 0;      // written so far (a resumed prefix included)
   std::uint64_t total = 0;      // 0 when the Hub gave no size
-  double bytes_per_second = 0;  // over this download, the resumed prefix excluded
+  double bytes_per_second = 0;  // over this download, the resumed prefix excluded; 0: unknown
   double eta_seconds = -1;      // -1 when unknown
   bool done = false;            // the file is complete: the last report for it
 };
