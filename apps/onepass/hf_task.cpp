@@ -19,6 +19,8 @@ const char* task_name(const runtime::ModelDescription& model) {
       return "sentence-ranking (a one-label cross-encoder)";
     case ModelTask::kEmbedder:
       return "feature-extraction (a base model: embeddings)";
+    case ModelTask::kTokenClassifier:
+      return "token-classification (per-token labels: named entities)";
   }
   return "unknown";
 }
@@ -37,12 +39,14 @@ void check_hf_task(std::string_view hf_task, const runtime::ModelDescription& mo
     fits = model.task == ModelTask::kEmbedder;
   } else if (hf_task == "sentence-ranking" || hf_task == "text-ranking") {
     fits = model.task == ModelTask::kReranker;
+  } else if (hf_task == "token-classification" || hf_task == "ner") {
+    fits = model.task == ModelTask::kTokenClassifier;
   } else {
     throw Error(ErrorKind::kInvalidArgument,
                 "HF_TASK '" + std::string(hf_task) +
                     "' is not served by onepass (it serves text-classification, "
                     "zero-shot-classification, feature-extraction, sentence-similarity, "
-                    "sentence-embeddings, sentence-ranking)");
+                    "sentence-embeddings, sentence-ranking, token-classification)");
   }
   if (!fits) {
     throw Error(ErrorKind::kInvalidArgument, "HF_TASK is '" + std::string(hf_task) +

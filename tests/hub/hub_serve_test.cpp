@@ -245,6 +245,14 @@ TEST_F(HubServe, HfTaskMismatchAndMissingTokenExitTwoNamingTheProblem) {
     EXPECT_NE(r.err.find("text-classification"), std::string::npos) << r.err;
   }
   {
+    // A task onepass serves, but not with this model: a mismatch, not "not served".
+    const ScopedEnv sagemaker(
+        {{"HF_MODEL_ID", "acme/tiny-nli@v1"}, {"HF_TASK", "token-classification"}});
+    const auto r = onepass({"serve", "--port", "0"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("HF_TASK is 'token-classification'"), std::string::npos) << r.err;
+  }
+  {
     const ScopedEnv sagemaker({{"HF_MODEL_ID", "acme/tiny-nli@v1"}, {"HF_TASK", "fill-mask"}});
     const auto r = onepass({"serve", "--port", "0"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
