@@ -1,5 +1,6 @@
 // One admitted request on its way through the runtime: waiting for its model, tokenized, its
-// items spread over batches, its outputs gathered, completed once.
+// items spread over batches, its outputs gathered, completed once. An item is one sequence, or
+// several when a long input is chunked (windows.h); the batcher sees sequences.
 #pragma once
 
 #include <atomic>
@@ -27,8 +28,13 @@ struct Job {
   std::shared_ptr<const LoadedModel> model;  // set once loaded
   Pooling pooling = Pooling::kMean;          // kPooled: the request's or the model's
 
-  std::vector<PreparedItem> prepared;  // one per item, filled by a tokenizer thread
-  InferenceResult result;              // items written by compute threads, one slot each
+  // One per sequence, filled by a tokenizer thread: the items in order, a chunked item's
+  // windows one after the other. `sequence_item[s]` is the item sequence s belongs to.
+  std::vector<PreparedItem> prepared;
+  std::vector<std::size_t> sequence_item;
+  bool chunked = false;             // some item has more than one window
+  std::vector<ItemOutput> outputs;  // per sequence, written by compute threads, one slot each
+  InferenceResult result;           // per item, gathered from `outputs` when the job finishes
 
   // Set once the job failed; its items still queued are skipped. Written under the
   // scheduler's lock, read by compute threads without it (a stale read only costs work).
@@ -36,7 +42,12 @@ struct Job {
   std::exception_ptr error;  // under the scheduler's lock
 
   // Under the scheduler's lock.
-  std::size_t remaining = 0;  // items not yet computed or skipped
+  std::size_t remaining = 0;  // sequences not yet computed or skipped
+  // Sequences [0, next_to_queue) went to the batcher. A chunked job keeps at most half the
+  // batch token budget there or running (`tokens_queued`), so that requests arriving after it
+  // are batched between its windows instead of behind all of them.
+  std::size_t next_to_queue = 0;
+  std::size_t tokens_queued = 0;
   bool first_batch_started = false;
 
   Clock::time_point admitted;

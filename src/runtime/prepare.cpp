@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "runtime/windows.h"
 
 namespace onepass::runtime {
 namespace {
@@ -69,11 +70,17 @@ std::size_t effective_max_length(const LoadedModel& model, const InferenceReques
   return limit;
 }
 
-PreparedItem prepare_item(const LoadedModel& model, const InferenceRequest& request,
-                          const InferenceItem& item, bool auto_truncate) {
+bool chunks_long_input(const InferenceRequest& request, const InferenceItem& item) {
+  return request.long_input == LongInput::kChunk && !request.truncate && !item.pretokenized &&
+         (request.output == OutputKind::kLogits || request.output == OutputKind::kPooled);
+}
+
+std::vector<PreparedItem> prepare_item(const LoadedModel& model, const InferenceRequest& request,
+                                       const InferenceItem& item, bool auto_truncate) {
   const std::size_t limit = effective_max_length(model, request);
-  const bool truncate = request.truncate || auto_truncate;
-  if (item.pretokenized) return prepare_ids(model, request, item, limit, truncate);
+  const bool chunk = chunks_long_input(request, item);
+  const bool truncate = request.truncate || (auto_truncate && !chunk);
+  if (item.pretokenized) return {prepare_ids(model, request, item, limit, truncate)};
 
   ONEPASS_CHECK(model.tokenizer != nullptr, "a loaded model has a tokenizer");
   tokenizer::TruncationOptions truncation;
@@ -85,7 +92,6 @@ PreparedItem prepare_item(const LoadedModel& model, const InferenceRequest& requ
   std::optional<std::string_view> pair;
   if (item.text_pair) pair = *item.text_pair;
   tokenizer::Encoding encoding = model.tokenizer->encode(item.text, pair, truncation, true);
-  if (encoding.ids.size() > limit) too_long(encoding.ids.size(), limit);
   if (encoding.ids.empty()) throw Error(ErrorKind::kInvalidInput, "the input has no tokens");
   const int vocab = model.description.info.vocab_size;
   for (std::int32_t id : encoding.ids) {
@@ -96,11 +102,24 @@ PreparedItem prepare_item(const LoadedModel& model, const InferenceRequest& requ
                                                 " outside the model's vocabulary");
     }
   }
+  if (encoding.ids.size() > limit) {
+    if (!chunk) too_long(encoding.ids.size(), limit);
+    // The first text's tokens: every token not added by the post-processor, less the second
+    // text's (tokenized alone, as the pair encoding tokenizes it).
+    std::size_t content = 0;
+    for (std::uint8_t special : encoding.special_tokens_mask) content += special == 0 ? 1 : 0;
+    if (pair) {
+      const std::size_t second = model.tokenizer->encode(*pair, std::nullopt, {}, false).size();
+      content -= std::min(content, second);
+    }
+    return split_into_windows(encoding, content, limit, request.stride,
+                              model.description.info.type_vocab_size > 1);
+  }
   PreparedItem out;
   if (request.output == OutputKind::kTokenLogits) out.encoding = encoding;
   out.input_ids = std::move(encoding.ids);
   if (model.description.info.type_vocab_size > 1) out.token_type_ids = std::move(encoding.type_ids);
-  return out;
+  return {std::move(out)};
 }
 
 }  // namespace onepass::runtime

@@ -22,10 +22,17 @@ struct PreparedItem {
 // smaller, else the model's max_input_length.
 std::size_t effective_max_length(const LoadedModel& model, const InferenceRequest& request);
 
-// Throws onepass::Error(kInvalidInput) for an input longer than the limit when truncation is
-// off (the message names both counts), ids outside the vocabulary, token type ids outside the
-// model's type vocabulary or of the wrong length, an empty id list, and invalid UTF-8.
-PreparedItem prepare_item(const LoadedModel& model, const InferenceRequest& request,
-                          const InferenceItem& item, bool auto_truncate);
+// Whether an over-long `item` of `request` is split into windows rather than truncated or
+// refused: a text input, truncation off (`auto_truncate` yields to an explicit chunk policy),
+// LongInput::kChunk, and an output the windows can be combined into (logits, pooled vectors).
+bool chunks_long_input(const InferenceRequest& request, const InferenceItem& item);
+
+// The sequences the encoder runs for one item: one, or the windows of a chunked long input
+// (windows.h). Throws onepass::Error(kInvalidInput) for an input longer than the limit when
+// truncation is off and it is not chunked (the message names both counts), ids outside the
+// vocabulary, token type ids outside the model's type vocabulary or of the wrong length, an
+// empty id list, and invalid UTF-8.
+std::vector<PreparedItem> prepare_item(const LoadedModel& model, const InferenceRequest& request,
+                                       const InferenceItem& item, bool auto_truncate);
 
 }  // namespace onepass::runtime

@@ -162,6 +162,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   scheduler_options.compute_threads = o.compute_threads;
   scheduler_options.tokenizer_threads = o.tokenizer_threads;
   scheduler_options.auto_truncate = o.auto_truncate;
+  scheduler_options.max_windows_per_request = o.max_windows_per_request;
   Impl* impl = impl_.get();
   impl_->scheduler = std::make_unique<Scheduler>(
       scheduler_options, impl_->metrics, [impl](const JobRef& job) { impl->complete(job); });

@@ -76,6 +76,10 @@ struct RuntimeOptions {
   // Tokens per input, special tokens included: min(model's limit, this); 0: the model's limit.
   std::size_t max_input_length = 0;
   bool auto_truncate = false;  // truncate over-long inputs even when the request did not ask
+                               // (a request whose long_input is kChunk is chunked instead)
+  // Sequences a request with chunked inputs may need, its windows counted one by one (serve
+  // sets --max-client-batch-size). 0: no limit.
+  std::size_t max_windows_per_request = 0;
   // Bytes per text, refused before tokenizing (kInvalidInput) even when truncating. 0: derived
   // per model (input_limits.h): kInputBytesPerToken per token of its max_input_length, at least
   // kMinInputBytes.

@@ -1,9 +1,12 @@
 #include "runtime/scheduler.h"
 
+#include <limits>
 #include <set>
+#include <string>
 
 #include "base/error.h"
 #include "runtime/outputs.h"
+#include "runtime/windows.h"
 
 namespace onepass::runtime {
 namespace {
@@ -126,9 +129,22 @@ void Scheduler::tokenizer_loop() {
     std::exception_ptr error;
     try {
       job->prepared.reserve(job->request.items.size());
-      for (const InferenceItem& item : job->request.items) {
-        job->prepared.push_back(
-            prepare_item(*job->model, job->request, item, options_.auto_truncate));
+      for (std::size_t i = 0; i < job->request.items.size(); ++i) {
+        auto sequences =
+            prepare_item(*job->model, job->request, job->request.items[i], options_.auto_truncate);
+        job->chunked |= sequences.size() > 1;
+        for (auto& sequence : sequences) {
+          job->prepared.push_back(std::move(sequence));
+          job->sequence_item.push_back(i);
+        }
+      }
+      const std::size_t limit = options_.max_windows_per_request;
+      if (job->chunked && limit != 0 && job->prepared.size() > limit) {
+        throw Error(ErrorKind::kInvalidInput,
+                    "the inputs need " + std::to_string(job->prepared.size()) +
+                        " windows, more than the " + std::to_string(limit) +
+                        " allowed per request (--max-client-batch-size counts windows); "
+                        "shorten the text, raise the limit or enable truncation");
       }
     } catch (...) {
       error = std::current_exception();
@@ -147,16 +163,50 @@ void Scheduler::tokenizer_loop() {
       lock.lock();
       continue;
     }
+    const std::size_t sequences = job->prepared.size();
     job->queued = end;
-    job->remaining = n;
-    job->result.items.resize(n);
-    depth_[job->model_name].batch += n;
-    for (std::size_t i = 0; i < n; ++i) {
-      batcher_.push(job->model->instance_id, ItemRef{job, i}, job->prepared[i].input_ids.size(),
-                    end);
-    }
+    job->remaining = sequences;
+    job->outputs.resize(sequences);
+    depth_[job->model_name].total += sequences - n;  // the windows beyond one per item
+    queue_sequences(*job, job, end);
     compute_cv_.notify_one();
   }
+}
+
+void Scheduler::queue_sequences(Job& job, const JobRef& ref, Clock::time_point now) {
+  // A chunked job's share: half the budget, the other half left to whatever arrives meanwhile;
+  // always at least one window, so that it progresses.
+  const std::size_t share = job.chunked
+                                ? std::max<std::size_t>(options_.limits.max_batch_tokens / 2, 1)
+                                : std::numeric_limits<std::size_t>::max();
+  Depth& depth = depth_[job.model_name];
+  while (job.next_to_queue < job.prepared.size()) {
+    const std::size_t tokens = job.prepared[job.next_to_queue].input_ids.size();
+    if (job.tokens_queued != 0 && job.tokens_queued + tokens > share) break;
+    job.tokens_queued += tokens;
+    batcher_.push(job.model->instance_id, ItemRef{ref, job.next_to_queue}, tokens, now);
+    ++job.next_to_queue;
+    ++depth.batch;
+  }
+}
+
+void Scheduler::sequence_done(const JobRef& ref, std::size_t tokens,
+                              std::vector<JobRef>& finished) {
+  Job& job = *ref;
+  job.tokens_queued -= std::min(job.tokens_queued, tokens);
+  --job.remaining;
+  if (job.failed.load(std::memory_order_relaxed)) {
+    // Windows never queued are dropped with the request.
+    const std::size_t dropped = job.prepared.size() - job.next_to_queue;
+    job.next_to_queue = job.prepared.size();
+    job.remaining -= dropped;
+    auto& depth = depth_[job.model_name].total;
+    depth -= std::min(depth, dropped);
+  } else if (job.next_to_queue < job.prepared.size()) {
+    queue_sequences(job, ref, Clock::now());
+    compute_cv_.notify_one();
+  }
+  if (job.remaining == 0) finished.push_back(ref);
 }
 
 void Scheduler::compute_loop() {
@@ -189,8 +239,8 @@ void Scheduler::compute_loop() {
       depth.total -= std::min<std::size_t>(depth.total, 1);
       depth.batch -= std::min<std::size_t>(depth.batch, 1);
       if (job.failed.load(std::memory_order_relaxed)) {
-        // Its request already failed: skip the work, count the item as done.
-        if (--job.remaining == 0) finished.push_back(item.job);
+        // Its request already failed: skip the work, count the sequence as done.
+        sequence_done(item.job, job.prepared[item.index].input_ids.size(), finished);
         continue;
       }
       if (!job.first_batch_started) {
@@ -211,7 +261,7 @@ void Scheduler::compute_loop() {
       Job& job = *live[i].job;
       if (!results[i].ok) mark_failed(live[i].job, results[i].error);
       job.compute_end = end;
-      if (--job.remaining == 0) finished.push_back(live[i].job);
+      sequence_done(live[i].job, job.prepared[live[i].index].input_ids.size(), finished);
     }
     if (!finished.empty()) {
       lock.unlock();
@@ -248,7 +298,7 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
   metrics_.record_batch(items.front().job->model_name, items.size(), tokens);
   for (std::size_t i = 0; i < items.size(); ++i) {
     Job& job = *items[i].job;
-    ItemOutput& out = job.result.items[items[i].index];
+    ItemOutput& out = job.outputs[items[i].index];
     out.num_tokens = static_cast<int>(inputs[i].input_ids.size());
     if (job.request.output == OutputKind::kTokenLogits) {
       out.encoding = job.prepared[items[i].index].encoding;
@@ -279,6 +329,23 @@ void Scheduler::finish(const JobRef& job) {
     result.error = job->error;
     result.total_tokens = 0;
   } else {
+    // Gather the sequences into items: one moves over, a chunked item's windows combine.
+    result.items.assign(job->request.items.size(), ItemOutput{});
+    for (std::size_t s = 0; s < job->outputs.size(); ++s) {
+      ItemOutput& item = result.items[job->sequence_item[s]];
+      const bool alone =
+          (s == 0 || job->sequence_item[s - 1] != job->sequence_item[s]) &&
+          (s + 1 == job->outputs.size() || job->sequence_item[s + 1] != job->sequence_item[s]);
+      if (alone) {
+        item = std::move(job->outputs[s]);
+      } else {
+        item.windows.push_back(
+            WindowOutput{std::move(job->outputs[s].values), job->outputs[s].num_tokens});
+      }
+    }
+    for (ItemOutput& item : result.items) {
+      if (!item.windows.empty()) combine_windows(item);
+    }
     result.total_tokens = 0;
     for (const ItemOutput& item : result.items) {
       result.total_tokens += static_cast<std::size_t>(item.num_tokens);

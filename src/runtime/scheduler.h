@@ -30,6 +30,9 @@ struct SchedulerOptions {
   int compute_threads = 1;
   int tokenizer_threads = 1;
   bool auto_truncate = false;
+  // Sequences (items and windows) of a request with chunked inputs; more is kInvalidInput.
+  // 0: no limit.
+  std::size_t max_windows_per_request = 0;
 };
 
 class Scheduler {
@@ -62,7 +65,7 @@ class Scheduler {
  private:
   struct ItemRef {
     JobRef job;
-    std::size_t index = 0;
+    std::size_t index = 0;  // the sequence (Job::prepared)
   };
   struct ItemResult {
     bool ok = true;
@@ -81,6 +84,12 @@ class Scheduler {
   void run_alone(const ItemRef& item, Scratch& scratch, ItemResult& result);
   void finish(const JobRef& job);                                 // no lock held
   void mark_failed(const JobRef& job, std::exception_ptr error);  // under mutex_
+  // Under mutex_: moves the job's next sequences into the batcher (all of them, or for a
+  // chunked job as many as its share of the token budget allows).
+  void queue_sequences(Job& job, const JobRef& ref, std::chrono::steady_clock::time_point now);
+  // Under mutex_: one sequence of `job` was computed or skipped; queues the job's next windows,
+  // or drops them once it failed, and adds the job to `finished` when nothing is left.
+  void sequence_done(const JobRef& job, std::size_t tokens, std::vector<JobRef>& finished);
 
   SchedulerOptions options_;
   Metrics& metrics_;

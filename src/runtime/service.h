@@ -65,6 +65,13 @@ enum class OutputKind {
   kTokenLogits,  // token classifier: [num_tokens, num_labels], token-major, with `encoding`
 };
 
+// What happens to a text input longer than the model's limit when truncation is off
+// (docs/api.md "Long inputs").
+enum class LongInput {
+  kReject,  // kInvalidInput naming both token counts
+  kChunk,   // split into overlapping windows of the limit, run, combined (runtime/windows.h)
+};
+
 struct InferenceRequest {
   std::string model;  // empty selects the only model when one is loaded
   std::vector<InferenceItem> items;
@@ -74,11 +81,26 @@ struct InferenceRequest {
   tokenizer::TruncationDirection truncation_direction = tokenizer::TruncationDirection::kRight;
   tokenizer::TruncationStrategy truncation_strategy = tokenizer::TruncationStrategy::kLongestFirst;
   std::size_t max_length = 0;  // 0: the model's max_input_length
+  // kChunk applies to text inputs with kLogits or kPooled output; the first text of a pair is
+  // split, the second stays whole in every window. `stride` is the overlap in tokens between
+  // consecutive windows (nullopt: an eighth of the room the first text has in a window).
+  LongInput long_input = LongInput::kReject;
+  std::optional<std::size_t> stride;
+};
+
+// One window of a chunked input: its output and its token count, special tokens included.
+struct WindowOutput {
+  std::vector<float> values;
+  int num_tokens = 0;
 };
 
 struct ItemOutput {
   std::vector<float> values;  // see OutputKind
   int num_tokens = 0;         // tokens of this input after truncation, special tokens included
+                              // (a chunked input: the sum over its windows)
+  // A chunked input (more than one window): every window's output, in text order; `values`
+  // then holds their combination (runtime/windows.h).
+  std::vector<WindowOutput> windows;
   // kTokenLogits of a text input: its tokens, offsets and special-token mask (entity spans),
   // and how the model's tokenizer reads tokens back as text.
   tokenizer::Encoding encoding;
