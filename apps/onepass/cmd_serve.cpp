@@ -56,6 +56,7 @@ struct ServeFlags {
   std::size_t max_input_length = 0;
   std::size_t max_input_bytes = 0;
   bool auto_truncate = false;
+  std::string long_input = "reject";
   std::size_t payload_limit = 6 * 1024 * 1024;
   std::string api_key;
   bool lazy = false;
@@ -259,6 +260,12 @@ void log_config(const ServeFlags& flags, const std::vector<runtime::ModelSpec>& 
                          .add("log_format", flags.log_format));
 }
 
+runtime::LongInput parse_long_input_flag(const std::string& value) {
+  if (value == "reject") return runtime::LongInput::kReject;
+  if (value == "chunk") return runtime::LongInput::kChunk;
+  throw Error(ErrorKind::kInvalidArgument, "--long-input must be reject or chunk");
+}
+
 int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_given) {
   configure_logging(flags);
   // SageMaker tells the container its port this way.
@@ -275,6 +282,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   choose_default_models(flags);
   if (flags.port < 0 || flags.port > 65535)
     throw Error(ErrorKind::kInvalidArgument, "--port must be between 0 and 65535");
+  const runtime::LongInput long_input = parse_long_input_flag(flags.long_input);
 
   runtime::RuntimeOptions options;
   for (const auto& spec : flags.models) {
@@ -294,6 +302,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   options.max_input_length = flags.max_input_length;
   options.max_input_bytes = flags.max_input_bytes;
   options.auto_truncate = flags.auto_truncate;
+  options.max_windows_per_request = flags.max_client_batch_size;
   options.lazy = flags.lazy;
   options.idle_unload =
       std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
@@ -322,6 +331,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   api_options.max_client_batch_size = flags.max_client_batch_size;
   api_options.enable_model_management = flags.enable_model_management;
   api_options.auto_truncate = flags.auto_truncate;
+  api_options.long_input = long_input;
   api_options.max_batch_tokens = flags.max_batch_tokens;
   api_options.max_batch_requests = flags.max_batch_requests;
   api_options.max_concurrent_requests = flags.max_concurrent_requests;
@@ -420,6 +430,10 @@ CommandRegistration registration{Command{
           ->envname("ONEPASS_MAX_INPUT_BYTES");
       sub.add_flag("--auto-truncate", flags->auto_truncate, "truncate over-long inputs")
           ->envname("ONEPASS_AUTO_TRUNCATE");
+      sub.add_option("--long-input", flags->long_input,
+                     "over-long inputs when the request does not say: reject (422) or chunk "
+                     "(windows, combined)")
+          ->envname("ONEPASS_LONG_INPUT");
       auto* payload =
           sub.add_option("--payload-limit", flags->payload_limit, "largest request body in bytes")
               ->envname("ONEPASS_PAYLOAD_LIMIT");

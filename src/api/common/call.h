@@ -19,6 +19,8 @@ struct ApiOptions {
   std::size_t max_client_batch_size = 32;
   bool enable_model_management = false;
   bool auto_truncate = false;
+  // --long-input: what an over-long input gets when the request does not say (long_input.h).
+  runtime::LongInput long_input = runtime::LongInput::kReject;
   // Reported by TEI's /info; the runtime enforces them.
   std::size_t max_batch_tokens = 16384;
   std::size_t max_batch_requests = 256;

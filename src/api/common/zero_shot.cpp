@@ -1,5 +1,6 @@
 #include "api/common/zero_shot.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "api/common/api_error.h"
@@ -15,6 +16,29 @@ std::string trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return std::string(s);
+}
+
+// The logits a (sequence, label) pair is scored with. A chunked sequence (docs/api.md "Long
+// inputs") is scored on the window that supports the label most: the highest entailment logit,
+// or with independent labels the highest entailment-minus-contradiction margin; either way
+// the window that gives the label its highest score.
+const std::vector<float>& best_window(const runtime::ItemOutput& item, int entail,
+                                      int contradiction, bool independent) {
+  if (item.windows.empty()) return item.values;
+  const std::size_t needed = static_cast<std::size_t>(std::max(entail, contradiction)) + 1;
+  const std::vector<float>* best = nullptr;
+  float best_support = 0;
+  for (const auto& window : item.windows) {
+    if (window.values.size() < needed)
+      throw ApiError(ApiErrorKind::kInternal, "zero-shot output has too few logits");
+    const float support =
+        independent ? window.values[entail] - window.values[contradiction] : window.values[entail];
+    if (!best || support > best_support) {
+      best = &window.values;
+      best_support = support;
+    }
+  }
+  return *best;
 }
 
 }  // namespace
@@ -131,7 +155,8 @@ std::vector<ZeroShotAnswer> score_zero_shot(const std::vector<std::string>& sequ
     std::vector<float> scores(n_labels);
     std::vector<float> entail_logits(n_labels);
     for (std::size_t l = 0; l < n_labels; ++l) {
-      const auto& logits = result.items.at(s * n_labels + l).values;
+      const auto& logits =
+          best_window(result.items.at(s * n_labels + l), entail, contradiction, independent);
       if (logits.size() <= static_cast<std::size_t>(std::max(entail, contradiction)))
         throw ApiError(ApiErrorKind::kInternal, "zero-shot output has too few logits");
       entail_logits[l] = logits[entail];

@@ -45,7 +45,8 @@ struct ZeroShotAnswer {
 
 // Without multi_label (and more than one label): softmax of the entailment logits across the
 // labels. Otherwise, per label, softmax over [contradiction, entailment] where contradiction is
-// index 0, or the last index when entailment is 0 (transformers' rule).
+// index 0, or the last index when entailment is 0 (transformers' rule). A chunked sequence
+// scores each label on its best window (the one giving that label its highest score).
 std::vector<ZeroShotAnswer> score_zero_shot(const std::vector<std::string>& sequences,
                                             const ZeroShotSpec& spec,
                                             const runtime::InferenceResult& result,

@@ -7,6 +7,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/long_input.h"
 #include "api/common/model_select.h"
 
 namespace onepass::api::kserve_v2 {
@@ -225,6 +226,7 @@ void handle_infer(Call& call) {
   request.output = model.task == runtime::ModelTask::kEmbedder ? runtime::OutputKind::kPooled
                                                                : runtime::OutputKind::kLogits;
   request.truncate = call.options.auto_truncate;
+  apply_long_input({}, call.options, std::nullopt, request);  // --long-input; ids never chunk
   if (text && input_ids) invalid("give either 'text' or 'input_ids', not both");
   if (text) {
     const auto texts = text_values(*text);

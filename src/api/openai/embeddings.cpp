@@ -6,6 +6,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/long_input.h"
 #include "api/common/model_select.h"
 #include "api/openai/openai.h"
 
@@ -79,6 +80,7 @@ void handle_embeddings(Call& call) {
   request.model = model.name;
   request.output = runtime::OutputKind::kPooled;
   request.truncate = call.options.auto_truncate;
+  apply_long_input({}, call.options, std::nullopt, request);  // --long-input; ids never chunk
   if (input->is_string()) {
     runtime::InferenceItem item;
     item.text = input->get<std::string>();

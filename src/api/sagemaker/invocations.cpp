@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "api/common/api_error.h"
+#include "api/common/long_input.h"
 #include "api/common/model_select.h"
 #include "api/common/token_classification.h"
 #include "api/common/zero_shot.h"
@@ -50,6 +51,7 @@ void classify(Call& call, const runtime::ModelDescription& model, const ToolkitP
   request.truncate = params.truncate.value_or(call.options.auto_truncate);
   if (params.strategy) request.truncation_strategy = *params.strategy;
   request.max_length = params.max_length;
+  apply_long_input(parse_long_input(payload.parameters), call.options, params.truncate, request);
   const ScoreFunction function = params.function.value_or(default_score_function(model));
   const InputShape shape = inputs.shape;
   submit_and_reply(
@@ -106,6 +108,7 @@ void zero_shot(Call& call, const runtime::ModelDescription& model, const Toolkit
   for (auto& item : inputs.items) sequences->push_back(std::move(item.text));
   check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
+  apply_long_input(parse_long_input(payload.parameters), call.options, std::nullopt, request);
   // One text gets one {sequence, labels, scores} object on both routes, as the pipeline answers
   // it: @huggingface/inference and huggingface_hub read "labels" and "scores" from an object.
   const bool list = inputs.is_list();
@@ -132,6 +135,7 @@ void feature_extraction(Call& call, const runtime::ModelDescription& model,
       flavor == Flavor::kInferenceApi ? runtime::OutputKind::kPooled : runtime::OutputKind::kTokens;
   request.truncate = params.truncate.value_or(call.options.auto_truncate);
   request.max_length = params.max_length;
+  apply_long_input(parse_long_input(payload.parameters), call.options, params.truncate, request);
   const bool list = inputs.is_list();
   submit_and_reply(
       call.service, std::move(request), call.reply,

@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/long_input.h"
 #include "api/common/zero_shot.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
@@ -51,6 +52,7 @@ void handle_embed(Call& call) {
     request.items.push_back(std::move(item));
   }
   parse_truncation(body, call.options, request);
+  apply_long_input(parse_long_input(body), call.options, get_bool(body, "truncate"), request);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
                    [normalize, dimensions, received](runtime::InferenceResult& result) {
@@ -125,6 +127,7 @@ void handle_zero_shot(Call& call) {
   for (const auto& label : spec.labels) require_non_empty(label, "candidate_labels");
   check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
+  apply_long_input(parse_long_input(body), call.options, std::nullopt, request);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
                    [model, spec, sequences, is_list, received](runtime::InferenceResult& result) {

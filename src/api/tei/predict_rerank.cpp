@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/long_input.h"
 #include "api/common/rerank.h"
 #include "api/common/scores.h"
 #include "api/tei/tei.h"
@@ -81,6 +82,7 @@ void handle_predict(Call& call) {
     bad_predict_inputs();
   }
   parse_truncation(body, call.options, request);
+  apply_long_input(parse_long_input(body), call.options, get_bool(body, "truncate"), request);
   const bool raw_scores = get_bool(body, "raw_scores").value_or(false);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
