@@ -21,11 +21,21 @@ void append(tokenizer::Encoding& to, const tokenizer::Encoding& from, std::size_
   }
 }
 
+[[noreturn]] void too_many_windows(std::size_t windows, std::size_t max_windows) {
+  throw ApiError(ApiErrorKind::kTooManyInputs,
+                 "the inputs need " + std::to_string(windows) +
+                     " windows or more, above the maximum allowed batch size of " +
+                     std::to_string(max_windows) + " (windows count as inputs)",
+                 "inputs");
+}
+
 // The overflowing windows of `full` (special tokens included) for `limit` tokens a window, as
 // the tokenizers library cuts them (Encoding::truncate with a stride, direction right) before
 // the post-processor adds the special tokens to each again.
+// Throws kTooManyInputs, before any window is built, when there would be more than
+// `max_windows`.
 std::vector<tokenizer::Encoding> windows_of(const tokenizer::Encoding& full, std::size_t limit,
-                                            std::size_t stride) {
+                                            std::size_t stride, std::size_t max_windows) {
   const std::size_t n = full.ids.size();
   if (full.tokens.size() != n || full.offsets.size() != n || full.special_tokens_mask.size() != n)
     throw ApiError(ApiErrorKind::kInternal, "the tokenizer's encoding is inconsistent");
@@ -43,8 +53,11 @@ std::vector<tokenizer::Encoding> windows_of(const tokenizer::Encoding& full, std
                        " tokens a window holds besides its special tokens",
                    "stride");
   const std::size_t room = limit - added;
+  const std::size_t step = room - stride;
+  const std::size_t count = content <= room ? 1 : 1 + (content - room + step - 1) / step;
+  if (count > max_windows) too_many_windows(count, max_windows);
   std::vector<tokenizer::Encoding> windows;
-  for (std::size_t start = 0;; start += room - stride) {
+  for (std::size_t start = 0;; start += step) {
     const std::size_t stop = std::min(start + room, content);
     tokenizer::Encoding window;
     append(window, full, 0, lead);
@@ -115,7 +128,11 @@ std::vector<TokenClassificationText> add_token_classification_items(
     entry.first_item = request.items.size();
     if (params.stride) {
       tokenizer::Encoding full = service.tokenize(model.name, text, std::nullopt, true);
-      if (full.ids.size() > limit) entry.windows = windows_of(full, limit, *params.stride);
+      const std::size_t room_left = max_client_batch_size > request.items.size()
+                                        ? max_client_batch_size - request.items.size()
+                                        : 0;
+      if (full.ids.size() > limit)
+        entry.windows = windows_of(full, limit, *params.stride, room_left);
     }
     if (entry.windows.empty()) {
       runtime::InferenceItem item;
@@ -133,11 +150,7 @@ std::vector<TokenClassificationText> add_token_classification_items(
     entry.text = std::move(text);
     out.push_back(std::move(entry));
     if (request.items.size() > max_client_batch_size)
-      throw ApiError(ApiErrorKind::kTooManyInputs,
-                     "the inputs need " + std::to_string(request.items.size()) +
-                         " windows or more, above the maximum allowed batch size of " +
-                         std::to_string(max_client_batch_size) + " (windows count as inputs)",
-                     "inputs");
+      too_many_windows(request.items.size(), max_client_batch_size);
   }
   return out;
 }
