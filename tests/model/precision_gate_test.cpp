@@ -1,7 +1,8 @@
 // The reduced-precision accuracy gate (model/precision_check.h): bf16 and int8 pass it on every
-// fixture model; a deliberately broken int8 quantization (weight scales 1/16 of the right ones,
-// injected through kernels::testing) fails it and is refused at load; the verdict logic catches
-// a collapse onto one class and NaN outputs.
+// fixture model but distilbert-tiny-nli, whose int8 it refuses (label agreement under 99%); a
+// deliberately broken int8 quantization (weight scales 1/16 of the right ones, injected through
+// kernels::testing) fails it and is refused at load; the verdict logic catches a collapse onto one
+// class and NaN outputs.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -89,7 +90,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli",
                                          "bert-tiny-embed", "bert-tiny-rerank",
                                          "electra-tiny-rerank", "bert-tiny-ner", "xlmr-tiny-ner",
-                                         "deberta-v2-tiny-ner", "electra-tiny-ner"),
+                                         "deberta-v2-tiny-ner", "electra-tiny-ner",
+                                         "distilbert-tiny-ner"),
                        ::testing::Values(Precision::kBf16, Precision::kInt8)),
     [](const auto& info) {
       std::string name = std::get<0>(info.param) + "_" + precision_name(std::get<1>(info.param));

@@ -351,7 +351,7 @@ TEST(ServeCatalogue, NerRoutesBadInputThenStillCorrect) {
       {"POST", "/predict_tokens", R"({"inputs":"a"})", kJson, target("nli"), 422,
        "not a token classifier"},
       {"POST", "/predict_tokens", R"({"inputs":"a"})", kJson, target("nope"), 404, ""},
-      {"POST", "/predict_tokens", R"({"inputs":"a"})", kJson, {}, 422, "several models"},
+      {"POST", "/predict_tokens", R"({"inputs":"a"})", kJson, {}, 404, "several models"},
       {"GET", "/predict_tokens", "", "", {}, 405, ""},
       // The toolkit and the Inference API: 400 for a bad parameter.
       {"POST", "/invocations", R"({"inputs":"a","parameters":{"aggregation_strategy":"all"}})",
