@@ -6,7 +6,11 @@
 #      X-Request-Id, SIGTERM exits 0 within 30 s after logging the drain;
 #   2. the same with SAGEMAKER_MULTI_MODEL=true (models loaded through POST /models from
 #      /opt/ml/models);
-#   3. the single-model run again with a read-only root filesystem.
+#   3. the single-model run again with a read-only root filesystem;
+#   4. HF_MODEL_ID (+ HF_MODEL_REVISION, HF_TASK) from a Hub on the host (tests/hub/hub_server.py
+#      on 127.0.0.1, reached through host networking), read-only root filesystem, the Hub
+#      cache on a writable volume; then again with HF_HUB_OFFLINE=1 and the Hub stopped,
+#      served from that volume.
 # Needs root (debootstrap, rootful Podman). Environment: BASE_ROOT=DIR reuses a Debian 12
 # minbase root instead of debootstrapping one; IMAGE=NAME (default localhost/onepass:test);
 # SKIP_BUILD=1 tests an image already built; SKIP_DEPS=1 skips the apt step.
@@ -26,6 +30,7 @@ WORK=$(mktemp -d)
 CONTAINERS=()
 cleanup() {
   for c in "${CONTAINERS[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
+  if [ -n "${HUB_PID:-}" ]; then kill "$HUB_PID" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -102,5 +107,43 @@ URL=$(url_of readonly)
 $CHECK ping "$URL"
 $CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/readonly.ids"
 stop_and_check readonly
+
+echo "== HF_MODEL_ID from a Hub on the host, read-only root, cache on a volume"
+python3 "$ROOT_DIR/tests/hub/hub_server.py" "$FIXTURES" > "$WORK/hub.ports" &
+HUB_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/hub.ports" ] && break; sleep 0.1; done
+read -r HUB_PORT _ < "$WORK/hub.ports"
+# The container user (10001) writes the cache; the volume is a host folder it may write to.
+mkdir -p "$WORK/hf-cache" && chmod 0777 "$WORK/hf-cache"
+# Host networking: the Hub's LFS redirects name 127.0.0.1, which only the host's loopback
+# answers. The server then binds a free host port of its own instead of a published 8080.
+hub_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+hub_run() {
+  local name=$1
+  shift
+  podman rm -f "$name" >/dev/null 2>&1 || true
+  podman run -d --name "$name" --network host --read-only \
+    -v "$WORK/hf-cache:/var/cache/onepass/huggingface" \
+    -e ONEPASS_LOG_FORMAT=json -e ONEPASS_HOST=127.0.0.1 -e ONEPASS_PORT="$hub_port" \
+    -e HF_MODEL_ID=acme/tiny-nli -e HF_MODEL_REVISION=v1 -e HF_TASK=text-classification \
+    "$@" "$IMAGE" serve >/dev/null
+  CONTAINERS+=("$name")
+}
+hub_run hub -e HF_ENDPOINT="http://127.0.0.1:$HUB_PORT"
+URL="http://127.0.0.1:$hub_port"
+$CHECK ping "$URL"
+check_user hub
+$CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/hub.ids"
+stop_and_check hub
+ls "$WORK"/hf-cache/hub/models--acme--tiny-nli/snapshots/*/model.safetensors >/dev/null \
+  || { echo "FAIL: no snapshot in the cache volume"; exit 1; }
+kill "$HUB_PID"
+wait "$HUB_PID" 2>/dev/null || true
+
+echo "== HF_MODEL_ID with HF_HUB_OFFLINE=1, the Hub stopped: served from the cache volume"
+hub_run hub-offline -e HF_ENDPOINT="http://127.0.0.1:1" -e HF_HUB_OFFLINE=1
+$CHECK ping "$URL"
+$CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/hub-offline.ids"
+stop_and_check hub-offline
 
 echo "image tests passed ($IMAGE)"

@@ -46,7 +46,7 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
       ->required();
   app.add_option(
       "--dialect", f.dialects,
-      "onepass|hf|tei|triton|vllm|openai; in compare mode also NAME=DIALECT per endpoint");
+      "onepass|hf|tei|triton|vllm|openai|cohere; in compare mode also NAME=DIALECT per endpoint");
   app.add_option("--model", f.models, "model name for routes and bodies (NAME=MODEL per endpoint)");
   if (!compare) app.add_option("--name", f.name, "endpoint name in the results (default: dialect)");
   app.add_option("--target-model", f.target_model, "X-Amzn-SageMaker-Target-Model header");

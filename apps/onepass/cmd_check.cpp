@@ -16,7 +16,9 @@
 #include <string>
 
 #include "apps/onepass/command.h"
+#include "apps/onepass/model_reference.h"
 #include "base/error.h"
+#include "hub/resolve.h"
 #include "model/encoder.h"
 #include "model/precision_check.h"
 #include "tokenizer/tokenizer.h"
@@ -151,7 +153,7 @@ int run_check(const CheckOptions& o) {
                 "--precision must be bf16 or int8 (fp32 is the reference)");
   }
   model::require_cpu_support(precision);
-  const std::filesystem::path dir(o.model_dir);
+  const std::filesystem::path dir = resolve_model_reference(o.model_dir);
   model::LoadOptions load;
   load.threads = o.threads;
   const auto reference = model::load_encoder(dir, load);
@@ -187,7 +189,7 @@ int run_check(const CheckOptions& o) {
   const auto r =
       model::compare_precisions(*reference, *candidate, examples, precision, o.batch_size);
 
-  json report{{"model", dir.filename().string()},
+  json report{{"model", hub::default_model_name(o.model_dir)},
               {"architecture", info.architecture},
               {"precision", model::precision_name(precision)},
               {"inputs", source},
@@ -227,7 +229,8 @@ const CommandRegistration kRegistration{Command{
     "accuracy bar",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<CheckOptions>();
-      sub.add_option("--model", options->model_dir, "Hugging Face model folder")->required();
+      sub.add_option("--model", options->model_dir, "model folder or Hub id org/name[@revision]")
+          ->required();
       sub.add_option("--precision", options->precision, "bf16 or int8")->required();
       sub.add_option(
           "--dataset", options->dataset,

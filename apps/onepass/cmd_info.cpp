@@ -1,25 +1,310 @@
-// `onepass info`: what this build is and what it can run.
-#include <cstdio>
+// `onepass info [REF] [--check] [--json]`: will this model load, and what will it serve?
+// REF is a model folder or a Hub id (`org/name[@revision]`, resolved through the
+// huggingface_hub cache like every other command). The answer reuses the code that serves: the
+// loader's architecture table and config reader, the runtime's model description (task, labels,
+// zero-shot indices, pooling, input limit), the weight headers, the runtime's tokenizer choice,
+// and finally a real fp32 load. --check adds the bf16/int8 accuracy gate. Exit 0 when the model
+// would load, 2 otherwise (the reason is printed). Without REF: the build and what it supports.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "apps/onepass/command.h"
+#include "base/error.h"
+#include "hub/resolve.h"
+#include "model/encoder.h"
+#include "model/precision_check.h"
+#include "runtime/model_config.h"
+#include "tokenizer/tokenizer.h"
+#include "weights/config.h"
+#include "weights/weight_summary.h"
 
 namespace onepass::app {
 namespace {
 
-CommandRegistration registration{Command{
-    "info", "Print the build, the supported architectures and tokenizer sources",
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct InfoOptions {
+  std::string reference;
+  bool check = false;
+  bool json = false;
+};
+
+constexpr const char* kMemoryMethod =
+    "weights only, activations excluded: the nn.Linear matrices (rank-2 weights other than "
+    "embedding tables) at 4, 2 or 1 bytes per value, plus one fp32 scale per output row in "
+    "int8; embedding tables, biases and norms stay fp32 in every precision";
+
+// The files each tokenizer source reads (tokenizer/sources.h), those present in the folder.
+std::vector<std::string> tokenizer_files(const fs::path& dir, std::string_view source) {
+  std::vector<std::string> candidates;
+  if (source == "tokenizer.json") {
+    candidates = {"tokenizer.json"};
+  } else if (source == "sentencepiece") {
+    // The first model file present, in tokenizer::load_tokenizer's order, then its configs.
+    for (const char* model : {"spm.model", "sentencepiece.bpe.model", "tokenizer.model"}) {
+      if (fs::is_regular_file(dir / model)) {
+        candidates = {model};
+        break;
+      }
+    }
+    for (const char* f : {"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json"})
+      candidates.emplace_back(f);
+  } else {
+    candidates = {"vocab.txt", "tokenizer_config.json"};
+  }
+  std::vector<std::string> present;
+  for (const auto& f : candidates) {
+    if (fs::exists(dir / f)) present.push_back(f);
+  }
+  return present;
+}
+
+json precision_check(const model::Encoder& reference, const fs::path& dir,
+                     const tokenizer::Tokenizer* tok, model::Precision precision) {
+  json out{{"precision", model::precision_name(precision)}};
+  try {
+    model::require_cpu_support(precision);
+  } catch (const Error& e) {
+    out["skipped"] = e.what();
+    return out;
+  }
+  model::LoadOptions load;
+  load.precision = precision;
+  load.force_precision = true;  // this command reports; it does not refuse
+  const auto candidate = model::load_encoder(dir, load);
+  const model::ModelInfo& info = reference.info();
+  std::vector<model::CheckExample> examples;
+  if (tok != nullptr) {
+    const model::TextTokenizer tokenize = [tok, &info](std::string_view text,
+                                                       std::optional<std::string_view> pair) {
+      tokenizer::TruncationOptions truncation;
+      truncation.max_length = static_cast<std::size_t>(info.max_tokens);
+      auto enc = tok->encode(text, pair, truncation);
+      return model::TokenizedText{std::move(enc.ids), std::move(enc.type_ids)};
+    };
+    examples = model::tokenize_check_texts(tokenize, model::builtin_check_texts());
+  } else {
+    examples = model::synthetic_check_inputs(info, model::builtin_check_texts().size());
+  }
+  const auto r = model::compare_precisions(reference, *candidate, examples, precision);
+  out["pass"] = r.pass;
+  out["examples"] = r.examples;
+  out["label_agreement"] = r.label_agreement;
+  out["max_share_shift"] = r.max_share_shift;
+  out["min_cosine"] = r.min_cosine;
+  out["failures"] = r.failures;
+  return out;
+}
+
+// Everything info says about a resolved folder. "problems" empty means the model loads.
+json describe(const std::string& reference, const fs::path& dir, bool check) {
+  json r{{"reference", reference}, {"folder", dir.string()}};
+  std::vector<std::string> problems;
+
+  // The loader's own config reader and architecture table decide support, as load_encoder does.
+  try {
+    const auto config = weights::load_model_config(dir);
+    const std::string arch = config.architectures.empty() ? "" : config.architectures.front();
+    r["architecture"] = arch;
+    r["model_type"] = config.model_type;
+    if (!model::is_supported_architecture(arch)) {
+      problems.push_back(arch.empty() ? "config.json names no architecture"
+                                      : "unsupported architecture " + arch.substr(0, 80));
+      r["supported_architectures"] = model::supported_architectures();
+    }
+  } catch (const Error& e) {
+    problems.emplace_back(e.what());
+  }
+
+  if (problems.empty()) {
+    try {
+      const auto d = runtime::describe_model_folder(dir.filename().string(), dir, 0, std::nullopt);
+      r["task"] = runtime::task_name(d.task);
+      r["labels"] = d.info.id2label;
+      r["multi_label"] = d.info.multi_label;
+      r["entailment_index"] = d.entailment_index;
+      r["contradiction_index"] = d.contradiction_index;
+      r["zero_shot"] = d.task == runtime::ModelTask::kClassifier && d.entailment_index >= 0;
+      r["pooling"] = runtime::pooling_name(d.pooling);
+      r["max_input_length"] = d.max_input_length;
+    } catch (const Error& e) {
+      problems.emplace_back(e.what());
+    }
+  }
+
+  try {
+    const auto w = weights::summarize_weights(dir);
+    r["weight_format"] =
+        w.files.format == weights::WeightFormat::kTorch ? "pytorch" : "safetensors";
+    json files = w.files.files;
+    if (!w.files.index.empty()) files.insert(files.begin(), w.files.index);
+    r["weight_files"] = files;
+    r["weight_bytes"] = w.file_bytes;
+    r["parameter_count"] = w.parameter_count;
+    r["weight_dtypes"] = w.parameters_by_dtype;
+    std::string dtype;
+    std::int64_t most = -1;
+    for (const auto& [name, n] : w.parameters_by_dtype) {
+      if (n > most) {
+        dtype = name;
+        most = n;
+      }
+    }
+    r["weight_dtype"] = dtype;
+    const std::int64_t rest = w.parameter_count - w.matrix_parameters;
+    r["memory_bytes"] = {{"fp32", 4 * w.parameter_count},
+                         {"bf16", 2 * w.matrix_parameters + 4 * rest},
+                         {"int8", w.matrix_parameters + 4 * w.matrix_rows + 4 * rest}};
+    r["memory_estimate"] = kMemoryMethod;
+  } catch (const Error& e) {
+    problems.emplace_back(e.what());
+  }
+
+  // The runtime loads the folder's tokenizer with the model: a failure here fails the load.
+  std::unique_ptr<tokenizer::Tokenizer> tok;
+  try {
+    tok = tokenizer::load_tokenizer(dir);
+    r["tokenizer"] = std::string(tok->source_kind());
+    r["tokenizer_files"] = tokenizer_files(dir, tok->source_kind());
+  } catch (const Error& e) {
+    problems.push_back(std::string("tokenizer: ") + e.what());
+  }
+
+  // The proof: the fp32 load serve would do (shapes against config.json, NaN/Inf scan).
+  if (problems.empty()) {
+    try {
+      const auto encoder = model::load_encoder(dir);
+      if (check) {
+        json checks = json::array();
+        for (const auto p : {model::Precision::kBf16, model::Precision::kInt8}) {
+          checks.push_back(precision_check(*encoder, dir, tok.get(), p));
+        }
+        r["precision_check"] = checks;
+      }
+    } catch (const Error& e) {
+      problems.emplace_back(e.what());
+    }
+  }
+  r["loads"] = problems.empty();
+  r["problems"] = problems;
+  return r;
+}
+
+std::string mib(std::int64_t bytes) {
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+void print_text(const json& r) {
+  std::cout << "model: " << r["reference"].get<std::string>() << "\n";
+  if (r["reference"] != r["folder"])
+    std::cout << "folder: " << r["folder"].get<std::string>() << "\n";
+  if (r["loads"].get<bool>()) {
+    std::cout << "loads: yes\n";
+  } else {
+    std::cout << "loads: no\n";
+    for (const auto& p : r["problems"]) std::cout << "  problem: " << p.get<std::string>() << "\n";
+  }
+  if (r.contains("architecture")) {
+    std::cout << "architecture: " << r["architecture"].get<std::string>() << " (model_type "
+              << r["model_type"].get<std::string>() << ")\n";
+  }
+  if (r.contains("supported_architectures")) {
+    std::cout << "supported architectures:";
+    for (const auto& a : r["supported_architectures"]) std::cout << " " << a.get<std::string>();
+    std::cout << "\n";
+  }
+  if (r.contains("task")) {
+    std::cout << "task: " << r["task"].get<std::string>();
+    if (r["zero_shot"].get<bool>()) {
+      std::cout << " (zero-shot: entailment label " << r["entailment_index"].get<int>() << ")";
+    }
+    std::cout << "\n";
+    if (!r["labels"].empty()) {
+      std::cout << "labels:";
+      for (std::size_t i = 0; i < r["labels"].size(); ++i) {
+        std::cout << (i ? ", " : " ") << i << " " << r["labels"][i].get<std::string>();
+      }
+      std::cout << (r["multi_label"].get<bool>() ? " (multi-label)\n" : "\n");
+    }
+    std::cout << "pooling: " << r["pooling"].get<std::string>() << "\n";
+    std::cout << "max input length: " << r["max_input_length"].get<int>() << " tokens\n";
+  }
+  if (r.contains("parameter_count")) {
+    std::cout << "parameters: " << r["parameter_count"].get<std::int64_t>() << " ("
+              << r["weight_dtype"].get<std::string>() << ")\n";
+    std::cout << "weights:";
+    for (const auto& f : r["weight_files"]) std::cout << " " << f.get<std::string>();
+    std::cout << " (" << mib(r["weight_bytes"].get<std::int64_t>()) << ")\n";
+    const auto& m = r["memory_bytes"];
+    std::cout << "memory, estimated: fp32 " << mib(m["fp32"].get<std::int64_t>()) << ", bf16 "
+              << mib(m["bf16"].get<std::int64_t>()) << ", int8 "
+              << mib(m["int8"].get<std::int64_t>()) << "\n  (" << kMemoryMethod << ")\n";
+  }
+  if (r.contains("tokenizer")) {
+    std::cout << "tokenizer: " << r["tokenizer"].get<std::string>() << " from";
+    for (const auto& f : r["tokenizer_files"]) std::cout << " " << f.get<std::string>();
+    std::cout << "\n";
+  }
+  if (r.contains("precision_check")) {
+    for (const auto& c : r["precision_check"]) {
+      std::cout << "precision check " << c["precision"].get<std::string>() << ": ";
+      if (c.contains("skipped")) {
+        std::cout << "skipped (" << c["skipped"].get<std::string>() << ")\n";
+        continue;
+      }
+      std::cout << (c["pass"].get<bool>() ? "pass" : "FAIL") << ", label agreement "
+                << fmt::format("{:.1f}%", 100 * c["label_agreement"].get<double>()) << "\n";
+      for (const auto& f : c["failures"]) std::cout << "  " << f.get<std::string>() << "\n";
+    }
+  }
+}
+
+void print_build() {
+  std::cout << "onepass 0.1.0\narchitectures:";
+  for (const auto& a : model::supported_architectures()) std::cout << " " << a;
+  std::cout << "\nweights: model.safetensors (and sharded index), pytorch_model.bin (and sharded "
+               "index; read without unpickling)\n"
+               "tokenizers: tokenizer.json, SentencePiece (.model), WordPiece (vocab.txt)\n";
+}
+
+int run_info(const InfoOptions& o) {
+  if (o.reference.empty()) {
+    if (o.json) {
+      std::cout << json{{"version", "0.1.0"},
+                        {"supported_architectures", model::supported_architectures()}}
+                       .dump(2)
+                << std::endl;
+    } else {
+      print_build();
+    }
+    return 0;
+  }
+  const fs::path dir = hub::resolve_model(o.reference, hub::Environment::from_process());
+  const json r = describe(o.reference, dir, o.check);
+  if (o.json) {
+    std::cout << r.dump(2) << std::endl;
+  } else {
+    print_text(r);
+  }
+  return r["loads"].get<bool>() ? 0 : 2;
+}
+
+const CommandRegistration kRegistration{Command{
+    "info", "Will a model (folder or Hub id) load, and what will it serve? Without one: the build",
     [](CLI::App& sub) -> std::function<int()> {
-      (void)sub;
-      return [] {
-        std::printf("onepass 0.1.0\n");
-        std::printf(
-            "architectures: BertModel BertForSequenceClassification XLMRobertaModel "
-            "XLMRobertaForSequenceClassification RobertaModel "
-            "RobertaForSequenceClassification DebertaV2Model "
-            "DebertaV2ForSequenceClassification\n");
-        std::printf("tokenizers: tokenizer.json, SentencePiece (.model), WordPiece (vocab.txt)\n");
-        return 0;
-      };
+      auto options = std::make_shared<InfoOptions>();
+      sub.add_option("model", options->reference, "model folder or Hub id org/name[@revision]");
+      sub.add_flag(
+          "--check", options->check,
+          "also run the bf16 and int8 accuracy gate against fp32 (model/precision_check.h)");
+      sub.add_flag("--json", options->json, "print one JSON object (for scripts)");
+      return [options] { return run_info(*options); };
     }}};
 
 }  // namespace

@@ -1,4 +1,4 @@
-// `onepass run --model DIR`: JSON lines in, one answer per line out, in order.
+// `onepass run --model DIR|ORG/NAME[@REV]`: JSON lines in, one answer per line out, in order.
 //   in:  {"input_ids":[...], "token_type_ids":[...]?, "id"?}  or  {"text":"...", "text_pair"?,
 //   "id"?} out: classifiers {"logits","probs","label"}; 1-label models {"score"} (sigmoid of the
 //   logit,
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "apps/onepass/command.h"
+#include "apps/onepass/model_reference.h"
 #include "base/error.h"
 #include "model/batch_check.h"
 #include "model/encoder.h"
@@ -370,7 +371,7 @@ CommandRegistration registration{Command{
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<RunOptions>();
       sub.add_option("--model", options->model_dir,
-                     "Hugging Face model folder (config.json + model.safetensors)")
+                     "model folder (config.json + weights) or Hub id org/name[@revision]")
           ->required();
       sub.add_option("--input", options->input, "JSON lines file, - for stdin");
       sub.add_option("--output", options->output, "output file, - for stdout");
@@ -386,7 +387,10 @@ CommandRegistration registration{Command{
           ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
       sub.add_flag("--force-precision", options->force_precision,
                    "use --precision even when it fails the accuracy check for this model");
-      return [options] { return run_command(*options); };
+      return [options] {
+        options->model_dir = resolve_model_reference(options->model_dir).string();
+        return run_command(*options);
+      };
     }}};
 
 }  // namespace

@@ -4,11 +4,19 @@
 // SIGTERM: readiness 503 at once, requests in flight complete, exit 0; a second signal exits
 // at once.
 //
+// A --model reference is a folder or a Hub id (org/name[@revision], docs/hub.md): Hub ids are
+// downloaded into the huggingface_hub cache when the model is registered, before the port
+// opens; a failed download is a failed model (/ping, /metrics, the log), as a broken folder is.
+//
 // The SageMaker container contract (docs/deploy.md): started as `IMAGE serve` with no --model,
-// it serves /opt/ml/model when that folder holds a model, or starts empty with the multi-model
-// routes when SAGEMAKER_MULTI_MODEL=true; SAGEMAKER_BIND_TO_PORT, SAGEMAKER_SAFE_PORT_RANGE,
+// it serves /opt/ml/model when that folder holds a model, else HF_MODEL_ID (+ HF_MODEL_REVISION,
+// HF_TOKEN or HF_API_TOKEN) from the Hub as the Hugging Face inference toolkit does, HF_TASK
+// checked against the model's task; or it starts empty with the multi-model routes when
+// SAGEMAKER_MULTI_MODEL=true; SAGEMAKER_BIND_TO_PORT, SAGEMAKER_SAFE_PORT_RANGE,
 // SAGEMAKER_MAX_PAYLOAD_IN_MB and SAGEMAKER_MODEL_SERVER_TIMEOUT set what their names say;
 // SAGEMAKER_MODEL_SERVER_WORKERS is accepted and ignored (one process batches every request).
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,10 +27,14 @@
 
 #include "api/api.h"
 #include "apps/onepass/command.h"
+#include "apps/onepass/hf_task.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "http/server.h"
+#include "hub/progress.h"
+#include "hub/resolve.h"
 #include "model/precision_check.h"
+#include "runtime/model_config.h"
 #include "runtime/runtime.h"
 
 namespace onepass::app {
@@ -131,6 +143,58 @@ void apply_sagemaker_environment(ServeFlags& flags, bool payload_given, bool tim
   }
 }
 
+// The Hub as `serve` reaches it: the process's HF_* variables, HF_API_TOKEN (the inference
+// toolkit's name) when HF_TOKEN is not set.
+hub::Environment hub_environment() {
+  hub::Environment out = hub::Environment::from_process();
+  if (!env("HF_TOKEN")) {
+    if (const char* token = env("HF_API_TOKEN")) out.token = token;
+  }
+  return out;
+}
+
+// Hub ids resolved into the cache. Progress: a redrawn line on a terminal with text logs, else
+// a download_progress log line every few seconds or 10% of a file (a JSON log stays JSON).
+std::function<std::filesystem::path(const std::string&)> hub_resolver(
+    const ServeFlags& flags, const hub::Environment& hub_env) {
+  hub::ResolveOptions options;
+  if (hub_env.progress && ::isatty(STDERR_FILENO) == 1 && flags.log_format == "text") {
+    options.progress = hub::stderr_progress(true);
+  } else if (hub_env.progress) {
+    auto progress = std::make_shared<hub::DownloadProgress>(
+        hub::DownloadProgress::Style::kLines, [](const hub::ProgressReport& r) {
+          log::info("download_progress", log::Fields()
+                                             .add("file", r.file)
+                                             .add("bytes", r.bytes)
+                                             .add("total_bytes", r.total)
+                                             .add("bytes_per_second", r.bytes_per_second)
+                                             .add("eta_s", r.eta_seconds)
+                                             .add("done", r.done));
+        });
+    options.progress = [progress](const std::string& file, std::uint64_t bytes,
+                                  std::uint64_t total) { (*progress)(file, bytes, total); };
+  }
+  return [hub_env, options](const std::string& reference) {
+    return hub::resolve_model(reference, hub_env, options);
+  };
+}
+
+// HF_MODEL_ID as the inference toolkit reads it: downloaded now, so that a wrong id, revision,
+// token or HF_TASK stops the container with exit 2 and a message naming the problem.
+std::string hf_model_folder(const ServeFlags& flags, const char* model_id) {
+  std::string reference = model_id;
+  if (const char* revision = env("HF_MODEL_REVISION")) reference += std::string("@") + revision;
+  const auto resolve = hub_resolver(flags, hub_environment());
+  return resolve(reference).string();
+}
+
+// HF_TASK, when set, must be what the default model serves.
+void check_default_task(const std::string& dir) {
+  const char* task = env("HF_TASK");
+  if (!task) return;
+  check_hf_task(task, runtime::describe_model_folder("model", dir, 0, std::nullopt));
+}
+
 // With no --model: the SageMaker defaults, in the order SageMaker's toolkits try them.
 void choose_default_models(ServeFlags& flags) {
   if (!flags.models.empty()) return;
@@ -145,12 +209,21 @@ void choose_default_models(ServeFlags& flags) {
     return;
   }
   if (holds_model(flags.sagemaker_model_dir)) {
+    check_default_task(flags.sagemaker_model_dir);
     flags.models.push_back("model=" + flags.sagemaker_model_dir);
     return;
   }
+  if (const char* model_id = env("HF_MODEL_ID")) {
+    const std::string dir = hf_model_folder(flags, model_id);
+    check_default_task(dir);
+    flags.models.push_back("model=" + dir);
+    return;
+  }
   throw Error(ErrorKind::kInvalidArgument,
-              "give at least one --model [NAME=]DIR (or ONEPASS_MODEL), put a model in " +
-                  flags.sagemaker_model_dir + ", or set SAGEMAKER_MULTI_MODEL=true");
+              "give at least one --model [NAME=]DIR|ORG/NAME[@REV] (or ONEPASS_MODEL), put a "
+              "model in " +
+                  flags.sagemaker_model_dir +
+                  ", set HF_MODEL_ID to a Hub id, or set SAGEMAKER_MULTI_MODEL=true");
 }
 
 void configure_logging(const ServeFlags& flags) {
@@ -204,7 +277,13 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
     throw Error(ErrorKind::kInvalidArgument, "--port must be between 0 and 65535");
 
   runtime::RuntimeOptions options;
-  for (const auto& spec : flags.models) options.models.push_back(runtime::parse_model_spec(spec));
+  for (const auto& spec : flags.models) {
+    // "org/name@v1" alone is named "name", as a folder is named after itself.
+    const bool named = spec.find('=') != std::string::npos;
+    options.models.push_back(
+        runtime::parse_model_spec(named ? spec : hub::default_model_name(spec) + "=" + spec));
+  }
+  options.loaders.resolve = hub_resolver(flags, hub_environment());
   options.threads = flags.threads;
   options.compute_threads = flags.compute_threads;
   options.max_batch_tokens = flags.max_batch_tokens;
@@ -305,7 +384,8 @@ CommandRegistration registration{Command{
       auto flags = std::make_shared<ServeFlags>();
       auto* port = sub.add_option("--port", flags->port, "TCP port (0: any free port)")
                        ->envname("ONEPASS_PORT");
-      sub.add_option("--model", flags->models, "[NAME=]DIR of a Hugging Face model folder (repeat)")
+      sub.add_option("--model", flags->models,
+                     "[NAME=]REF: a model folder or a Hub id org/name[@revision] (repeat)")
           ->take_all();
       sub.add_option("--host", flags->host, "address to bind")->envname("ONEPASS_HOST");
       sub.add_option("--threads", flags->threads, "engine threads per forward pass (0: all cores)")

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "apps/onepass/command.h"
+#include "apps/onepass/model_reference.h"
 #include "base/error.h"
 #include "tokenizer/tokenizer.h"
 
@@ -138,12 +139,16 @@ CommandRegistration registration{Command{
     [](CLI::App& sub) -> std::function<int()> {
       auto model_dir = std::make_shared<std::string>();
       auto tokenizer_file = std::make_shared<std::string>();
-      sub.add_option("--model", *model_dir, "Model folder (only its tokenizer files are read)")
+      sub.add_option(
+             "--model", *model_dir,
+             "model folder or Hub id org/name[@revision] (only its tokenizer files are read)")
           ->required();
       sub.add_option("--tokenizer", *tokenizer_file,
                      "Tokenizer file to use: tokenizer.json, a SentencePiece .model or vocab.txt "
                      "(a bare name is looked up in the model folder)");
-      return [model_dir, tokenizer_file] { return run_tokenize(*model_dir, *tokenizer_file); };
+      return [model_dir, tokenizer_file] {
+        return run_tokenize(resolve_model_reference(*model_dir).string(), *tokenizer_file);
+      };
     }}};
 
 }  // namespace

@@ -4,11 +4,13 @@
 #include <array>
 #include <vector>
 
+#include "api/cohere/cohere.h"
 #include "api/common/model_select.h"
 #include "api/kserve_v2/kserve.h"
 #include "api/openai/openai.h"
 #include "api/sagemaker/sagemaker.h"
 #include "api/tei/tei.h"
+#include "api/vllm/vllm.h"
 #include "base/log.h"
 
 namespace onepass::api {
@@ -72,6 +74,11 @@ const std::array kRoutes = {
     Route{"GET", "/v2/models/{model}/ready", Dialect::kKserve, kserve_v2::handle_model_ready},
     Route{"POST", "/v2/models/{model}/infer", Dialect::kKserve, kserve_v2::handle_infer},
     Route{"POST", "/v1/embeddings", Dialect::kOpenai, openai::handle_embeddings},
+    Route{"POST", "/v1/rerank", Dialect::kCohere, cohere::handle_rerank_v1},
+    Route{"POST", "/v2/rerank", Dialect::kCohere, cohere::handle_rerank_v2},
+    Route{"POST", "/classify", Dialect::kVllm, vllm::handle_classify},
+    Route{"POST", "/score", Dialect::kVllm, vllm::handle_score},
+    Route{"POST", "/v1/score", Dialect::kVllm, vllm::handle_score},
 };
 
 std::vector<std::string_view> split_path(std::string_view path) {

@@ -17,7 +17,8 @@ http::Request Dialect::json_request(std::string target, std::string body) const 
 }
 
 const std::vector<std::string>& dialect_names() {
-  static const std::vector<std::string> names{"onepass", "hf", "tei", "triton", "vllm", "openai"};
+  static const std::vector<std::string> names{"onepass", "hf",     "tei",   "triton",
+                                              "vllm",    "openai", "cohere"};
   return names;
 }
 
@@ -27,9 +28,10 @@ std::unique_ptr<Dialect> make_dialect(std::string_view name, DialectOptions opti
   if (name == "triton") return make_kserve_dialect(std::move(options));
   if (name == "vllm") return make_vllm_dialect(std::move(options));
   if (name == "openai") return make_openai_dialect(std::move(options));
-  throw Error(
-      ErrorKind::kInvalidArgument,
-      "--dialect '" + std::string(name) + "' is not one of onepass, hf, tei, triton, vllm, openai");
+  if (name == "cohere") return make_cohere_dialect(std::move(options));
+  throw Error(ErrorKind::kInvalidArgument,
+              "--dialect '" + std::string(name) +
+                  "' is not one of onepass, hf, tei, triton, vllm, openai, cohere");
 }
 
 }  // namespace onepass::bench

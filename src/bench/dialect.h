@@ -61,7 +61,8 @@ class Dialect {
   DialectOptions options_;
 };
 
-// "onepass" | "hf" | "tei" | "triton" | "vllm" | "openai"; throws kInvalidArgument otherwise.
+// "onepass" | "hf" | "tei" | "triton" | "vllm" | "openai" | "cohere"; throws kInvalidArgument
+// otherwise.
 std::unique_ptr<Dialect> make_dialect(std::string_view name, DialectOptions options);
 const std::vector<std::string>& dialect_names();
 

@@ -1,9 +1,13 @@
 #include "http/client.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,9 +15,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace onepass::http {
+inline namespace client {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -53,6 +59,42 @@ void wait_for(int fd, short events, Clock::time_point deadline) {
   }
 }
 
+// The newest OpenSSL error on this thread's queue, as text (empty when none).
+std::string openssl_error() {
+  const unsigned long code = ERR_get_error();
+  ERR_clear_error();
+  if (code == 0) return {};
+  char text[256];
+  ERR_error_string_n(code, text, sizeof text);
+  return text;
+}
+
+// A client context that verifies the server: the system store (OpenSSL's default paths, which
+// SSL_CERT_FILE and SSL_CERT_DIR override), TLS 1.2 at least. Made per connection so that the
+// environment of the moment is honoured; it costs one read of the CA bundle per connection.
+ssl_ctx_st* make_tls_context() {
+  SSL_CTX* context = SSL_CTX_new(TLS_client_method());
+  if (context == nullptr)
+    throw TransportError(TransportFailure::kConnect,
+                         "cannot create a TLS context: " + openssl_error());
+  SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+  SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nullptr);
+  const char* bundle = std::getenv("SSL_CERT_FILE");
+  const bool loaded = bundle != nullptr && *bundle != '\0'
+                          ? SSL_CTX_load_verify_locations(context, bundle, nullptr) == 1
+                          : SSL_CTX_set_default_verify_paths(context) == 1;
+  if (!loaded) {
+    const std::string why = openssl_error();
+    SSL_CTX_free(context);
+    throw TransportError(
+        TransportFailure::kConnect,
+        bundle != nullptr && *bundle != '\0'
+            ? "cannot read the CA certificates in SSL_CERT_FILE=" + std::string(bundle) + ": " + why
+            : "cannot read the system CA certificates: " + why);
+  }
+  return context;
+}
+
 }  // namespace
 
 const char* transport_failure_name(TransportFailure failure) {
@@ -70,16 +112,21 @@ const char* transport_failure_name(TransportFailure failure) {
 }
 
 Url Url::parse(std::string_view text) {
-  constexpr std::string_view kScheme = "http://";
-  if (text.substr(0, kScheme.size()) != kScheme) {
-    throw Error(
-        ErrorKind::kInvalidArgument,
-        "endpoint '" + std::string(text) + "' must start with http:// (TLS is not supported)");
+  constexpr std::string_view kHttp = "http://";
+  constexpr std::string_view kHttps = "https://";
+  Url url;
+  if (text.substr(0, kHttps.size()) == kHttps) {
+    url.tls = true;
+    url.port = 443;
+    text.remove_prefix(kHttps.size());
+  } else if (text.substr(0, kHttp.size()) == kHttp) {
+    text.remove_prefix(kHttp.size());
+  } else {
+    throw Error(ErrorKind::kInvalidArgument,
+                "endpoint '" + std::string(text) + "' must start with http:// or https://");
   }
-  text.remove_prefix(kScheme.size());
   const std::size_t slash = text.find('/');
   std::string_view authority = text.substr(0, slash);
-  Url url;
   if (slash != std::string_view::npos) url.prefix = std::string(text.substr(slash));
   while (!url.prefix.empty() && url.prefix.back() == '/') url.prefix.pop_back();
   const std::size_t colon = authority.rfind(':');
@@ -99,7 +146,7 @@ Url Url::parse(std::string_view text) {
 }
 
 std::string Url::to_string() const {
-  return "http://" + host + ":" + std::to_string(port) + prefix;
+  return (tls ? "https://" : "http://") + host + ":" + std::to_string(port) + prefix;
 }
 
 std::string Response::header(std::string_view name) const {
@@ -115,9 +162,116 @@ Connection::Connection(Url url, std::chrono::milliseconds timeout)
 Connection::~Connection() { close(); }
 
 void Connection::close() {
+  if (tls_ != nullptr) SSL_free(tls_);  // no close_notify: the peer sees the TCP close
+  tls_ = nullptr;
+  if (tls_context_ != nullptr) SSL_CTX_free(tls_context_);
+  tls_context_ = nullptr;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   buffer_.clear();
+}
+
+void Connection::start_tls(Clock::time_point deadline) {
+  tls_context_ = make_tls_context();
+  tls_ = SSL_new(tls_context_);
+  if (tls_ == nullptr || SSL_set_fd(tls_, fd_) != 1)
+    throw TransportError(TransportFailure::kConnect, "cannot start TLS: " + openssl_error());
+  // SNI, and the name (or address) the certificate must be issued for.
+  in6_addr address;
+  const bool is_ip = ::inet_pton(AF_INET, url_.host.c_str(), &address) == 1 ||
+                     ::inet_pton(AF_INET6, url_.host.c_str(), &address) == 1;
+  if (is_ip) {
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(tls_), url_.host.c_str());
+  } else {
+    SSL_set_tlsext_host_name(tls_, url_.host.c_str());
+    SSL_set1_host(tls_, url_.host.c_str());
+  }
+  for (;;) {
+    const int rc = SSL_connect(tls_);
+    if (rc == 1) return;
+    const int error = SSL_get_error(tls_, rc);
+    if (error == SSL_ERROR_WANT_READ) {
+      wait_for(fd_, POLLIN, deadline);
+    } else if (error == SSL_ERROR_WANT_WRITE) {
+      wait_for(fd_, POLLOUT, deadline);
+    } else {
+      const long verify = SSL_get_verify_result(tls_);
+      const std::string where = url_.host + ":" + std::to_string(url_.port);
+      if (verify != X509_V_OK) {
+        throw TransportError(TransportFailure::kConnect,
+                             "TLS certificate verification failed for " + where + ": " +
+                                 X509_verify_cert_error_string(verify) +
+                                 " (the CA certificates come from the system store, or from "
+                                 "SSL_CERT_FILE when it is set)");
+      }
+      throw TransportError(TransportFailure::kConnect,
+                           "TLS handshake with " + where + " failed: " + openssl_error());
+    }
+  }
+}
+
+void Connection::write_all(std::string_view bytes, Clock::time_point deadline) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    if (tls_ != nullptr) {
+      std::size_t n = 0;
+      const int rc = SSL_write_ex(tls_, bytes.data() + sent, bytes.size() - sent, &n);
+      if (rc == 1) {
+        sent += n;
+        continue;
+      }
+      const int error = SSL_get_error(tls_, rc);
+      if (error == SSL_ERROR_WANT_WRITE) {
+        wait_for(fd_, POLLOUT, deadline);
+      } else if (error == SSL_ERROR_WANT_READ) {
+        wait_for(fd_, POLLIN, deadline);
+      } else {
+        ERR_clear_error();
+        throw TransportError(TransportFailure::kIo, "send failed");
+      }
+      continue;
+    }
+    const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      wait_for(fd_, POLLOUT, deadline);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      throw TransportError(TransportFailure::kIo, "send failed");
+    }
+  }
+}
+
+std::size_t Connection::read_some(char* into, std::size_t size, Clock::time_point deadline) {
+  for (;;) {
+    if (tls_ != nullptr) {
+      std::size_t n = 0;
+      const int rc = SSL_read_ex(tls_, into, size, &n);
+      if (rc == 1) return n;
+      const int error = SSL_get_error(tls_, rc);
+      if (error == SSL_ERROR_ZERO_RETURN) return 0;
+      if (error == SSL_ERROR_WANT_READ) {
+        wait_for(fd_, POLLIN, deadline);
+      } else if (error == SSL_ERROR_WANT_WRITE) {
+        wait_for(fd_, POLLOUT, deadline);
+      } else if (error == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) {
+        return 0;  // the peer closed the TCP connection without close_notify
+      } else {
+        ERR_clear_error();
+        throw TransportError(TransportFailure::kIo, "receive failed");
+      }
+      continue;
+    }
+    const ssize_t n = ::recv(fd_, into, size, 0);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      wait_for(fd_, POLLIN, deadline);
+    } else if (errno != EINTR) {
+      throw TransportError(TransportFailure::kIo, "receive failed");
+    }
+  }
 }
 
 void Connection::connect() {
@@ -165,6 +319,14 @@ void Connection::connect() {
     throw TransportError(TransportFailure::kConnect,
                          "cannot connect to " + url_.host + ":" + port + ": " + why);
   }
+  if (url_.tls) {
+    try {
+      start_tls(deadline);
+    } catch (const TransportError&) {
+      close();
+      throw;
+    }
+  }
 }
 
 Response Connection::send(const Request& request) {
@@ -202,40 +364,24 @@ Response Connection::exchange(const Request& request, Clock::time_point deadline
   out += "Connection: keep-alive\r\n\r\n";
   out += request.body;
 
-  std::size_t sent = 0;
-  while (sent < out.size()) {
-    const ssize_t n = ::send(fd_, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::size_t>(n);
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      wait_for(fd_, POLLOUT, deadline);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      throw TransportError(TransportFailure::kIo, "send failed");
-    }
-  }
+  write_all(out, deadline);
 
   // Reads more bytes into buffer_; false at end of stream.
   bool got_any = !buffer_.empty();
   auto fill = [&]() -> bool {
     char chunk[16384];
-    for (;;) {
-      const ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
-      if (n > 0) {
-        buffer_.append(chunk, static_cast<std::size_t>(n));
-        got_any = true;
-        if (streaming) deadline = Clock::now() + timeout_;  // an inactivity timeout
-        return true;
-      }
-      if (n == 0) return false;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        wait_for(fd_, POLLIN, deadline);
-      } else if (errno != EINTR) {
-        throw TransportError(got_any ? TransportFailure::kProtocol : TransportFailure::kIo,
-                             "receive failed");
-      }
+    std::size_t n = 0;
+    try {
+      n = read_some(chunk, sizeof(chunk), deadline);
+    } catch (const TransportError& e) {
+      if (e.failure() != TransportFailure::kIo || !got_any) throw;
+      throw TransportError(TransportFailure::kProtocol, "receive failed");
     }
+    if (n == 0) return false;
+    buffer_.append(chunk, n);
+    got_any = true;
+    if (streaming) deadline = Clock::now() + timeout_;  // an inactivity timeout
+    return true;
   };
   auto eof_error = [&] {
     // A close before any byte of the answer is an I/O failure (retryable on a reused
@@ -329,4 +475,5 @@ Response Connection::exchange(const Request& request, Clock::time_point deadline
   return response;
 }
 
+}  // namespace client
 }  // namespace onepass::http

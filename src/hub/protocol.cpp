@@ -88,13 +88,10 @@ Exchange send(const Environment& env, Location where, http::Request request, boo
               const std::string& what) {
   const std::string first_origin = parse_location(env.endpoint).origin();
   for (int hop = 0; hop <= kMaxRedirects; ++hop) {
-    if (where.scheme != "http") {
-      throw Error(ErrorKind::kUnsupported,
-                  "cannot reach " + where.origin() + ": HTTPS is not supported by this build yet");
-    }
     http::Url url;
     url.host = where.host;
     url.port = where.port;
+    url.tls = where.scheme == "https";
     http::Request req = request;
     req.target = where.target;
     if (!env.token.empty() && where.origin() == first_origin)

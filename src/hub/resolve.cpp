@@ -121,10 +121,19 @@ class Resolver {
       if (!fs::exists(blob)) {  // another process may have written it while we waited
         const fs::path partial = cache_.incomplete(meta.etag);
         fs::create_directories(partial.parent_path());
+        if (options_.progress) {
+          // The download starts now (from a resumed prefix, if any): the rate counts from here,
+          // not from the first chunk.
+          std::error_code ec;
+          const auto have = fs::exists(partial, ec) ? fs::file_size(partial, ec) : 0;
+          options_.progress(path, ec ? 0 : have, meta.size);
+        }
         client_.download(meta, partial.string(), [&](std::uint64_t have, std::uint64_t total) {
           if (options_.progress) options_.progress(path, have, total);
         });
         const auto got = fs::file_size(partial);
+        // Without a size from the Hub no chunk could say "complete": say it once here.
+        if (meta.size == 0 && options_.progress) options_.progress(path, got, got);
         if (meta.size > 0 && got != meta.size) {
           fs::remove(partial);
           throw Error(ErrorKind::kInvalidModel, "downloaded " + path + " has " +

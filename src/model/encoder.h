@@ -90,10 +90,15 @@ class Encoder {
   virtual void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const = 0;
 };
 
-// Reads config.json and model.safetensors (or a sharded model.safetensors.index.json) from a
-// Hugging Face model folder. Throws onepass::Error: kNotFound (missing files), kInvalidModel
-// (broken safetensors, shape mismatch, NaN/Inf weights), kUnsupported (architecture, listing
-// the supported ones; pytorch_model.bin).
+// The config.json "architectures" names load_encoder accepts, in its table's order.
+const std::vector<std::string>& supported_architectures();
+bool is_supported_architecture(std::string_view name);
+
+// Reads config.json and the weights (model.safetensors or its sharded index, else
+// pytorch_model.bin or its index: weights::WeightStore::open) from a Hugging Face model folder.
+// Throws onepass::Error: kNotFound (missing files), kInvalidModel (broken weight file, a pickle
+// global outside the weights-only set, shape mismatch, NaN/Inf weights), kUnsupported
+// (architecture, listing the supported ones).
 std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
                                       const LoadOptions& options = {});
 

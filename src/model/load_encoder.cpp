@@ -1,5 +1,7 @@
 // load_encoder: reads config.json, picks the architecture, opens the weights.
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error.h"
@@ -48,15 +50,30 @@ const std::vector<ArchitectureEntry>& architectures() {
 
 std::string supported_list() {
   std::string out;
-  for (const auto& entry : architectures()) {
-    if (entry.loader == nullptr) continue;
+  for (const auto& name : supported_architectures()) {
     if (!out.empty()) out += ", ";
-    out += entry.name;
+    out += name;
   }
   return out;
 }
 
 }  // namespace
+
+const std::vector<std::string>& supported_architectures() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& entry : architectures()) {
+      if (entry.loader != nullptr) out.emplace_back(entry.name);
+    }
+    return out;
+  }();
+  return names;
+}
+
+bool is_supported_architecture(std::string_view name) {
+  const auto& names = supported_architectures();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
                                       const LoadOptions& options) {

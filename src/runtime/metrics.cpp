@@ -193,6 +193,11 @@ std::string Metrics::render(const RuntimeGauges& gauges) const {
   for (const ModelGauges& m : gauges.models) loaded += m.loaded ? 1 : 0;
   family(out, "onepass_loaded_models", "gauge", "Models loaded and ready.");
   fmt::format_to(it, "onepass_loaded_models {}\n", loaded);
+  family(out, "onepass_model_failed", "gauge",
+         "1 when the model's load (or download) failed; the log's model_load_failed says why.");
+  for (const ModelGauges& m : gauges.models) {
+    fmt::format_to(it, "onepass_model_failed{{{}}} {}\n", model_label(m.model), m.failed ? 1 : 0);
+  }
   family(out, "onepass_model_load_seconds", "gauge", "Duration of each model's last load.");
   for (const ModelGauges& m : gauges.models) {
     fmt::format_to(it, "onepass_model_load_seconds{{{}}} {}\n", model_label(m.model),

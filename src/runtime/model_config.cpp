@@ -135,6 +135,22 @@ std::optional<Pooling> read_pooling(const fs::path& dir) {
 
 }  // namespace
 
+const char* task_name(ModelTask task) {
+  switch (task) {
+    case ModelTask::kReranker:
+      return "reranker";
+    case ModelTask::kEmbedder:
+      return "embedder";
+    case ModelTask::kTokenClassifier:
+      return "token-classification";
+    case ModelTask::kClassifier:
+      break;
+  }
+  return "classifier";
+}
+
+const char* pooling_name(Pooling pooling) { return pooling == Pooling::kCls ? "cls" : "mean"; }
+
 ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kBaseModel) return ModelTask::kEmbedder;
   if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;

@@ -38,20 +38,6 @@ const char* precision_name(model::Precision precision) {
   return "fp32";
 }
 
-const char* task_name(ModelTask task) {
-  switch (task) {
-    case ModelTask::kReranker:
-      return "reranker";
-    case ModelTask::kEmbedder:
-      return "embedder";
-    case ModelTask::kTokenClassifier:
-      return "token-classification";
-    case ModelTask::kClassifier:
-      break;
-  }
-  return "classifier";
-}
-
 void log_unload(const std::string& name, const char* reason) {
   log::info("model_unload", log::Fields().add("model", name).add("reason", reason));
 }
@@ -121,12 +107,27 @@ void ModelRegistry::add(const ModelSpec& spec, bool eager) {
   auto slot = std::make_shared<Slot>();
   slot->spec = spec;
   try {
-    slot->description =
-        describe_model_folder(spec.name, spec.dir, options_.max_input_length, options_.pooling);
-  } catch (const Error& e) {
+    // A Hub id becomes its snapshot folder (downloaded now) before config.json can be read.
+    if (options_.loaders.resolve) {
+      slot->spec.dir = options_.loaders.resolve(spec.dir.string());
+      if (slot->spec.dir != spec.dir)
+        log::info("model_resolved", log::Fields()
+                                        .add("model", spec.name)
+                                        .add("reference", spec.dir.string())
+                                        .add("dir", slot->spec.dir.string()));
+    }
+    slot->description = describe_model_folder(spec.name, slot->spec.dir, options_.max_input_length,
+                                              options_.pooling);
+  } catch (const std::exception& e) {
+    // Served as a failed model (/ping, /metrics, its requests name the error), like a load
+    // that fails later; the other models still serve.
     slot->description.name = spec.name;
     slot->description.state = ModelState::kFailed;
     slot->description.load_error = e.what();
+    log::error("model_load_failed", log::Fields()
+                                        .add("model", spec.name)
+                                        .add("source", spec.dir.string())
+                                        .add("error", e.what()));
   }
   std::lock_guard lock(mutex_);
   if (slots_.count(spec.name)) {
@@ -445,6 +446,7 @@ std::vector<ModelGauges> ModelRegistry::gauges() const {
     ModelGauges g;
     g.model = name;
     g.loaded = slot->loaded != nullptr;
+    g.failed = slot->description.state == ModelState::kFailed;
     g.load_seconds = slot->load_seconds;
     out.push_back(std::move(g));
   }

@@ -25,7 +25,8 @@
 
 namespace onepass::runtime {
 
-// One `--model [NAME=]DIR`.
+// One `--model [NAME=]DIR` (DIR may be a Hub id until ModelLoaders::resolve turns it into
+// a folder).
 struct ModelSpec {
   std::string name;
   std::filesystem::path dir;
@@ -42,6 +43,10 @@ bool is_valid_model_name(std::string_view name);
 // How a model folder becomes an Encoder and a Tokenizer. Tests inject fakes; empty members use
 // model::load_encoder and tokenizer::load_tokenizer.
 struct ModelLoaders {
+  // How a `--model` reference (a folder, or a Hub id that `serve` resolves through
+  // hub::resolve_model) becomes a local folder, once when the model is registered. Empty: the
+  // reference is the folder. Throws onepass::Error; the model is then registered as failed.
+  std::function<std::filesystem::path(const std::string&)> resolve;
   std::function<std::unique_ptr<model::Encoder>(const std::filesystem::path&,
                                                 const model::LoadOptions&)>
       encoder;

@@ -6,10 +6,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "base/error.h"
+#include "weights/torch_checkpoint.h"
 
 namespace onepass::weights {
 namespace {
@@ -64,25 +66,25 @@ std::string read_text(const fs::path& path) {
   return buffer.str();
 }
 
-// model.safetensors.index.json: {"weight_map": {tensor name: shard file name}}.
+// model.safetensors.index.json / pytorch_model.bin.index.json:
+// {"weight_map": {tensor name: shard file name}}.
 std::map<std::string, std::vector<std::string>> read_index(const fs::path& path) {
+  const std::string label = path.filename().string();
   const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") ||
       !j["weight_map"].is_object()) {
-    throw Error(ErrorKind::kInvalidModel, "model.safetensors.index.json has no weight_map object");
+    throw Error(ErrorKind::kInvalidModel, label + " has no weight_map object");
   }
   std::map<std::string, std::vector<std::string>> by_shard;
   for (const auto& [name, shard] : j["weight_map"].items()) {
     if (!shard.is_string()) {
-      throw Error(ErrorKind::kInvalidModel,
-                  "model.safetensors.index.json: shard of " + name + " is not a string");
+      throw Error(ErrorKind::kInvalidModel, label + ": shard of " + name + " is not a string");
     }
     const auto file = shard.get<std::string>();
     // A shard must be a plain file name in the folder: no path that could leave it.
     if (file.empty() || file.find('/') != std::string::npos ||
         file.find('\\') != std::string::npos || file == "." || file == "..") {
-      throw Error(ErrorKind::kInvalidModel,
-                  "model.safetensors.index.json names an invalid shard file");
+      throw Error(ErrorKind::kInvalidModel, label + " names an invalid shard file");
     }
     by_shard[file].push_back(name);
   }
@@ -110,6 +112,38 @@ std::size_t first_non_finite(const float* data, std::size_t n) {
   return n;
 }
 
+// Converts one stored element to float (F32, F16 or BF16; `bytes` may be unaligned).
+float element_to_float(const std::uint8_t* bytes, StoredDType dtype) {
+  if (dtype == StoredDType::kF32) {
+    float f;
+    std::memcpy(&f, bytes, 4);
+    return f;
+  }
+  std::uint16_t h;
+  std::memcpy(&h, bytes, 2);
+  return dtype == StoredDType::kF16 ? half_to_float(h) : bf16_to_float(h);
+}
+
+// Copies a strided tensor (strides in elements) into `out` in row-major order.
+void gather_strided(const std::uint8_t* base, StoredDType dtype,
+                    const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& stride,
+                    float* out) {
+  const std::size_t elem = stored_dtype_bytes(dtype);
+  const std::size_t rank = shape.size();
+  std::vector<std::int64_t> index(rank, 0);
+  std::int64_t n = 1;
+  for (const auto d : shape) n *= d;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t at = 0;
+    for (std::size_t k = 0; k < rank; ++k) at += index[k] * stride[k];
+    out[i] = element_to_float(base + static_cast<std::size_t>(at) * elem, dtype);
+    for (std::size_t k = rank; k-- > 0;) {  // odometer increment, last dimension fastest
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
 }  // namespace
 
 std::int64_t WeightView::numel() const {
@@ -120,91 +154,127 @@ std::int64_t WeightView::numel() const {
 
 WeightStore::~WeightStore() = default;
 
-void WeightStore::add_file(MappedFile file, const std::string& file_label,
-                           const std::vector<std::string>* only_names) {
-  const auto header = parse_safetensors_header(file.bytes(), file_label);
-  files_.push_back(std::make_unique<MappedFile>(std::move(file)));
-  const std::uint8_t* data = files_.back()->bytes().data() + header.data_offset;
-
-  std::set<std::string> wanted;
-  if (only_names) wanted.insert(only_names->begin(), only_names->end());
-  for (const auto& t : header.tensors) {
-    if (only_names && wanted.erase(t.name) == 0) continue;
-    if (entries_.count(t.name)) {
-      throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + t.name + " appears twice");
-    }
-    Entry entry;
-    entry.dtype = t.dtype;
-    entry.shape = t.shape;
-    const std::uint8_t* bytes = data + t.begin;
-    const auto n = static_cast<std::size_t>(t.numel());
-    if (t.dtype == StoredDType::kF32 &&
+void WeightStore::add_entry(const std::string& name, StoredDType dtype,
+                            const std::vector<std::int64_t>& shape, const std::uint8_t* bytes,
+                            const std::vector<std::int64_t>* stride,
+                            const std::string& file_label) {
+  if (entries_.count(name)) {
+    throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + name + " appears twice");
+  }
+  Entry entry;
+  entry.dtype = dtype;
+  entry.shape = shape;
+  std::size_t n = 1;
+  for (const auto d : shape) n *= static_cast<std::size_t>(d);
+  if (stored_dtype_is_float(dtype)) {
+    if (stride == nullptr && dtype == StoredDType::kF32 &&
         reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
       entry.data = reinterpret_cast<const float*>(bytes);  // zero-copy from the mapping
-    } else if (stored_dtype_is_float(t.dtype)) {
+    } else {
       auto owned = std::make_unique<float[]>(n == 0 ? 1 : n);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (t.dtype == StoredDType::kF32) {
-          std::memcpy(&owned[i], bytes + 4 * i, 4);  // unaligned F32 section
-        } else {
-          std::uint16_t h;
-          std::memcpy(&h, bytes + 2 * i, 2);
-          owned[i] = t.dtype == StoredDType::kF16 ? half_to_float(h) : bf16_to_float(h);
-        }
+      if (stride != nullptr) {
+        gather_strided(bytes, dtype, shape, *stride, owned.get());
+      } else {
+        const std::size_t elem = stored_dtype_bytes(dtype);
+        for (std::size_t i = 0; i < n; ++i) owned[i] = element_to_float(bytes + elem * i, dtype);
       }
       entry.data = owned.get();
       owned_.push_back(std::move(owned));
     }
-    if (entry.data) {
-      if (const std::size_t bad = first_non_finite(entry.data, n); bad < n) {
-        throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + t.name +
-                                                  " contains NaN or Inf (element " +
-                                                  std::to_string(bad) + ")");
-      }
-      // Scanned: drop the pages now, so loading never holds the whole file resident at once.
-      files_.back()->drop_resident_pages(bytes, t.end - t.begin);
+    if (const std::size_t bad = first_non_finite(entry.data, n); bad < n) {
+      throw Error(ErrorKind::kInvalidModel, file_label + ": tensor " + name +
+                                                " contains NaN or Inf (element " +
+                                                std::to_string(bad) + ")");
     }
-    entries_.emplace(t.name, std::move(entry));
+    // Scanned: drop the pages now, so loading never holds the whole file resident at once.
+    if (stride == nullptr) files_.back()->drop_resident_pages(bytes, n * stored_dtype_bytes(dtype));
+  }
+  entries_.emplace(name, std::move(entry));
+}
+
+void WeightStore::add_file(MappedFile file, WeightFormat format, const std::string& file_label,
+                           const std::vector<std::string>* only_names) {
+  const bool torch = format == WeightFormat::kTorch;
+  files_.push_back(std::make_unique<MappedFile>(std::move(file)));
+  const auto bytes = files_.back()->bytes();
+
+  std::set<std::string> wanted;
+  if (only_names) wanted.insert(only_names->begin(), only_names->end());
+  const auto take = [&](const std::string& name) { return !only_names || wanted.erase(name) != 0; };
+  if (torch) {
+    for (const auto& t : read_torch_checkpoint(bytes, file_label)) {
+      if (!take(t.name)) continue;
+      add_entry(t.name, t.dtype, t.shape, bytes.data() + t.data_offset,
+                t.contiguous() ? nullptr : &t.stride, file_label);
+    }
+  } else {
+    const auto header = parse_safetensors_header(bytes, file_label);
+    const std::uint8_t* data = bytes.data() + header.data_offset;
+    for (const auto& t : header.tensors) {
+      if (!take(t.name)) continue;
+      add_entry(t.name, t.dtype, t.shape, data + t.begin, nullptr, file_label);
+    }
   }
   if (!wanted.empty()) {
-    throw Error(ErrorKind::kInvalidModel, "model.safetensors.index.json lists tensor " +
+    throw Error(ErrorKind::kInvalidModel, std::string(index_file_name(format)) + " lists tensor " +
                                               *wanted.begin() + " but " + file_label +
                                               " does not hold it");
   }
 }
 
-WeightStore WeightStore::from_mapped(MappedFile file, std::string_view file_label) {
+WeightStore WeightStore::from_mapped(MappedFile file, std::string_view file_label,
+                                     WeightFormat format) {
   WeightStore store;
-  store.add_file(std::move(file), std::string(file_label), nullptr);
+  store.add_file(std::move(file), format, std::string(file_label), nullptr);
   return store;
 }
 
-WeightStore WeightStore::open(const fs::path& model_dir) {
-  WeightStore store;
-  const auto single = model_dir / "model.safetensors";
-  const auto index = model_dir / "model.safetensors.index.json";
-  if (fs::is_regular_file(single)) {
-    store.add_file(MappedFile(single), "model.safetensors", nullptr);
-    return store;
-  }
-  if (fs::is_regular_file(index)) {
-    for (const auto& [shard, names] : read_index(index)) {
-      if (!fs::is_regular_file(model_dir / shard)) {
-        throw Error(ErrorKind::kNotFound,
-                    "shard " + shard + " listed in model.safetensors.index.json is missing");
-      }
-      store.add_file(MappedFile(model_dir / shard), shard, &names);
+const char* weight_file_name(WeightFormat format) {
+  return format == WeightFormat::kTorch ? "pytorch_model.bin" : "model.safetensors";
+}
+
+const char* index_file_name(WeightFormat format) {
+  return format == WeightFormat::kTorch ? "pytorch_model.bin.index.json"
+                                        : "model.safetensors.index.json";
+}
+
+std::optional<WeightFiles> find_weight_files(const fs::path& model_dir) {
+  // safetensors first: a folder with both is read without touching the pickle.
+  for (const auto format : {WeightFormat::kSafetensors, WeightFormat::kTorch}) {
+    if (fs::is_regular_file(model_dir / weight_file_name(format))) {
+      return WeightFiles{format, "", {weight_file_name(format)}};
     }
+    const auto index = model_dir / index_file_name(format);
+    if (fs::is_regular_file(index)) {
+      WeightFiles files{format, index_file_name(format), {}};
+      for (const auto& [shard, names] : read_index(index)) files.files.push_back(shard);
+      return files;
+    }
+  }
+  return std::nullopt;
+}
+
+WeightStore WeightStore::open(const fs::path& model_dir) {
+  const auto found = find_weight_files(model_dir);
+  if (!found) {
+    throw Error(ErrorKind::kNotFound,
+                "the model folder has no model.safetensors, model.safetensors.index.json, "
+                "pytorch_model.bin or pytorch_model.bin.index.json");
+  }
+  WeightStore store;
+  if (found->index.empty()) {
+    const auto& file = found->files.front();
+    store.add_file(MappedFile(model_dir / file), found->format, file, nullptr);
     return store;
   }
-  if (fs::exists(model_dir / "pytorch_model.bin") ||
-      fs::exists(model_dir / "pytorch_model.bin.index.json")) {
-    throw Error(ErrorKind::kUnsupported,
-                "the model folder has only pytorch_model.bin, which onepass refuses to load "
-                "(unpickling runs arbitrary code); convert it to model.safetensors");
+  for (const auto& [shard, names] : read_index(model_dir / found->index)) {
+    if (!fs::is_regular_file(model_dir / shard)) {
+      throw Error(ErrorKind::kNotFound,
+                  "shard " + shard + " listed in " + found->index + " is missing");
+    }
+    store.add_file(MappedFile(model_dir / shard), found->format, shard, &names);
   }
-  throw Error(ErrorKind::kNotFound,
-              "the model folder has no model.safetensors or model.safetensors.index.json");
+  return store;
 }
 
 bool WeightStore::contains(std::string_view name) const {
@@ -234,6 +304,19 @@ WeightView WeightStore::get(std::string_view name,
                                               shape_text(expected_shape));
   }
   return WeightView{e.data, e.shape};
+}
+
+const std::vector<std::int64_t>& WeightStore::shape_of(std::string_view name) const {
+  const auto it = entries_.find(std::string(name));
+  if (it == entries_.end()) {
+    throw Error(ErrorKind::kInvalidModel, "weights: tensor " + std::string(name) + " is missing");
+  }
+  return it->second.shape;
+}
+
+StoredDType WeightStore::dtype_of(std::string_view name) const {
+  shape_of(name);  // throws when missing
+  return entries_.find(std::string(name))->second.dtype;
 }
 
 std::vector<std::string> WeightStore::names() const {

@@ -25,7 +25,12 @@ TEST(Url, ParsesHostPortAndPrefix) {
   EXPECT_EQ(u.prefix, "/prefix");
   EXPECT_EQ(http::Url::parse("http://localhost").port, 80);
   EXPECT_EQ(http::Url::parse("http://h:1").to_string(), "http://h:1");
-  EXPECT_THROW(http::Url::parse("https://h"), Error);
+  const auto tls = http::Url::parse("https://h");
+  EXPECT_TRUE(tls.tls);
+  EXPECT_EQ(tls.port, 443);
+  EXPECT_EQ(tls.to_string(), "https://h:443");
+  EXPECT_FALSE(u.tls);
+  EXPECT_THROW(http::Url::parse("ftp://h"), Error);
   EXPECT_THROW(http::Url::parse("http://h:99999"), Error);
   EXPECT_THROW(http::Url::parse("http://:80"), Error);
 }

@@ -204,9 +204,36 @@ TEST(VllmDialect, ClassifyJoinsAPairAndReadsProbs) {
   EXPECT_EQ(d->build(batch, Task::kEmbed).target, "/v1/embeddings");
 }
 
+TEST(CohereDialect, DocumentsAgainstOneQueryAnsweredByIndex) {
+  DialectOptions options;
+  options.model = "rerank";
+  const auto d = make_dialect("cohere", options);
+  EXPECT_EQ(d->tasks(), std::vector<Task>{Task::kClassify});
+  const Sample* batch[] = {&kPair, &kSingle};
+  const auto r = d->build(batch, Task::kClassify);
+  EXPECT_EQ(r.target, "/v2/rerank");
+  EXPECT_EQ(body_of(r), json::parse(R"({"query":"what is this text about","model":"rerank",
+      "documents":["A man plays.\nSomeone makes music.","Hello world"]})"));
+  // Results come sorted by score; answers go back to the documents' order.
+  const auto answers = d->parse(ok(R"({"id":"x","results":[{"index":1,"relevance_score":0.9},
+      {"index":0,"relevance_score":0.25}],"meta":{"api_version":{"version":"2"}}})"),
+                                2, Task::kClassify);
+  EXPECT_DOUBLE_EQ(answers[0].score, 0.25);
+  EXPECT_DOUBLE_EQ(answers[1].score, 0.9);
+  EXPECT_FALSE(answers[0].label_named);
+  EXPECT_EQ(answers[1].values, (std::vector<float>{0.9f}));
+  EXPECT_THROW(
+      d->parse(ok(R"({"results":[{"index":0,"relevance_score":0.1}]})"), 2, Task::kClassify),
+      Error);
+  EXPECT_THROW(d->parse(ok(R"({"results":[{"index":0,"relevance_score":0.1},
+      {"index":0,"relevance_score":0.2}]})"),
+                        2, Task::kClassify),
+               Error);
+}
+
 TEST(Dialects, UnknownNameIsAnArgumentError) {
   EXPECT_THROW(make_dialect("grpc", {}), Error);
-  EXPECT_EQ(dialect_names().size(), 6u);
+  EXPECT_EQ(dialect_names().size(), 7u);
 }
 
 }  // namespace

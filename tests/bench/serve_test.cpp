@@ -107,7 +107,7 @@ TEST(Serve, SweepInEveryDialectOfAClassifier) {
   ServeProcess server({"serve", "--model", "nli=" + (kModels / "xlmr-tiny-nli").string(), "--host",
                        "127.0.0.1", "--port", "0"});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
-  for (const char* dialect : {"onepass", "hf", "tei", "triton"}) {
+  for (const char* dialect : {"onepass", "hf", "tei", "triton", "vllm"}) {
     EndpointSpec e = spec(dialect, server.url(), dialect, "nli");
     // KServe answers logits only: the label names come from the fixture's id2label.
     e.options.label_names = {"entailment", "neutral", "contradiction"};
@@ -128,6 +128,18 @@ TEST(Serve, SweepInEveryDialectOfAnEmbedder) {
     Workload w = tiny_sweep();
     const BenchResult result = run_bench({spec(dialect, server.url(), dialect, "emb")}, w);
     EXPECT_EQ(result.endpoints[0].reference.answered_task(), Task::kEmbed) << dialect;
+    expect_clean(result.endpoints[0]);
+  }
+}
+
+TEST(Serve, SweepInEveryDialectOfAReranker) {
+  ServeProcess server({"serve", "--model", "rr=" + (kModels / "bert-tiny-rerank").string(),
+                       "--host", "127.0.0.1", "--port", "0"});
+  ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
+  for (const char* dialect : {"cohere", "vllm", "tei"}) {
+    const BenchResult result =
+        run_bench({spec(dialect, server.url(), dialect, "rr")}, tiny_sweep());
+    EXPECT_EQ(result.endpoints[0].reference.answered_task(), Task::kClassify) << dialect;
     expect_clean(result.endpoints[0]);
   }
 }

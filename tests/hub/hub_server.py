@@ -3,7 +3,9 @@
 
 Speaks the part of the Hub protocol huggingface_hub uses: GET /api/models/{repo}/revision/{rev},
 HEAD/GET /{repo}/resolve/{rev}/{path} with X-Repo-Commit, ETag, X-Linked-Etag, X-Linked-Size,
-LFS files answered with a 302 to a second server (the "CDN"), Range requests. Repos (built from
+LFS files answered with a 302 to a second server (the "CDN"), Range requests; and what npm
+@huggingface/hub adds: GET /api/models/{repo}/tree/{rev} and POST /api/models/{repo}/paths-info/{rev}
+(oid = git blob sha1, lfs.oid = sha256, as the Hub answers). Repos (built from
 the fixture models folder given as argv[1]):
   acme/tiny-nli   v1 = bert-tiny-nli; main = the same + a changed config.json and PyTorch/TF
                   duplicates that must never be downloaded
@@ -13,13 +15,18 @@ the fixture models folder given as argv[1]):
   acme/flaky      the CDN drops the connection half way through the first full GET
   acme/slow       the CDN sends model.safetensors slowly (for concurrent downloaders)
   acme/no-weights config.json only
+  acme/bin-only   bert-tiny-nli with pytorch_model.bin instead of model.safetensors
+  acme/bin-sharded xlmr-tiny-nli as two pytorch_model-*.bin shards and their index
+                  (checkpoints from tests/data/torch_bin, beside the models folder)
 Prints "HUB_PORT CDN_PORT" on stdout once both listen on 127.0.0.1. GET /_log on the hub
-returns every request both servers saw as JSON.
+returns every request both servers saw as JSON. With "--tls CERT KEY" after the models folder,
+both servers speak HTTPS with that certificate (and the CDN redirects use https://).
 """
 import hashlib
 import json
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -66,12 +73,27 @@ def build(models):
     REPOS["acme/flaky"] = {"main": tiny}
     REPOS["acme/slow"] = {"main": tiny}
     REPOS["acme/no-weights"] = {"main": {"config.json": tiny["config.json"]}}
+    torch_bin = os.path.join(models, os.pardir, os.pardir, "torch_bin")
+    for repo, fixture in (("acme/bin-only", "bert-tiny-nli"), ("acme/bin-sharded", "xlmr-tiny-nli")):
+        files = read_folder(os.path.join(models, fixture))
+        del files["model.safetensors"]
+        files.update(read_folder(os.path.join(torch_bin, fixture)))
+        REPOS[repo] = {"main": files}
     for repo, revs in REPOS.items():
         for rev, files in list(revs.items()):
             revs[rev] = (commit_of(repo, rev), files)
             for path, data in files.items():
                 if path.endswith(LFS_SUFFIXES):
                     BLOBS[(repo, hashlib.sha256(data).hexdigest())] = data
+
+
+def entry(name, data, commit):
+    """A file as the tree and paths-info APIs describe it."""
+    out = {"type": "file", "path": name, "size": len(data), "oid": git_blob_sha(data),
+           "lastCommit": {"id": commit, "title": "onepass test", "date": "2024-01-01T00:00:00.000Z"}}
+    if name.endswith(LFS_SUFFIXES):
+        out["lfs"] = {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": 134}
+    return out
 
 
 def find_revision(repo, rev):
@@ -111,11 +133,28 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self):
         self.do_GET()
 
+    def do_POST(self):
+        self.record()
+        path = unquote(self.path.split("?")[0])
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        parts = path[len("/api/models/"):].split("/") if path.startswith("/api/models/") else []
+        if len(parts) < 4 or parts[2] != "paths-info":
+            return self.error(404, "EntryNotFound")
+        repo = parts[0] + "/" + parts[1]
+        if repo not in REPOS:
+            return self.error(401, "RepoNotFound")
+        commit, files = find_revision(repo, "/".join(parts[3:]))
+        if commit is None:
+            return self.error(404, "RevisionNotFound")
+        wanted = json.loads(body or b"{}").get("paths", [])
+        entries = [entry(name, files[name], commit) for name in wanted if name in files]
+        self.answer(200, json.dumps(entries).encode(), {"Content-Type": "application/json"})
+
     def do_GET(self):
         self.record()
         if self.cdn:
             return self.serve_blob()
-        path = unquote(self.path)
+        path = unquote(self.path.split("?")[0])
         if path == "/_log":
             with LOG_LOCK:
                 return self.answer(200, json.dumps(LOG).encode())
@@ -131,6 +170,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(401, "RepoNotFound")
         if repo == "acme/gated" and self.headers.get("Authorization") != "Bearer " + TOKEN:
             return self.error(401, "GatedRepo")
+        if api and parts[2] == "tree":
+            commit, files = find_revision(repo, "/".join(parts[3:]))
+            if commit is None:
+                return self.error(404, "RevisionNotFound")
+            listing = [entry(name, data, commit) for name, data in sorted(files.items())]
+            return self.answer(200, json.dumps(listing).encode(), {"Content-Type": "application/json"})
         if api:
             if parts[2] != "revision":
                 return self.error(404, "EntryNotFound")
@@ -154,10 +199,22 @@ class Handler(BaseHTTPRequestHandler):
             sha = hashlib.sha256(data).hexdigest()
             headers.update({"X-Linked-Etag": '"%s"' % sha, "X-Linked-Size": str(len(data)),
                             "ETag": '"%s"' % git_blob_sha(data),
-                            "Location": "http://127.0.0.1:%d/%s/blobs/%s" % (CDN_PORT, repo, sha)})
+                            "Location": "%s://127.0.0.1:%d/%s/blobs/%s" % (SCHEME, CDN_PORT, repo, sha)})
             return self.answer(302, b"", headers)
         headers["ETag"] = '"%s"' % git_blob_sha(data)
-        return self.answer(200, data, headers)
+        return self.answer_range(data, headers)
+
+    def answer_range(self, data, headers):
+        """200 with the whole file, or 206 for "Range: bytes=S-[E]" with Content-Range."""
+        rng = self.headers.get("Range")
+        if not (rng and rng.startswith("bytes=")):
+            return self.answer(200, data, headers)
+        first, _, last = rng[6:].partition("-")
+        start = int(first)
+        end = min(int(last), len(data) - 1) if last else len(data) - 1
+        headers = dict(headers)
+        headers["Content-Range"] = "bytes %d-%d/%d" % (start, end, len(data))
+        return self.answer(206, data[start:end + 1], headers)
 
     def serve_blob(self):
         repo, _, sha = unquote(self.path)[1:].rpartition("/blobs/")
@@ -166,16 +223,19 @@ class Handler(BaseHTTPRequestHandler):
         data = BLOBS[(repo, sha)]
         if repo == "acme/corrupt":
             data = data[:100] + bytes([data[100] ^ 1]) + data[101:]
-        start = 0
+        start, end = 0, len(data) - 1
         rng = self.headers.get("Range")
         if rng and rng.startswith("bytes="):
-            start = int(rng[6:].split("-")[0])
-        status = 206 if start else 200
-        body = data[start:]
-        self.send_response(status)
+            first, _, last = rng[6:].partition("-")
+            start = int(first)
+            if last:
+                end = min(int(last), end)
+        body = data[start:end + 1]
+        self.send_response(206 if rng else 200)
         self.send_header("Content-Length", str(len(body)))
-        if start:
-            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
+        self.send_header("ETag", '"%s"' % sha)  # as the storage host of LFS files answers
+        if rng:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, len(data)))
         self.end_headers()
         if self.command == "HEAD":
             return
@@ -199,11 +259,36 @@ class CdnHandler(Handler):
     cdn = True
 
 
+class TlsServer(ThreadingHTTPServer):
+    """Handshakes in the handler's thread, so that a client refusing the certificate cannot
+    block the accept loop."""
+    context = None
+
+    def get_request(self):
+        sock, address = self.socket.accept()
+        return self.context.wrap_socket(sock, server_side=True,
+                                        do_handshake_on_connect=False), address
+
+    def finish_request(self, request, client_address):
+        try:
+            request.do_handshake()
+        except (ssl.SSLError, OSError):
+            return
+        super().finish_request(request, client_address)
+
+
 def main():
-    global CDN_PORT
+    global CDN_PORT, SCHEME
     build(sys.argv[1])
-    hub = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    cdn = ThreadingHTTPServer(("127.0.0.1", 0), CdnHandler)
+    server_class = ThreadingHTTPServer
+    if len(sys.argv) >= 5 and sys.argv[2] == "--tls":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[3], sys.argv[4])
+        TlsServer.context = context
+        server_class = TlsServer
+        SCHEME = "https"
+    hub = server_class(("127.0.0.1", 0), Handler)
+    cdn = server_class(("127.0.0.1", 0), CdnHandler)
     hub.daemon_threads = cdn.daemon_threads = True
     CDN_PORT = cdn.server_address[1]
     threading.Thread(target=cdn.serve_forever, daemon=True).start()
@@ -212,5 +297,6 @@ def main():
 
 
 CDN_PORT = 0
+SCHEME = "http"
 if __name__ == "__main__":
     main()

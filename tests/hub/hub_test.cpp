@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,9 +18,12 @@
 #include "http/client.h"
 #include "hub/cache.h"
 #include "hub/resolve.h"
+#include "hub_server.h"
+#include "weights/weight_store.h"
 
 namespace onepass::hub {
 namespace {
+using onepass::testing::HubServer;
 namespace fs = std::filesystem;
 
 const fs::path kFixture = fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/bert-tiny-nli";
@@ -30,58 +34,6 @@ std::string read(const fs::path& path) {
   s << in.rdbuf();
   return s.str();
 }
-
-class HubServer {
- public:
-  HubServer() {
-    int out[2];
-    if (::pipe(out) != 0) throw std::runtime_error("pipe");
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive a crashed test (ctest would wait)
-      ::dup2(out[1], 1);
-      ::close(out[0]);
-      const std::string models = std::string(ONEPASS_TEST_DATA_DIR) + "/fixtures/models";
-      ::execl(ONEPASS_PYTHON, ONEPASS_PYTHON, ONEPASS_HUB_SERVER, models.c_str(), nullptr);
-      ::_exit(127);
-    }
-    ::close(out[1]);
-    std::FILE* f = ::fdopen(out[0], "r");
-    if (std::fscanf(f, "%d %d", &port_, &cdn_port_) != 2)
-      throw std::runtime_error("hub server did not start");
-    std::fclose(f);
-  }
-  ~HubServer() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
-  nlohmann::json log() const {
-    http::Url url;
-    url.host = "127.0.0.1";
-    url.port = static_cast<std::uint16_t>(port_);
-    http::Connection c(url, std::chrono::seconds(5));
-    http::Request r;
-    r.method = "GET";
-    r.target = "/_log";
-    return nlohmann::json::parse(c.send(r).body);
-  }
-  // Requests whose path contains `part`, on server "hub" or "cdn".
-  std::vector<nlohmann::json> requests(const std::string& server, const std::string& part) const {
-    std::vector<nlohmann::json> out;
-    for (const auto& e : log()) {
-      if (e["server"] == server && e["path"].get<std::string>().find(part) != std::string::npos)
-        out.push_back(e);
-    }
-    return out;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int port_ = 0;
-  int cdn_port_ = 0;
-};
 
 class HubTest : public ::testing::Test {
  protected:
@@ -195,6 +147,32 @@ TEST_F(HubTest, UnknownRepoRevisionAndNoWeightsAreClearErrors) {
   EXPECT_NE(message.find("no loadable weights"), std::string::npos) << message;
   message = error_of([&] { resolve_model("not a model", env_); });
   EXPECT_NE(message.find("neither an existing folder nor a Hub id"), std::string::npos);
+}
+
+// Repos that ship only PyTorch checkpoints: the resolver fetches pytorch_model.bin, or the index
+// and every shard it names, and the weight store reads them to the fixture's own values.
+TEST_F(HubTest, PytorchBinOnlyReposLoad) {
+  const fs::path models = fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+  for (const auto& [repo, fixture] : {std::pair{"acme/bin-only", "bert-tiny-nli"},
+                                      std::pair{"acme/bin-sharded", "xlmr-tiny-nli"}}) {
+    SCOPED_TRACE(repo);
+    const fs::path snapshot = resolve_model(repo, env_);
+    EXPECT_FALSE(fs::exists(snapshot / "model.safetensors"));
+    const auto files = weights::find_weight_files(snapshot);
+    ASSERT_TRUE(files);
+    EXPECT_EQ(files->format, weights::WeightFormat::kTorch);
+    for (const auto& file : files->files) EXPECT_TRUE(fs::exists(snapshot / file)) << file;
+    const auto store = weights::WeightStore::open(snapshot);
+    const auto reference = weights::WeightStore::open(models / fixture);
+    ASSERT_EQ(store.names(), reference.names());
+    EXPECT_EQ(store.parameter_count(), reference.parameter_count());
+    const std::string name = store.names().front();
+    const auto& shape = reference.shape_of(name);
+    const auto a = store.get(name, shape);
+    const auto b = reference.get(name, shape);
+    EXPECT_TRUE(std::equal(a.data, a.data + a.numel(), b.data)) << name;
+  }
+  EXPECT_FALSE(server_.requests("hub", "pytorch_model-00002-of-00002.bin").empty());
 }
 
 TEST_F(HubTest, CorruptedBlobIsDeletedAndFailsLoudly) {

@@ -85,10 +85,21 @@ TEST_F(BrokenModel, MissingWeights) {
   EXPECT_THAT(run_error(), HasSubstr("no model.safetensors"));
 }
 
-TEST_F(BrokenModel, PytorchBinIsRefused) {
+TEST_F(BrokenModel, PytorchBinThatIsNotAZipIsRefused) {
   fs::remove(model_ / "model.safetensors");
   testing::write_text(model_ / "pytorch_model.bin", "not loaded");
-  EXPECT_THAT(run_error(), HasSubstr("pytorch_model.bin"));
+  EXPECT_THAT(run_error(), HasSubstr("pytorch_model.bin: file is too short to be a zip archive"));
+}
+
+// A checkpoint whose pickle calls os.system (tools/fixtures/make_torch_bin.py): refused by name,
+// and the command it carries never runs.
+TEST_F(BrokenModel, PytorchBinCallingOsSystemIsRefused) {
+  fs::remove(model_ / "model.safetensors");
+  fs::copy_file(fs::path(ONEPASS_TEST_DATA_DIR) / "torch_bin/evil_system.bin",
+                model_ / "pytorch_model.bin");
+  EXPECT_THAT(run_error(), HasSubstr("pickle global posix.system is not allowed"));
+  EXPECT_FALSE(fs::exists(dir_.path() / "onepass-pickle-ran"));
+  EXPECT_FALSE(fs::exists(model_ / "onepass-pickle-ran"));
 }
 
 TEST_F(BrokenModel, TruncatedSafetensors) {

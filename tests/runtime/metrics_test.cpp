@@ -44,7 +44,7 @@ TEST(Metrics, EmptyRenderIsValidAndListsEveryFamily) {
         "onepass_request_tokenization_duration_seconds",
         "onepass_request_inference_duration_seconds", "onepass_batch_size_inputs",
         "onepass_batch_size_tokens", "onepass_queue_depth", "onepass_inflight_requests",
-        "onepass_loaded_models", "onepass_model_load_seconds"}) {
+        "onepass_loaded_models", "onepass_model_failed", "onepass_model_load_seconds"}) {
     EXPECT_NE(text.find(std::string("# TYPE ") + family + " "), std::string::npos) << family;
   }
 }

@@ -46,6 +46,9 @@ ApiError to_api_error(std::exception_ptr error) {
 }
 
 int http_status(Dialect dialect, ApiErrorKind kind) {
+  // Cohere and vLLM answer every problem with the request itself with 400 (vLLM's
+  // BadRequestError, Cohere's "invalid request").
+  const bool client_400 = dialect == Dialect::kCohere || dialect == Dialect::kVllm;
   switch (kind) {
     case ApiErrorKind::kBadRequest:
       return 400;
@@ -54,7 +57,7 @@ int http_status(Dialect dialect, ApiErrorKind kind) {
     case ApiErrorKind::kValidation:
       // The toolkit answers every client error with 400, and so does KServe.
       return dialect == Dialect::kSageMaker || dialect == Dialect::kInferenceApi ||
-                     dialect == Dialect::kKserve
+                     dialect == Dialect::kKserve || client_400
                  ? 400
                  : 422;
     case ApiErrorKind::kEmpty:
@@ -62,7 +65,7 @@ int http_status(Dialect dialect, ApiErrorKind kind) {
     case ApiErrorKind::kInvalidInput:
     case ApiErrorKind::kTokenizer:
     case ApiErrorKind::kTooManyInputs:
-      return 422;
+      return client_400 ? 400 : 422;
     case ApiErrorKind::kUnauthorized:
       return 401;
     case ApiErrorKind::kNotFound:
@@ -161,6 +164,32 @@ void openai_type_and_code(ApiErrorKind kind, const char*& type, const char*& cod
   }
 }
 
+// vLLM's ErrorInfo.type: the exception class name its handlers report for the status.
+const char* vllm_error_type(int status) {
+  switch (status) {
+    case 400:
+      return "BadRequestError";
+    case 401:
+      return "UnauthorizedError";
+    case 404:
+      return "NotFoundError";
+    case 405:
+      return "MethodNotAllowedError";
+    case 413:
+      return "PayloadTooLargeError";
+    case 415:
+      return "UnsupportedMediaTypeError";
+    case 429:
+      return "TooManyRequestsError";
+    case 431:
+      return "RequestHeaderFieldsTooLargeError";
+    case 503:
+      return "ServiceUnavailableError";
+    default:
+      return status >= 500 || status == 424 ? "InternalServerError" : "BadRequestError";
+  }
+}
+
 }  // namespace
 
 http::Response error_response(Dialect dialect, const ApiError& error) {
@@ -205,6 +234,20 @@ http::Response error_response(Dialect dialect, const ApiError& error) {
       json.end_object().end_object();
       break;
     }
+    case Dialect::kCohere:
+      // Cohere's error body; the cohere-ai SDK hands it to the caller as the error's body.
+      json.begin_object().key("message").value(message).end_object();
+      break;
+    case Dialect::kVllm:
+      json.begin_object().key("error").begin_object();
+      json.key("message").value(message).key("type").value(vllm_error_type(response.status));
+      json.key("param");
+      if (error.param().empty())
+        json.null();
+      else
+        json.value(error.param());
+      json.key("code").value(response.status).end_object().end_object();
+      break;
     case Dialect::kGeneric:
     case Dialect::kInferenceApi:
     case Dialect::kKserve:

@@ -21,6 +21,8 @@ enum class Dialect {
   kTei,           // /predict, /rerank, /embed, /tokenize, /zero_shot, /info, /health
   kKserve,        // /v2/...
   kOpenai,        // /v1/embeddings
+  kCohere,        // /v1/rerank, /v2/rerank (Cohere, Jina)
+  kVllm,          // /classify, /score, /v1/score
 };
 
 enum class ApiErrorKind {

@@ -89,6 +89,14 @@ runtime::ModelDescription select_model(const runtime::InferenceService& service,
                  "model");
 }
 
+runtime::ModelDescription select_model_from_body(const runtime::InferenceService& service,
+                                                 std::string_view name) {
+  if (name.empty() && !service.find_model(""))
+    throw ApiError(ApiErrorKind::kNotFound,
+                   "several models are served: choose one with the body's \"model\"", "model");
+  return select_model(service, name, true);
+}
+
 runtime::ModelDescription select_model_from_header(const runtime::InferenceService& service,
                                                    const http::Request& request) {
   const std::string* target = request.header("x-amzn-sagemaker-target-model");

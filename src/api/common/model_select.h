@@ -31,6 +31,11 @@ std::optional<std::string> percent_decode(std::string_view segment);
 runtime::ModelDescription select_model(const runtime::InferenceService& service,
                                        std::string_view name, bool fallback_to_single = false);
 
+// The model a body's "model" field names (Cohere, vLLM): select_model with the fallback, and a
+// 404 that says to fill "model" when several are served and none is named.
+runtime::ModelDescription select_model_from_body(const runtime::InferenceService& service,
+                                                 std::string_view name);
+
 // The model named by X-Amzn-SageMaker-Target-Model, or the only one.
 runtime::ModelDescription select_model_from_header(const runtime::InferenceService& service,
                                                    const http::Request& request);

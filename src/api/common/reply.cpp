@@ -36,6 +36,8 @@ Dialect Reply::dialect() const { return state_->dialect; }
 
 void Reply::set_model(const std::string& name) { state_->model = name; }
 
+const std::string& Reply::request_id() const { return state_->request_id; }
+
 void Reply::set_request(std::string method, std::string request_id) {
   state_->method = std::move(method);
   state_->request_id = std::move(request_id);

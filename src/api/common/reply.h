@@ -28,6 +28,9 @@ class Reply {
   // For the request log line (written once, when the answer is sent) and the X-Request-Id
   // header echoed on every answer. Set before the call can complete on another thread.
   void set_request(std::string method, std::string request_id);
+  // The X-Request-Id this answer carries; dialects whose answers hold an "id" reuse it, so that
+  // a client's id and the server's log line name the same request.
+  const std::string& request_id() const;
   // What the runtime reports for an inference (tokens, inputs, queue time); called from the
   // completion before send().
   void set_inference(std::size_t tokens, std::size_t inputs, std::chrono::nanoseconds queue);

@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/rerank.h"
 #include "api/common/scores.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
@@ -113,10 +114,7 @@ void handle_predict(Call& call) {
 void handle_rerank(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  if (model.task != runtime::ModelTask::kReranker)
-    throw ApiError(
-        ApiErrorKind::kValidation,
-        "model '" + model.name + "' is not a re-ranker: /rerank needs a model with one label");
+  require_reranker(model, "/rerank");
   const auto query = get_string(body, "query");
   if (!query) throw ApiError(ApiErrorKind::kValidation, "missing field `query`", "query");
   require_non_empty(*query, "query");
@@ -143,10 +141,7 @@ void handle_rerank(Call& call) {
     require_non_empty(text.get_ref<const std::string&>(), "texts");
     runtime::check_input_bytes(text.get_ref<const std::string&>(), model.max_input_bytes, "a text");
     documents->push_back(text.get<std::string>());
-    runtime::InferenceItem item;
-    item.text = *query;
-    item.text_pair = documents->back();
-    request.items.push_back(std::move(item));
+    request.items.push_back(query_document_item(*query, documents->back()));
   }
   parse_truncation(body, call.options, request);
   const bool raw_scores = get_bool(body, "raw_scores").value_or(false);
@@ -156,10 +151,7 @@ void handle_rerank(Call& call) {
       call.service, std::move(request), call.reply,
       [documents, raw_scores, return_text, received](runtime::InferenceResult& result) {
         std::vector<float> scores;
-        for (const auto& item : result.items) {
-          if (item.values.empty()) throw ApiError(ApiErrorKind::kInternal, "empty rerank output");
-          scores.push_back(raw_scores ? item.values[0] : sigmoid(item.values[0]));
-        }
+        for (const auto& item : result.items) scores.push_back(relevance_score(item, raw_scores));
         JsonWriter json;
         json.begin_array();
         for (const auto& ranked : rank(scores)) {

@@ -15,6 +15,7 @@ std::unique_ptr<Dialect> make_tei_dialect(DialectOptions options);
 std::unique_ptr<Dialect> make_kserve_dialect(DialectOptions options);
 std::unique_ptr<Dialect> make_vllm_dialect(DialectOptions options);
 std::unique_ptr<Dialect> make_openai_dialect(DialectOptions options);
+std::unique_ptr<Dialect> make_cohere_dialect(DialectOptions options);
 
 namespace detail {
 

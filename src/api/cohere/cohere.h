@@ -1,0 +1,12 @@
+// Cohere's rerank API, v1 and v2, which Jina's and vLLM's /v1/rerank follow too: the routes RAG
+// frameworks (LangChain, LlamaIndex, the cohere-ai SDKs) call to rerank retrieved passages.
+#pragma once
+
+#include "api/common/call.h"
+
+namespace onepass::api::cohere {
+
+void handle_rerank_v1(Call& call);
+void handle_rerank_v2(Call& call);
+
+}  // namespace onepass::api::cohere

@@ -1,0 +1,27 @@
+#include "api/common/rerank.h"
+
+#include "api/common/api_error.h"
+#include "api/common/scores.h"
+
+namespace onepass::api {
+
+void require_reranker(const runtime::ModelDescription& model, std::string_view route) {
+  if (model.task == runtime::ModelTask::kReranker) return;
+  throw ApiError(ApiErrorKind::kValidation, "model '" + model.name +
+                                                "' is not a re-ranker: " + std::string(route) +
+                                                " needs a model with one label");
+}
+
+runtime::InferenceItem query_document_item(std::string query, std::string document) {
+  runtime::InferenceItem item;
+  item.text = std::move(query);
+  item.text_pair = std::move(document);
+  return item;
+}
+
+float relevance_score(const runtime::ItemOutput& output, bool raw) {
+  if (output.values.empty()) throw ApiError(ApiErrorKind::kInternal, "empty rerank output");
+  return raw ? output.values[0] : sigmoid(output.values[0]);
+}
+
+}  // namespace onepass::api

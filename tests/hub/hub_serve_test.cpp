@@ -1,0 +1,291 @@
+// Hub ids through the real `onepass` binary against the loopback Hub (hub_server.py): issue 12's
+// "done when" flow (`serve --model nli=acme/tiny-nli@v1` downloads with progress, serves the
+// golden answers, restarts with HF_HUB_OFFLINE=1 and serves from the cache), a failed download
+// as a failed model, HF_MODEL_ID / HF_MODEL_REVISION / HF_API_TOKEN / HF_TASK as the SageMaker
+// inference toolkit reads them, and `onepass download` / `tokenize` with Hub ids.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "hub_server.h"
+#include "tests/run_cli/cli_runner.h"
+#include "tests/server/http_client.h"
+#include "tests/server/serve_process.h"
+
+namespace onepass::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Sets environment variables for one scope (empty value: unset) and restores them after.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::initializer_list<std::pair<const char*, std::string>> vars) {
+    for (const auto& [name, value] : vars) {
+      const char* old = std::getenv(name);
+      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+      if (value.empty())
+        ::unsetenv(name);
+      else
+        ::setenv(name, value.c_str(), 1);
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto& [name, value] : saved_) {
+      if (value)
+        ::setenv(name, value->c_str(), 1);
+      else
+        ::unsetenv(name);
+    }
+  }
+
+ private:
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
+
+std::vector<json> json_lines(const std::string& log) {
+  std::vector<json> out;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    const json parsed = json::parse(line, nullptr, false);
+    if (!parsed.is_discarded()) out.push_back(parsed);
+  }
+  return out;
+}
+
+json golden() {
+  std::ifstream in(fixture_model("bert-tiny-nli") + "/golden.json");
+  return json::parse(in);
+}
+
+// The toolkit's raw logits for every plain-text golden case, within 1e-4.
+void expect_golden_logits(std::uint16_t port, const std::string& model) {
+  const json g = golden();
+  std::size_t checked = 0;
+  for (const auto& c : g["cases"]) {
+    if (c.contains("truncation") || c.contains("fast_input_ids") || c.contains("pair")) continue;
+    SCOPED_TRACE(c["id"].get<std::string>());
+    const json body = {{"inputs", c["text"]},
+                       {"parameters", {{"top_k", nullptr}, {"function_to_apply", "none"}}}};
+    const auto r = post_json(port, "/invocations", body.dump(), target(model));
+    ASSERT_EQ(r.status, 200) << r.body;
+    const json answer = json::parse(r.body);
+    for (const auto& entry : answer) {
+      for (const auto& [id, label] : g["id2label"].items()) {
+        if (label == entry["label"]) {
+          EXPECT_NEAR(entry["score"].get<double>(), c["logits"][std::stoi(id)].get<double>(), 1e-4);
+        }
+      }
+    }
+    EXPECT_EQ(answer[0]["label"], c["label"]);
+    ++checked;
+  }
+  EXPECT_GE(checked, 5u);
+}
+
+class HubServe : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_ = fs::temp_directory_path() /
+             ("onepass_hub_serve_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(cache_);
+    fs::create_directories(cache_);
+  }
+  void TearDown() override { fs::remove_all(cache_); }
+
+  // The Hugging Face environment of a clean machine pointed at the loopback Hub.
+  ScopedEnv hub_env(const std::string& offline = "") const {
+    return ScopedEnv({{"HF_ENDPOINT", hub_.endpoint()},
+                      {"HF_HUB_CACHE", (cache_ / "hub").string()},
+                      {"HF_HOME", (cache_ / "home").string()},
+                      {"HF_HUB_OFFLINE", offline},
+                      {"HF_TOKEN", ""},
+                      {"HF_API_TOKEN", ""},
+                      {"HF_MODEL_ID", ""},
+                      {"HF_MODEL_REVISION", ""},
+                      {"HF_TASK", ""},
+                      {"HF_HUB_DISABLE_PROGRESS_BARS", ""},
+                      {"ONEPASS_MODEL", ""},
+                      {"SAGEMAKER_MULTI_MODEL", ""},
+                      {"ONEPASS_SAGEMAKER_MODEL_DIR", (cache_ / "no-opt-ml-model").string()},
+                      {"ONEPASS_LOG_FORMAT", "json"}});
+  }
+
+  // `onepass ARGS` under a 60 s limit: a serve that should have refused would run forever.
+  CliResult onepass(const std::vector<std::string>& args, const std::string& stdin_text = "") {
+    const fs::path in = cache_ / "stdin.txt", out = cache_ / "stdout.txt",
+                   err = cache_ / "stderr.txt";
+    std::ofstream(in, std::ios::binary) << stdin_text;
+    std::string command = "timeout 60 ";
+    command += shell_quote(onepass_binary());
+    for (const auto& arg : args) {
+      command += ' ';
+      command += shell_quote(arg);
+    }
+    command += " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" +
+               shell_quote(err.string());
+    const int status = std::system(command.c_str());
+    CliResult result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = read_all(out);
+    result.err = read_all(err);
+    return result;
+  }
+
+  HubServer hub_;
+  fs::path cache_;
+};
+
+TEST_F(HubServe, DownloadsWithProgressServesGoldensThenServesOfflineFromTheCache) {
+  {
+    const auto env = hub_env();
+    ServeProcess server({"--model", "nli=acme/tiny-nli@v1"});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    expect_golden_logits(server.port(), "nli");
+    server.signal(SIGTERM);
+    EXPECT_EQ(server.wait_exit(), 0);
+    // Progress: one download_progress line per file at least, the weights' with their size.
+    bool weights_done = false;
+    for (const auto& line : json_lines(server.log())) {
+      if (line.value("event", "") == "download_progress" &&
+          line.value("file", "") == "model.safetensors" && line.value("done", false)) {
+        weights_done = true;
+        EXPECT_EQ(line["total_bytes"].get<std::uint64_t>(),
+                  fs::file_size(fixture_model("bert-tiny-nli") + "/model.safetensors"));
+      }
+    }
+    EXPECT_TRUE(weights_done) << server.log();
+  }
+  const auto seen_online = hub_.log().size();
+  {
+    const auto env = hub_env("1");
+    ServeProcess server({"--model", "nli=acme/tiny-nli@v1"});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    expect_golden_logits(server.port(), "nli");
+    EXPECT_EQ(server.log().find("download_progress"), std::string::npos);
+  }
+  EXPECT_EQ(hub_.log().size(), seen_online);  // offline: not one request
+}
+
+TEST_F(HubServe, ModelIsNamedAfterTheRepo) {
+  const auto env = hub_env();
+  ServeProcess server({"--model", "acme/tiny-nli@v1"});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  const auto r =
+      post_json(server.port(), "/invocations",
+                json{{"inputs", "A man is playing a guitar on a busy street corner."}}.dump(),
+                target("tiny-nli"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)[0]["label"], "neutral");  // golden.json case short_en
+}
+
+TEST_F(HubServe, FailedDownloadIsAFailedModelInPingMetricsAndLog) {
+  const auto env = hub_env();
+  ServeProcess server({"--model", "broken=acme/no-such-repo"});
+  const auto ping = get(server.port(), "/ping");
+  EXPECT_EQ(ping.status, 503);
+  const auto metrics = get(server.port(), "/metrics");
+  EXPECT_NE(metrics.body.find("onepass_model_failed{model=\"broken\"} 1"), std::string::npos)
+      << metrics.body;
+  const auto r =
+      post_json(server.port(), "/invocations", json{{"inputs", "x"}}.dump(), target("broken"));
+  EXPECT_EQ(r.status / 100, 5) << r.body;
+  EXPECT_NE(r.body.find("not found on the Hub"), std::string::npos) << r.body;
+  bool logged = false;
+  for (const auto& line : json_lines(server.log())) {
+    if (line.value("event", "") == "model_load_failed" && line.value("model", "") == "broken") {
+      logged = true;
+      EXPECT_NE(line.value("error", "").find("acme/no-such-repo"), std::string::npos) << line;
+    }
+  }
+  EXPECT_TRUE(logged) << server.log();
+}
+
+TEST_F(HubServe, HfModelIdWithRevisionTokenAndTaskAsTheToolkitReadsThem) {
+  const auto env = hub_env();
+  // A gated repo with the toolkit's HF_API_TOKEN, at a revision, for the task it serves.
+  const ScopedEnv sagemaker({{"HF_MODEL_ID", "acme/gated"},
+                             {"HF_API_TOKEN", "secret-token"},
+                             {"HF_TASK", "zero-shot-classification"}});
+  ServeProcess server({});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  expect_golden_logits(server.port(), "model");
+  EXPECT_FALSE(hub_.requests("hub", "/api/models/acme/gated/revision/main").empty());
+  // The token went to the Hub, never to the storage host.
+  for (const auto& request : hub_.requests("cdn", "/blobs/"))
+    EXPECT_TRUE(request["auth"].is_null());
+}
+
+TEST_F(HubServe, HfModelIdRevisionIsUsed) {
+  const auto env = hub_env();
+  const ScopedEnv sagemaker({{"HF_MODEL_ID", "acme/tiny-nli"}, {"HF_MODEL_REVISION", "v1"}});
+  ServeProcess server({});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  EXPECT_FALSE(hub_.requests("hub", "/api/models/acme/tiny-nli/revision/v1").empty());
+  EXPECT_TRUE(hub_.requests("hub", "/api/models/acme/tiny-nli/revision/main").empty());
+}
+
+TEST_F(HubServe, HfTaskMismatchAndMissingTokenExitTwoNamingTheProblem) {
+  const auto env = hub_env();
+  {
+    const ScopedEnv sagemaker(
+        {{"HF_MODEL_ID", "acme/tiny-nli@v1"}, {"HF_TASK", "feature-extraction"}});
+    const auto r = onepass({"serve", "--port", "0"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("HF_TASK is 'feature-extraction'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("text-classification"), std::string::npos) << r.err;
+  }
+  {
+    const ScopedEnv sagemaker({{"HF_MODEL_ID", "acme/tiny-nli@v1"}, {"HF_TASK", "fill-mask"}});
+    const auto r = onepass({"serve", "--port", "0"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("HF_TASK 'fill-mask' is not served"), std::string::npos) << r.err;
+  }
+  {
+    const ScopedEnv sagemaker({{"HF_MODEL_ID", "acme/gated"}});
+    const auto r = onepass({"serve", "--port", "0"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("set HF_TOKEN"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(HubServe, DownloadPrintsTheSnapshotAndTokenizeTakesAHubId) {
+  const auto env = hub_env();
+  auto r = onepass({"download", "acme/tiny-nli@v1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string commit = "models--acme--tiny-nli/snapshots/";
+  ASSERT_NE(r.out.find(commit), std::string::npos) << r.out;
+  const fs::path snapshot = r.out.substr(0, r.out.find('\n'));
+  EXPECT_TRUE(fs::exists(snapshot / "model.safetensors"));
+  // Not a terminal: one line per file when it completes (and every few seconds or 10%).
+  EXPECT_NE(r.err.find("download model.safetensors"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("100%"), std::string::npos) << r.err;
+
+  {
+    const ScopedEnv quiet({{"HF_HUB_DISABLE_PROGRESS_BARS", "1"}});
+    r = onepass({"download", "acme/tiny-nli"});  // main: a new snapshot, downloaded quietly
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+  }
+
+  const json c = golden()["cases"][0];
+  r = onepass({"tokenize", "--model", "acme/tiny-nli@v1"}, json{{"text", c["text"]}}.dump() + "\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["input_ids"], c["input_ids"]);
+
+  r = onepass({"download", "acme/no-such-repo"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not found on the Hub"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace onepass::testing

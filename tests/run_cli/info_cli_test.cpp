@@ -1,0 +1,199 @@
+// `onepass info` through the real binary on fixture folders: what it says must match the
+// folder's config.json (architecture, labels in id order, entailment index, position limit) and
+// the weight files, and an unsupported architecture must exit 2 naming the supported ones.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/run_cli/cli_runner.h"
+#include "tests/weights/safetensors_writer.h"
+
+namespace onepass {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using testing::read_all;
+using testing::run_onepass;
+using testing::TempDir;
+
+const fs::path kData = fs::path(ONEPASS_TEST_DATA_DIR);
+const fs::path kModels = kData / "fixtures/models";
+
+json config_of(const fs::path& dir) { return json::parse(read_all(dir / "config.json")); }
+
+class InfoCli : public ::testing::Test {
+ protected:
+  InfoCli() : work_("info_cli") {}
+
+  testing::CliResult info(const std::vector<std::string>& args) {
+    std::vector<std::string> all{"info"};
+    all.insert(all.end(), args.begin(), args.end());
+    return run_onepass(all, "", work_.path());
+  }
+  json info_json(const fs::path& dir, int expected_exit = 0) {
+    const auto r = info({dir.string(), "--json"});
+    EXPECT_EQ(r.exit_code, expected_exit) << r.err << r.out;
+    return json::parse(r.out);
+  }
+  // A copy of a fixture folder (its files, not its goldens) to break or extend.
+  fs::path copy_fixture(const std::string& name) {
+    const auto dir = work_.path() / name;
+    fs::create_directories(dir);
+    for (const auto& f : fs::directory_iterator(kModels / name)) {
+      const auto file = f.path().filename().string();
+      if (file == "golden.json" || file == "tokenizer_cases.json" || file == "model.onnx") continue;
+      fs::copy_file(f.path(), dir / file);
+    }
+    return dir;
+  }
+
+  TempDir work_;
+};
+
+TEST_F(InfoCli, NliModelMatchesConfigJson) {
+  const auto dir = kModels / "bert-tiny-nli";
+  const auto config = config_of(dir);
+  const auto r = info_json(dir);
+  EXPECT_TRUE(r["loads"].get<bool>());
+  EXPECT_TRUE(r["problems"].empty());
+  EXPECT_EQ(r["architecture"], config["architectures"][0]);
+  EXPECT_EQ(r["model_type"], config["model_type"]);
+  EXPECT_EQ(r["task"], "classifier");
+  // Labels in id order, from id2label's "0", "1", ... keys.
+  const auto& id2label = config["id2label"];
+  ASSERT_EQ(r["labels"].size(), id2label.size());
+  int entailment = -1;
+  for (std::size_t i = 0; i < id2label.size(); ++i) {
+    const auto label = id2label[std::to_string(i)].get<std::string>();
+    EXPECT_EQ(r["labels"][i], label);
+    if (entailment < 0 && label.rfind("entail", 0) == 0) entailment = static_cast<int>(i);
+  }
+  ASSERT_GE(entailment, 0);
+  EXPECT_EQ(r["entailment_index"], entailment);
+  EXPECT_TRUE(r["zero_shot"].get<bool>());
+  EXPECT_EQ(r["max_input_length"], config["max_position_embeddings"]);
+  EXPECT_EQ(r["weight_format"], "safetensors");
+  EXPECT_EQ(r["weight_files"], json::array({"model.safetensors"}));
+  EXPECT_EQ(r["weight_bytes"], fs::file_size(dir / "model.safetensors"));
+  EXPECT_EQ(r["weight_dtype"], "F32");
+  // Every float of the file is a parameter: F32 bytes = 4 x count, within the header's size.
+  const auto params = r["parameter_count"].get<std::int64_t>();
+  EXPECT_GT(params, 100000);
+  EXPECT_LT(4 * params, static_cast<std::int64_t>(fs::file_size(dir / "model.safetensors")));
+  EXPECT_EQ(r["memory_bytes"]["fp32"], 4 * params);
+  EXPECT_LT(r["memory_bytes"]["bf16"].get<std::int64_t>(), 4 * params);
+  EXPECT_LT(r["memory_bytes"]["int8"].get<std::int64_t>(),
+            r["memory_bytes"]["bf16"].get<std::int64_t>());
+  EXPECT_THAT(r["memory_estimate"].get<std::string>(), HasSubstr("weights only"));
+  EXPECT_EQ(r["tokenizer"], "tokenizer.json");
+  EXPECT_EQ(r["tokenizer_files"][0], "tokenizer.json");
+  EXPECT_FALSE(r.contains("precision_check"));
+}
+
+TEST_F(InfoCli, TextSaysWhatItServes) {
+  const auto r = info({(kModels / "bert-tiny-nli").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("loads: yes"));
+  EXPECT_THAT(r.out, HasSubstr("architecture: BertForSequenceClassification"));
+  EXPECT_THAT(r.out, HasSubstr("task: classifier (zero-shot: entailment label"));
+  EXPECT_THAT(r.out, HasSubstr("max input length: 512 tokens"));
+  EXPECT_THAT(r.out, HasSubstr("memory, estimated: fp32 "));
+}
+
+TEST_F(InfoCli, EmbeddingModelPooling) {
+  const auto dir = copy_fixture("bert-tiny-embed");
+  auto r = info_json(dir);
+  EXPECT_EQ(r["task"], "embedder");
+  EXPECT_EQ(r["pooling"], "mean");  // no 1_Pooling/config.json: the runtime's default
+  EXPECT_TRUE(r["labels"].empty());
+  EXPECT_FALSE(r["zero_shot"].get<bool>());
+
+  fs::create_directories(dir / "1_Pooling");
+  testing::write_text(dir / "1_Pooling/config.json",
+                      R"({"word_embedding_dimension": 64, "pooling_mode_cls_token": true,)"
+                      R"( "pooling_mode_mean_tokens": false})");
+  r = info_json(dir);
+  EXPECT_EQ(r["pooling"], "cls");
+  EXPECT_TRUE(r["loads"].get<bool>());
+}
+
+TEST_F(InfoCli, UnsupportedArchitectureExits2NamingTheSupportedOnes) {
+  const auto dir = copy_fixture("bert-tiny-nli");
+  auto config = config_of(dir);
+  config["architectures"] = json::array({"GPT2LMHeadModel"});
+  testing::write_text(dir / "config.json", config.dump(2));
+
+  const auto text = info({dir.string()});
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_THAT(text.out, HasSubstr("loads: no"));
+  EXPECT_THAT(text.out, HasSubstr("unsupported architecture GPT2LMHeadModel"));
+  for (const char* arch : {"BertForSequenceClassification", "XLMRobertaForSequenceClassification",
+                           "DebertaV2ForSequenceClassification", "DistilBertModel"}) {
+    EXPECT_THAT(text.out, HasSubstr(arch));
+  }
+
+  const auto r = info_json(dir, 2);
+  EXPECT_FALSE(r["loads"].get<bool>());
+  EXPECT_EQ(r["architecture"], "GPT2LMHeadModel");
+  EXPECT_THAT(r["problems"][0].get<std::string>(),
+              HasSubstr("unsupported architecture GPT2LMHeadModel"));
+  EXPECT_THAT(r["supported_architectures"].get<std::vector<std::string>>(),
+              ::testing::Contains("DebertaV2ForSequenceClassification"));
+}
+
+TEST_F(InfoCli, PytorchBinOnlyFolder) {
+  const auto dir = copy_fixture("bert-tiny-nli");
+  const auto from_safetensors = info_json(dir);
+  fs::remove(dir / "model.safetensors");
+  fs::copy_file(kData / "torch_bin/bert-tiny-nli/pytorch_model.bin", dir / "pytorch_model.bin");
+  const auto r = info_json(dir);
+  EXPECT_TRUE(r["loads"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["weight_format"], "pytorch");
+  EXPECT_EQ(r["weight_files"], json::array({"pytorch_model.bin"}));
+  EXPECT_EQ(r["parameter_count"], from_safetensors["parameter_count"]);
+  EXPECT_EQ(r["memory_bytes"], from_safetensors["memory_bytes"]);
+}
+
+TEST_F(InfoCli, BrokenWeightsExit2WithTheReason) {
+  const auto dir = copy_fixture("bert-tiny-nli");
+  fs::remove(dir / "model.safetensors");
+  fs::copy_file(kData / "torch_bin/evil_system.bin", dir / "pytorch_model.bin");
+  const auto r = info_json(dir, 2);
+  EXPECT_FALSE(r["loads"].get<bool>());
+  EXPECT_THAT(r["problems"].dump(), HasSubstr("pickle global posix.system is not allowed"));
+}
+
+TEST_F(InfoCli, CheckRunsThePrecisionGate) {
+  const auto r = info({(kModels / "bert-tiny-nli").string(), "--json", "--check"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto checks = json::parse(r.out)["precision_check"];
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0]["precision"], "bf16");
+  EXPECT_EQ(checks[1]["precision"], "int8");
+  for (const auto& c : checks) {
+    if (c.contains("skipped")) {  // bf16 needs AVX512_BF16 or AMX; the message names it
+      EXPECT_EQ(c["precision"], "bf16");
+      continue;
+    }
+    EXPECT_GT(c["examples"].get<int>(), 10);
+    EXPECT_GE(c["label_agreement"].get<double>(), 0.0);
+    EXPECT_EQ(c["pass"].get<bool>(), c["failures"].empty());
+  }
+  EXPECT_FALSE(checks[1].contains("skipped"));  // int8 runs on every CPU
+}
+
+TEST_F(InfoCli, WithoutAModelListsTheBuild) {
+  const auto r = info({});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* arch : {"BertModel", "XLMRobertaForSequenceClassification", "DebertaV2Model",
+                           "DistilBertForSequenceClassification"}) {
+    EXPECT_THAT(r.out, HasSubstr(arch));
+  }
+  EXPECT_THAT(r.out, HasSubstr("pytorch_model.bin"));
+}
+
+}  // namespace
+}  // namespace onepass

@@ -1,0 +1,313 @@
+// End to end: the rerank and classify routes RAG frameworks call (Cohere/Jina /v1|v2/rerank,
+// vLLM /score and /classify) through the real `onepass serve` binary, against the fixtures'
+// golden outputs (golden.json, from transformers 4.47.1): order, scores, top_n, echoed
+// documents, vLLM's pairing rules and truncation, the answers' envelopes and the route labels in
+// /metrics. The bad-input cases of these routes are in serve_catalogue_test.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "http_client.h"
+#include "serve_process.h"
+
+namespace onepass::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kTolerance = 1e-4;
+
+json golden(const std::string& model) {
+  std::ifstream in(fixture_model(model) + "/golden.json");
+  return json::parse(in);
+}
+
+// Untruncated cases whose ids tokenizer.json reproduces (no fast_input_ids), with a non-empty
+// query and passage when `non_empty` (Cohere refuses empty texts).
+std::vector<json> pair_cases(const json& g, bool non_empty) {
+  std::vector<json> out;
+  for (const auto& c : g["cases"]) {
+    if (c.contains("truncation") || c.contains("fast_input_ids")) continue;
+    if (non_empty &&
+        (c["pair"][0].get<std::string>().empty() || c["pair"][1].get<std::string>().empty()))
+      continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+const json& find_case(const json& g, const std::string& id) {
+  for (const auto& c : g["cases"])
+    if (c["id"] == id) return c;
+  throw std::runtime_error("no golden case " + id);
+}
+
+class ServeRerankClassify : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new ServeProcess({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+                                "embed=" + fixture_model("bert-tiny-embed"), "--model",
+                                "rerank=" + fixture_model("bert-tiny-rerank")});
+    ready_ = server_->wait_ready();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
+  std::uint16_t port() const { return server_->port(); }
+
+  static ServeProcess* server_;
+  static bool ready_;
+};
+
+ServeProcess* ServeRerankClassify::server_ = nullptr;
+bool ServeRerankClassify::ready_ = false;
+
+// The golden cases that share the query "what is this text about": one rerank request whose
+// documents are their passages.
+struct OneQuery {
+  std::string query;
+  std::vector<std::string> documents;
+  std::vector<double> probs;
+};
+
+OneQuery shared_query_cases(const json& g) {
+  OneQuery q{"what is this text about", {}, {}};
+  for (const auto& c : pair_cases(g, true)) {
+    if (c["pair"][0] != q.query) continue;
+    q.documents.push_back(c["pair"][1]);
+    q.probs.push_back(c["probs"][0]);
+  }
+  return q;
+}
+
+TEST_F(ServeRerankClassify, CohereRerankV1AndV2OrderAndScoresMatchGoldens) {
+  const auto g = golden("bert-tiny-rerank");
+  const OneQuery q = shared_query_cases(g);
+  ASSERT_GE(q.documents.size(), 10u);
+  std::vector<std::size_t> order(q.documents.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return q.probs[a] > q.probs[b]; });
+  for (const char* route : {"/v1/rerank", "/v2/rerank"}) {
+    SCOPED_TRACE(route);
+    json documents = json::array();
+    for (std::size_t i = 0; i < q.documents.size(); ++i) {
+      // v1 takes strings and {"text"} objects alike; the objects' other fields come back.
+      if (i % 2 == 1)
+        documents.push_back({{"text", q.documents[i]}, {"id", "doc" + std::to_string(i)}});
+      else
+        documents.push_back(q.documents[i]);
+    }
+    const auto r = post_json(port(), route,
+                             json{{"model", "rerank"},
+                                  {"query", q.query},
+                                  {"documents", documents},
+                                  {"top_n", 5},
+                                  {"return_documents", true}}
+                                 .dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto answer = json::parse(r.body);
+    EXPECT_EQ(answer["id"], r.header("x-request-id"));
+    EXPECT_EQ(answer["meta"]["api_version"]["version"], route[2] == '1' ? "1" : "2");
+    EXPECT_EQ(answer["model"], "rerank");
+    EXPECT_GT(answer["usage"]["total_tokens"].get<int>(), 0);
+    const auto& results = answer["results"];
+    ASSERT_EQ(results.size(), 5u) << r.body;
+    for (std::size_t rank = 0; rank < 5; ++rank) {
+      const std::size_t index = order[rank];
+      EXPECT_EQ(results[rank]["index"], index) << rank;
+      EXPECT_NEAR(results[rank]["relevance_score"].get<double>(), q.probs[index], kTolerance);
+      EXPECT_EQ(results[rank]["document"]["text"], q.documents[index]);
+      if (index % 2 == 1) {
+        EXPECT_EQ(results[rank]["document"]["id"], "doc" + std::to_string(index));
+      }
+    }
+  }
+  // Without top_n every document comes back; without return_documents, no document.
+  const auto all =
+      post_json(port(), "/v2/rerank",
+                json{{"model", "rerank"}, {"query", q.query}, {"documents", q.documents}}.dump());
+  ASSERT_EQ(all.status, 200) << all.body;
+  const auto results = json::parse(all.body)["results"];
+  ASSERT_EQ(results.size(), q.documents.size());
+  for (std::size_t rank = 0; rank < results.size(); ++rank) {
+    EXPECT_EQ(results[rank]["index"], order[rank]);
+    EXPECT_FALSE(results[rank].contains("document"));
+  }
+}
+
+TEST_F(ServeRerankClassify, CohereRerankEqualsTeiRerank) {
+  const auto g = golden("bert-tiny-rerank");
+  const auto& c = find_case(g, "relevant");
+  const auto& d = find_case(g, "irrelevant");
+  const std::vector<std::string> texts{c["pair"][1], d["pair"][1]};
+  const auto tei = post_json(
+      port(), "/rerank", json{{"query", c["pair"][0]}, {"texts", texts}}.dump(), target("rerank"));
+  const auto cohere =
+      post_json(port(), "/v1/rerank",
+                json{{"model", "rerank"}, {"query", c["pair"][0]}, {"documents", texts}}.dump());
+  ASSERT_EQ(tei.status, 200) << tei.body;
+  ASSERT_EQ(cohere.status, 200) << cohere.body;
+  const auto a = json::parse(tei.body);
+  const auto b = json::parse(cohere.body)["results"];
+  ASSERT_EQ(a.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(a[i]["index"], b[i]["index"]);
+    EXPECT_EQ(a[i]["score"].get<float>(), b[i]["relevance_score"].get<float>());
+  }
+  EXPECT_NEAR(b[0]["relevance_score"].get<double>(), d["probs"][0].get<double>(), kTolerance);
+}
+
+TEST_F(ServeRerankClassify, VllmScorePairsOneToNAndNToNAsGoldens) {
+  const auto g = golden("bert-tiny-rerank");
+  // N:N over every reproducible case, empty query and passage included (vLLM scores them).
+  const auto cases = pair_cases(g, false);
+  json first = json::array(), second = json::array();
+  for (const auto& c : cases) {
+    first.push_back(c["pair"][0]);
+    second.push_back(c["pair"][1]);
+  }
+  ASSERT_LE(cases.size(), 32u);
+  auto r = post_json(port(), "/score",
+                     json{{"model", "rerank"}, {"text_1", first}, {"text_2", second}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto answer = json::parse(r.body);
+  EXPECT_EQ(answer["object"], "list");
+  EXPECT_EQ(answer["model"], "rerank");
+  EXPECT_EQ(answer["id"], "score-" + r.header("x-request-id"));
+  EXPECT_TRUE(answer["created"].is_number_integer());
+  EXPECT_EQ(answer["usage"]["completion_tokens"], 0);
+  int tokens = 0;
+  ASSERT_EQ(answer["data"].size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i]["id"].get<std::string>());
+    EXPECT_EQ(answer["data"][i]["index"], i);
+    EXPECT_EQ(answer["data"][i]["object"], "score");
+    EXPECT_NEAR(answer["data"][i]["score"].get<double>(), cases[i]["probs"][0].get<double>(),
+                kTolerance);
+    tokens += cases[i]["num_tokens"].get<int>();
+  }
+  EXPECT_EQ(answer["usage"]["prompt_tokens"], tokens);
+  EXPECT_EQ(answer["usage"]["total_tokens"], tokens);
+
+  // 1:N with a string text_1 on /v1/score, raw logits with use_activation false.
+  const OneQuery q = shared_query_cases(g);
+  r = post_json(port(), "/v1/score",
+                json{{"text_1", q.query},
+                     {"text_2", q.documents},
+                     {"model", "rerank"},
+                     {"use_activation", false}}
+                    .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  answer = json::parse(r.body);
+  ASSERT_EQ(answer["data"].size(), q.documents.size());
+  for (std::size_t i = 0; i < q.documents.size(); ++i) {
+    const double logit = answer["data"][i]["score"].get<double>();
+    EXPECT_NEAR(1.0 / (1.0 + std::exp(-logit)), q.probs[i], kTolerance) << i;
+  }
+}
+
+TEST_F(ServeRerankClassify, VllmTruncatePromptTokensIsLongestFirstAtThatLength) {
+  const auto g = golden("bert-tiny-rerank");
+  const auto& c = find_case(g, "trunc_64");
+  ASSERT_EQ(c["max_length"], 64);
+  ASSERT_EQ(c["truncation"], "longest_first");
+  const auto r = post_json(port(), "/score",
+                           json{{"model", "rerank"},
+                                {"text_1", c["pair"][0]},
+                                {"text_2", c["pair"][1]},
+                                {"truncate_prompt_tokens", 64}}
+                               .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto answer = json::parse(r.body);
+  EXPECT_NEAR(answer["data"][0]["score"].get<double>(), c["probs"][0].get<double>(), kTolerance);
+  EXPECT_EQ(answer["usage"]["prompt_tokens"], 64);
+  // Without it, the same pair is too long for nothing: 400 in vLLM's error shape.
+  const auto& long_case = find_case(g, "long_300");
+  const auto passage = long_case["pair"][1].get<std::string>();
+  const std::string text = passage + " " + passage;  // over 600 tokens
+  const auto refused = post_json(
+      port(), "/score", json{{"model", "rerank"}, {"text_1", "q"}, {"text_2", text}}.dump());
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  const auto error = json::parse(refused.body)["error"];
+  EXPECT_EQ(error["code"], 400);
+  EXPECT_EQ(error["type"], "BadRequestError");
+}
+
+TEST_F(ServeRerankClassify, VllmClassifyProbsAndLabelsMatchGoldens) {
+  const auto g = golden("bert-tiny-nli");
+  std::vector<json> cases;
+  for (const auto& c : g["cases"]) {
+    if (c.contains("pair") || c.contains("truncation") || c.contains("fast_input_ids")) continue;
+    cases.push_back(c);
+  }
+  ASSERT_GE(cases.size(), 10u);
+  if (cases.size() > 32) cases.resize(32);
+  json input = json::array();
+  for (const auto& c : cases) input.push_back(c["text"]);
+  const auto r = post_json(port(), "/classify", json{{"model", "nli"}, {"input", input}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto answer = json::parse(r.body);
+  EXPECT_EQ(answer["id"], "classify-" + r.header("x-request-id"));
+  EXPECT_EQ(answer["object"], "list");
+  EXPECT_EQ(answer["model"], "nli");
+  ASSERT_EQ(answer["data"].size(), cases.size());
+  int tokens = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i]["id"].get<std::string>());
+    const auto& item = answer["data"][i];
+    EXPECT_EQ(item["index"], i);
+    EXPECT_EQ(item["num_classes"], 3);
+    EXPECT_EQ(item["label"], cases[i]["label"]);
+    ASSERT_EQ(item["probs"].size(), 3u);
+    for (std::size_t k = 0; k < 3; ++k)
+      EXPECT_NEAR(item["probs"][k].get<double>(), cases[i]["probs"][k].get<double>(), kTolerance);
+    tokens += cases[i]["num_tokens"].get<int>();
+  }
+  EXPECT_EQ(answer["usage"]["prompt_tokens"], tokens);
+  // One string is one input; the one-label reranker answers its sigmoid.
+  const auto rerank_golden = golden("bert-tiny-rerank");
+  const auto& relevant = find_case(rerank_golden, "relevant");
+  const auto one = post_json(port(), "/classify", json{{"model", "rerank"}, {"input", "a"}}.dump());
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(json::parse(one.body)["data"][0]["num_classes"], 1);
+  EXPECT_EQ(json::parse(one.body)["data"][0]["label"], relevant["label"]);
+}
+
+TEST_F(ServeRerankClassify, RoutesAreLabelledInMetrics) {
+  for (const char* route : {"/v1/rerank", "/v2/rerank"})
+    ASSERT_EQ(post_json(port(), route,
+                        json{{"model", "rerank"}, {"query", "q"}, {"documents", {"a"}}}.dump())
+                  .status,
+              200);
+  ASSERT_EQ(post_json(port(), "/score",
+                      json{{"model", "rerank"}, {"text_1", "q"}, {"text_2", "a"}}.dump())
+                .status,
+            200);
+  ASSERT_EQ(post_json(port(), "/v1/score",
+                      json{{"model", "rerank"}, {"text_1", "q"}, {"text_2", "a"}}.dump())
+                .status,
+            200);
+  ASSERT_EQ(post_json(port(), "/classify", json{{"model", "nli"}, {"input", "a"}}.dump()).status,
+            200);
+  ASSERT_EQ(post_json(port(), "/classify", json{{"model", "embed"}, {"input", "a"}}.dump()).status,
+            400);
+  const auto metrics = get(port(), "/metrics").body;
+  for (const std::string line :
+       {R"(onepass_requests_total{route="/v1/rerank",model="rerank",status="200"})",
+        R"(onepass_requests_total{route="/v2/rerank",model="rerank",status="200"})",
+        R"(onepass_requests_total{route="/score",model="rerank",status="200"})",
+        R"(onepass_requests_total{route="/v1/score",model="rerank",status="200"})",
+        R"(onepass_requests_total{route="/classify",model="nli",status="200"})",
+        R"(onepass_requests_total{route="/classify",model="embed",status="400"})",
+        R"(onepass_http_request_duration_seconds_count{route="/v1/rerank"})"})
+    EXPECT_NE(metrics.find(line), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace onepass::testing
