@@ -20,7 +20,7 @@ const char* task_name(const runtime::ModelDescription& model) {
     case ModelTask::kEmbedder:
       return "feature-extraction (a base model: embeddings)";
     case ModelTask::kTokenClassifier:
-      return "token-classification (per-token labels: named entities)";
+      return "token-classification (a *ForTokenClassification model: entities)";
   }
   return "unknown";
 }
@@ -40,6 +40,7 @@ void check_hf_task(std::string_view hf_task, const runtime::ModelDescription& mo
   } else if (hf_task == "sentence-ranking" || hf_task == "text-ranking") {
     fits = model.task == ModelTask::kReranker;
   } else if (hf_task == "token-classification" || hf_task == "ner") {
+    // "ner" is transformers' alias of the token-classification pipeline.
     fits = model.task == ModelTask::kTokenClassifier;
   } else {
     throw Error(ErrorKind::kInvalidArgument,

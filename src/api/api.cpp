@@ -63,6 +63,7 @@ const std::array kRoutes = {
     // The Inference API per model: what POST / answers, for the model the path names.
     Route{"POST", "/models/{model}", Dialect::kInferenceApi, sagemaker::handle_inference_api},
     Route{"POST", "/predict", Dialect::kTei, tei::handle_predict},
+    Route{"POST", "/predict_tokens", Dialect::kTei, tei::handle_predict_tokens},
     Route{"POST", "/rerank", Dialect::kTei, tei::handle_rerank},
     Route{"POST", "/embed", Dialect::kTei, tei::handle_embed},
     Route{"POST", "/tokenize", Dialect::kTei, tei::handle_tokenize},

@@ -142,7 +142,7 @@ const char* task_name(ModelTask task) {
     case ModelTask::kEmbedder:
       return "embedder";
     case ModelTask::kTokenClassifier:
-      return "token-classifier";
+      return "token-classification";
     case ModelTask::kClassifier:
       break;
   }

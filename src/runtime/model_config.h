@@ -21,7 +21,8 @@ ModelDescription describe_model_folder(const std::string& name, const std::files
                                        std::size_t max_input_length,
                                        std::optional<Pooling> pooling_override);
 
-// "classifier", "reranker", "embedder" (logs, `onepass info`).
+// "classifier", "reranker", "embedder", "token-classification" (the pipeline's name, as HF_TASK
+// says it) for logs and `onepass info`.
 const char* task_name(ModelTask task);
 // "cls", "mean".
 const char* pooling_name(Pooling pooling);

@@ -261,5 +261,51 @@ TEST(TokenClassification, NamesAndBadInput) {
   EXPECT_THROW(extract_entities(view, kLabels, wordpiece_style(), Aggregation::kNone, {}), Error);
 }
 
+// aggregate_overlapping_entities by hand. Two windows of "Ann Lee met Bo in Paris today"
+// overlapping on "Bo in": window 1 found PER "Ann Lee" [0,7) and PER "Bo" [12,14); window 2 found
+// PER "Bo in" [12,17) (longer: replaces "Bo"), LOC "Paris" [18,23) and, from the second window's
+// view of the same span, LOC "Paris" again with a higher score (same length: replaces it).
+// "in" [15,17) starts inside "Bo in" and is shorter: dropped. "today" [24,29) touches nothing.
+TEST(TokenClassification, OverlappingWindowEntitiesMergeAsThePipelineDoes) {
+  const auto entity = [](std::string label, float score, std::string word, std::size_t start,
+                         std::size_t end) {
+    Entity e;
+    e.label = std::move(label);
+    e.score = score;
+    e.word = std::move(word);
+    e.start = start;
+    e.end = end;
+    return e;
+  };
+  std::vector<Entity> windows = {
+      entity("PER", 0.9f, "Ann Lee", 0, 7), entity("PER", 0.8f, "Bo", 12, 14),
+      entity("PER", 0.6f, "Bo in", 12, 17), entity("LOC", 0.5f, "in", 15, 17),
+      entity("LOC", 0.7f, "Paris", 18, 23), entity("LOC", 0.75f, "Paris", 18, 23),
+      entity("LOC", 0.4f, "today", 24, 29),
+  };
+  // Out of order, as windows may give them: sorted by start first (stable).
+  std::swap(windows[0], windows[6]);
+  const auto merged = merge_overlapping_entities(windows);
+  ASSERT_EQ(merged.size(), 4u);
+  EXPECT_EQ(merged[0].word, "Ann Lee");
+  EXPECT_EQ(merged[1].word, "Bo in");
+  EXPECT_FLOAT_EQ(merged[1].score, 0.6f);
+  EXPECT_EQ(merged[2].word, "Paris");
+  EXPECT_FLOAT_EQ(merged[2].score, 0.75f);
+  EXPECT_EQ(merged[3].word, "today");
+
+  // Equal length and equal score: the first kept (strictly higher replaces).
+  const auto tie = merge_overlapping_entities(
+      {entity("PER", 0.5f, "Bo", 3, 5), entity("LOC", 0.5f, "Bo", 3, 5)});
+  ASSERT_EQ(tie.size(), 1u);
+  EXPECT_EQ(tie[0].label, "PER");
+  // A shorter entity starting inside a longer one never replaces it, whatever its score.
+  const auto inner = merge_overlapping_entities(
+      {entity("PER", 0.1f, "Ann Lee", 0, 7), entity("PER", 0.99f, "Lee", 4, 7)});
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_EQ(inner[0].word, "Ann Lee");
+  EXPECT_TRUE(merge_overlapping_entities({}).empty());
+}
+
 }  // namespace
 }  // namespace onepass::model::heads

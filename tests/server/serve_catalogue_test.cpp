@@ -43,7 +43,7 @@ void expect_error_shape(const std::string& path, int status, const std::string& 
     EXPECT_TRUE(error["error"].contains("param")) << body;
     EXPECT_EQ(error["error"]["code"], status) << body;
   } else if (path == "/predict" || path == "/rerank" || path == "/embed" || path == "/tokenize" ||
-             path == "/zero_shot") {
+             path == "/zero_shot" || path == "/predict_tokens") {
     EXPECT_TRUE(error["error"].is_string()) << body;
     EXPECT_TRUE(error["error_type"].is_string()) << body;
   } else {
@@ -294,6 +294,171 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
             before_predict.body);
   EXPECT_EQ(post_json(port, "/embed", json{{"inputs", premise}}.dump(), target("embed")).body,
             before_embed.body);
+}
+
+// The token-classification routes' bad input, with a token classifier and a sequence classifier
+// co-hosted; then the same entities as before.
+TEST(ServeCatalogue, NerRoutesBadInputThenStillCorrect) {
+  ServeProcess server({"--model", "ner=" + fixture_model("bert-tiny-ner"), "--model",
+                       "nli=" + fixture_model("bert-tiny-nli"), "--max-client-batch-size", "4"});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  const auto port = server.port();
+  const std::string text = "Der Zug nach München fährt pünktlich um acht Uhr ab.";
+  const std::string simple = json{{"inputs", text}, {"aggregation_strategy", "simple"}}.dump();
+  const auto before = post_json(port, "/predict_tokens", simple, target("ner"));
+  ASSERT_EQ(before.status, 200) << before.body;
+  std::string long_words;
+  for (int i = 0; i < 400; ++i) long_words += "guitar street corner ";
+  const auto tokens = [](const json& body) { return body.dump(); };
+  const std::vector<Case> cases = {
+      // /predict_tokens: TEI's shapes and statuses.
+      {"POST", "/predict_tokens", "hello", kJson, target("ner"), 400, "not valid JSON"},
+      {"POST", "/predict_tokens", R"({"inputs":"a")", kJson, target("ner"), 400, ""},
+      {"POST", "/predict_tokens", "{\"inputs\":\"\xff\"}", kJson, target("ner"), 400, ""},
+      {"POST", "/predict_tokens", R"({"inputs":"a"})", "text/plain", target("ner"), 415, ""},
+      {"POST", "/predict_tokens", R"({"input":"a"})", kJson, target("ner"), 422,
+       "missing field `inputs`"},
+      {"POST", "/predict_tokens", R"({"inputs":5})", kJson, target("ner"), 422, ""},
+      {"POST", "/predict_tokens", R"({"inputs":[["a"]]})", kJson, target("ner"), 422, ""},
+      {"POST", "/predict_tokens", R"({"inputs":[]})", kJson, target("ner"), 422, ""},
+      {"POST", "/predict_tokens", R"({"inputs":""})", kJson, target("ner"), 400,
+       R"("error_type":"Empty")"},
+      {"POST", "/predict_tokens", tokens({{"inputs", std::vector<std::string>(5, "a")}}), kJson,
+       target("ner"), 422, "5"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","aggregation_strategy":"longest"})", kJson,
+       target("ner"), 422, "aggregation_strategy"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","parameters":{"aggregation_strategy":3}})",
+       kJson, target("ner"), 422, ""},
+      {"POST", "/predict_tokens", R"({"inputs":"a","ignore_labels":"O"})", kJson, target("ner"),
+       422, "ignore_labels"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","ignore_labels":[1]})", kJson, target("ner"),
+       422, "ignore_labels"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","parameters":[1]})", kJson, target("ner"), 422,
+       "parameters"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","stride":4})", kJson, target("ner"), 422,
+       "aggregation_strategy other than none"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","aggregation_strategy":"max","stride":-1})",
+       kJson, target("ner"), 422, "stride"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","aggregation_strategy":"max","stride":"4"})",
+       kJson, target("ner"), 422, "stride"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","aggregation_strategy":"max","stride":512})",
+       kJson, target("ner"), 422, "less than the model's limit of 512"},
+      {"POST", "/predict_tokens",
+       R"({"inputs":"a","aggregation_strategy":"max","stride":1e999999})", kJson, target("ner"),
+       400, "a number is out of range"},
+      {"POST", "/predict_tokens", R"({"inputs":"a","truncation_direction":"up"})", kJson,
+       target("ner"), 422, "truncation_direction"},
+      // 3202 tokens: refused without truncation or stride; truncated, or 8 windows of 512 with
+      // stride 100 (3200 content tokens, 410 new ones a window), above the client limit of 4.
+      {"POST", "/predict_tokens", tokens({{"inputs", long_words}}), kJson, target("ner"), 422,
+       "input has 3202 tokens, more than the model's limit of 512"},
+      {"POST", "/predict_tokens", tokens({{"inputs", long_words}, {"truncate", true}}), kJson,
+       target("ner"), 200, ""},
+      {"POST", "/predict_tokens",
+       tokens({{"inputs", long_words}, {"aggregation_strategy", "simple"}, {"stride", 100}}), kJson,
+       target("ner"), 422, "windows"},
+      {"POST", "/predict_tokens", R"({"inputs":"a"})", kJson, target("nli"), 422,
+       "not a token classifier"},
+      {"POST", "/predict_tokens", R"({"inputs":"a"})", kJson, target("nope"), 404, ""},
+      {"POST", "/predict_tokens", R"({"inputs":"a"})", kJson, {}, 404, "several models"},
+      {"GET", "/predict_tokens", "", "", {}, 405, ""},
+      // The toolkit and the Inference API: 400 for a bad parameter.
+      {"POST", "/invocations", R"({"inputs":"a","parameters":{"aggregation_strategy":"all"}})",
+       kJson, target("ner"), 400, "aggregation_strategy"},
+      {"POST", "/invocations", R"({"inputs":"a","parameters":{"stride":2}})", kJson, target("ner"),
+       400, "stride"},
+      {"POST", "/invocations",
+       R"({"inputs":"a","parameters":{"aggregation_strategy":"simple","stride":6,"max_length":8}})",
+       kJson, target("ner"), 200, ""},
+      {"POST", "/invocations",
+       tokens({{"inputs", long_words},
+               {"parameters",
+                {{"aggregation_strategy", "simple"}, {"stride", 2}, {"max_length", 8}}}}),
+       kJson, target("ner"), 422, "windows"},
+      {"POST", "/invocations", R"({"inputs":{"text":"a","text_pair":"b"}})", kJson, target("ner"),
+       400, ""},
+      {"POST",
+       "/models/ner",
+       R"({"inputs":"a","parameters":{"ignore_labels":{"O":1}}})",
+       kJson,
+       {},
+       400,
+       "ignore_labels"},
+      // KServe v2.
+      {"POST",
+       "/v2/models/ner/infer",
+       R"({"inputs":[{"name":"input_ids","shape":[1,3],"datatype":"INT64","data":[12,74,13]}],"outputs":[{"name":"entities"}]})",
+       kJson,
+       {},
+       400,
+       "needs 'text' inputs"},
+      {"POST",
+       "/v2/models/ner/infer",
+       R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["a"]}],"outputs":[{"name":"embeddings"}]})",
+       kJson,
+       {},
+       400,
+       "unknown output"},
+      {"POST",
+       "/v2/models/ner/infer",
+       R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["a"]},{"name":"text_pair","shape":[1],"datatype":"BYTES","data":["b"]}]})",
+       kJson,
+       {},
+       400,
+       "text_pair"},
+      {"POST",
+       "/v2/models/ner/infer",
+       R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["a"]}],"parameters":{"aggregation_strategy":"simple","stride":2}})",
+       kJson,
+       {},
+       400,
+       "stride"},
+      {"POST",
+       "/v2/models/ner/infer",
+       R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["a"]}],"parameters":"x"})",
+       kJson,
+       {},
+       400,
+       "parameters"},
+      {"POST",
+       "/v2/models/ner/infer",
+       R"({"inputs":[{"name":"input_ids","shape":[1,3],"datatype":"INT64","data":[12,999999,13]}]})",
+       kJson,
+       {},
+       422,
+       "vocabulary"},
+      {"POST",
+       "/v2/models/ner/infer",
+       R"({"inputs":[{"name":"input_ids","shape":[1,3],"datatype":"INT64","data":[12,74,13]}],"outputs":[{"name":"logits"}]})",
+       kJson,
+       {},
+       200,
+       R"("shape":[1,3,5])"},
+      // The other routes refuse a token classifier in their own shape.
+      {"POST", "/predict", R"({"inputs":"a"})", kJson, target("ner"), 422, "/predict_tokens"},
+      {"POST", "/embed", R"({"inputs":"a"})", kJson, target("ner"), 422, ""},
+      {"POST", "/rerank", R"({"query":"q","texts":["a"]})", kJson, target("ner"), 422, ""},
+      {"POST", "/zero_shot", R"({"inputs":"a","candidate_labels":["x"]})", kJson, target("ner"),
+       422, ""},
+      {"POST", "/v1/embeddings", R"({"input":"a","model":"ner"})", kJson, {}, 422, ""},
+      // Control characters, emoji, RTL marks and NUL: served.
+      {"POST", "/predict_tokens",
+       R"({"inputs":"a\u0000b \u200f\u202e\ud83d\udc68\u200d\ud83d\udc69 \t\u0001","aggregation_strategy":"average"})",
+       kJson, target("ner"), 200, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.method + " " + c.path.substr(0, 80) + " " + c.body.substr(0, 120));
+    const auto r = http_request(port, c.method, c.path, c.body, c.content_type, c.headers);
+    EXPECT_EQ(r.status, c.status) << r.body.substr(0, 400);
+    if (!c.body_has.empty()) {
+      EXPECT_NE(r.body.find(c.body_has), std::string::npos) << r.body.substr(0, 400);
+    }
+    if (r.status >= 400) {
+      expect_error_shape(c.path, r.status, r.body);
+      EXPECT_LT(r.body.size(), 1024u) << "an error must not echo the input back";
+    }
+  }
+  EXPECT_EQ(post_json(port, "/predict_tokens", simple, target("ner")).body, before.body);
 }
 
 TEST(ServeCatalogue, TransportLimitsOnTheRealServer) {

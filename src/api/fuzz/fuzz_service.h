@@ -8,7 +8,8 @@
 //   - per-item failures as InferenceResult::error, like the runtime's prepare step: too many
 //     tokens without truncation, an empty or out-of-vocabulary pre-tokenized input;
 //   - outputs of the right shape: logits [num_labels], pooled [hidden], tokens
-//     [num_tokens, hidden], with num_tokens within the model's limit.
+//     [num_tokens, hidden], token logits [num_tokens, num_labels] with the text's encoding (from
+//     tokenize() below), with num_tokens within the model's limit.
 // It also checks that what the dialects submit is well formed (abort otherwise).
 #pragma once
 
@@ -38,7 +39,8 @@ class FuzzService : public runtime::InferenceService {
   static constexpr std::size_t kMaxInputBytes = 512;  // small, so the fuzzer reaches it
 
   // A classifier with an entailment label ("nli"), a reranker ("rerank"), an embedder
-  // ("embed"); `names` picks which of them this service hosts.
+  // ("embed"), a token classifier with B-/I- labels ("ner"); `names` picks which of them this
+  // service hosts.
   explicit FuzzService(const std::vector<std::string>& names) {
     for (const auto& name : names) models_.push_back(describe(name));
   }
@@ -66,8 +68,19 @@ class FuzzService : public runtime::InferenceService {
         runtime::check_input_bytes(*item.text_pair, model->max_input_bytes, "the second text");
     }
     // A dialect must ask for the output its model can give.
-    const bool embedder = model->task == runtime::ModelTask::kEmbedder;
-    check(embedder == (request.output != runtime::OutputKind::kLogits));
+    switch (model->task) {
+      case runtime::ModelTask::kEmbedder:
+        check(request.output == runtime::OutputKind::kPooled ||
+              request.output == runtime::OutputKind::kTokens);
+        break;
+      case runtime::ModelTask::kTokenClassifier:
+        check(request.output == runtime::OutputKind::kTokenLogits);
+        break;
+      case runtime::ModelTask::kClassifier:
+      case runtime::ModelTask::kReranker:
+        check(request.output == runtime::OutputKind::kLogits);
+        break;
+    }
     pending_.emplace_back(std::move(request), std::move(done));
   }
 
@@ -145,6 +158,12 @@ class FuzzService : public runtime::InferenceService {
       d.task = runtime::ModelTask::kEmbedder;
       d.info.architecture = "BertModel";
       d.pooling = runtime::Pooling::kMean;
+    } else if (name == "ner") {
+      d.task = runtime::ModelTask::kTokenClassifier;
+      d.info.architecture = "BertForTokenClassification";
+      d.info.head = model::HeadKind::kTokenClassification;
+      d.info.num_labels = 5;
+      d.info.id2label = {"O", "B-PER", "I-PER", "B-LOC", "I-LOC"};
     } else if (name == "rerank") {
       d.task = runtime::ModelTask::kReranker;
       d.info.architecture = "BertForSequenceClassification";
@@ -190,6 +209,11 @@ class FuzzService : public runtime::InferenceService {
             if (id < 0 || id >= kVocab)
               throw Error(ErrorKind::kInvalidInput, "token id outside the vocabulary");
         }
+        if (request.output == runtime::OutputKind::kTokenLogits) {
+          result.items.push_back(token_logits(request, item, model, limit));
+          result.total_tokens += static_cast<std::size_t>(result.items.back().num_tokens);
+          continue;
+        }
         std::size_t tokens = static_cast<std::size_t>(count_tokens(item));
         if (tokens > limit) {
           if (!request.truncate) throw Error(ErrorKind::kInvalidInput, "input has too many tokens");
@@ -214,6 +238,41 @@ class FuzzService : public runtime::InferenceService {
       result.error = std::current_exception();
     }
     return result;
+  }
+
+  // A token classifier's output: the fake tokenizer's encoding of a text (truncated like the
+  // runtime truncates) or the given ids, and [tokens, num_labels] finite logits that vary by
+  // token and label so that every aggregation has labels to group.
+  runtime::ItemOutput token_logits(const runtime::InferenceRequest& request,
+                                   const runtime::InferenceItem& item,
+                                   const runtime::ModelDescription& model,
+                                   std::size_t limit) const {
+    runtime::ItemOutput out;
+    std::size_t tokens = item.input_ids.size();
+    if (!item.pretokenized) {
+      out.encoding = tokenize(model.name, item.text, std::nullopt, true);
+      tokens = out.encoding.ids.size();
+    }
+    if (tokens > limit) {
+      if (!request.truncate) throw Error(ErrorKind::kInvalidInput, "input has too many tokens");
+      tokens = limit;
+      auto& e = out.encoding;
+      if (!item.pretokenized) {
+        e.ids.resize(tokens);
+        e.type_ids.resize(tokens);
+        e.tokens.resize(tokens);
+        e.offsets.resize(tokens);
+        e.special_tokens_mask.resize(tokens);
+      }
+    }
+    out.num_tokens = static_cast<int>(tokens);
+    for (std::size_t t = 0; t < tokens; ++t)
+      for (int j = 0; j < model.info.num_labels; ++j)
+        out.values.push_back(static_cast<float>((t * 7 + static_cast<std::size_t>(j) * 3) % 11) *
+                             0.5f);
+    out.token_style.continuing_subword_prefix = "##";
+    out.token_style.unk_token_id = 3;
+    return out;
   }
 
   std::vector<runtime::ModelDescription> models_;

@@ -3,12 +3,15 @@
 // here, so the engine only ever sees each sequence's real tokens.
 #include "api/kserve_v2/kserve.h"
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
 #include "api/common/long_input.h"
 #include "api/common/model_select.h"
+#include "api/kserve_v2/token_outputs.h"
 
 namespace onepass::api::kserve_v2 {
 
@@ -154,7 +157,14 @@ void handle_model_metadata(Call& call) {
   write_io(json, "attention_mask", "INT64", {-1, -1});
   write_io(json, "token_type_ids", "INT64", {-1, -1});
   json.end_array().key("outputs").begin_array();
-  write_io(json, output_name(model), "FP32", {-1, output_width(model)});
+  if (model.task == runtime::ModelTask::kTokenClassifier) {
+    write_io(json, "logits", "FP32", {-1, -1, output_width(model)});
+    write_io(json, "attention_mask", "INT64", {-1, -1});
+    write_io(json, "offset_mapping", "INT64", {-1, -1, 2});
+    write_io(json, "entities", "BYTES", {-1});
+  } else {
+    write_io(json, output_name(model), "FP32", {-1, output_width(model)});
+  }
   json.end_array().end_object();
   call.reply.json(json.take());
 }
@@ -212,14 +222,27 @@ void handle_infer(Call& call) {
     *slot = std::move(tensor);
   }
   const std::string id = get_string(body, "id").value_or("");
+  const bool token_classifier = model.task == runtime::ModelTask::kTokenClassifier;
+  std::vector<std::string> requested;
   if (const Json* outputs = get_field(body, "outputs")) {
     if (!outputs->is_array()) invalid("'outputs' must be a list");
     for (const auto& output : *outputs) {
       const auto name = output.is_object() ? get_string(output, "name") : std::nullopt;
-      if (!name || *name != output_name(model))
-        invalid(std::string("unknown output; this model has '") + output_name(model) + "'");
+      const bool known =
+          name && (token_classifier
+                       ? std::find(std::begin(kTokenLogitsOutputs), std::end(kTokenLogitsOutputs),
+                                   *name) != std::end(kTokenLogitsOutputs)
+                       : *name == output_name(model));
+      if (!known)
+        invalid(token_classifier
+                    ? "unknown output; this model has 'logits', 'attention_mask', "
+                      "'offset_mapping' and 'entities'"
+                    : std::string("unknown output; this model has '") + output_name(model) + "'");
+      requested.push_back(*name);
     }
   }
+  const Json* parameters = get_field(body, "parameters");
+  if (parameters && !parameters->is_object()) invalid("'parameters' must be an object");
 
   runtime::InferenceRequest request;
   request.model = model.name;
@@ -268,6 +291,9 @@ void handle_infer(Call& call) {
   } else {
     invalid("inputs need 'text' (BYTES) or 'input_ids' (INT64)");
   }
+  if (token_classifier)
+    return infer_token_logits(call, model, id, std::move(request), std::move(requested),
+                              parameters ? *parameters : Json::object());
   const std::int64_t width = output_width(model);
   submit_and_reply(call.service, std::move(request), call.reply,
                    [model, id, width](runtime::InferenceResult& result) {

@@ -1,5 +1,6 @@
 // POST /invocations (and /models/{model}/invoke) with the toolkit's answers, and POST / with
 // the Inference API's answers. Same request body; the task follows the model.
+#include <algorithm>
 #include <memory>
 
 #include "api/common/api_error.h"
@@ -161,7 +162,8 @@ void feature_extraction(Call& call, const runtime::ModelDescription& model,
 }
 
 // The token-classification pipeline's answer: a text gets its list of entities, a list of
-// texts a list of those. Both flavors answer alike, as the pipeline does.
+// texts a list of those. Both flavors answer alike, as the pipeline does. `max_length` (a
+// onepass extension) bounds the windows of `stride` as it bounds truncation.
 void token_classification(Call& call, const runtime::ModelDescription& model,
                           const ToolkitPayload& payload) {
   TextInputs inputs = parse_text_inputs(payload.inputs, false);
@@ -169,22 +171,24 @@ void token_classification(Call& call, const runtime::ModelDescription& model,
   const ClassifyParameters truncation = parse_classify_parameters(payload.parameters);
   const TokenClassificationParameters params =
       parse_token_classification_parameters(payload.parameters);
-  auto texts = std::make_shared<std::vector<std::string>>();
-  for (const auto& item : inputs.items) texts->push_back(item.text);
+  std::vector<std::string> texts;
+  for (auto& item : inputs.items) texts.push_back(std::move(item.text));
+  std::size_t limit = static_cast<std::size_t>(model.max_input_length);
+  if (truncation.max_length != 0) limit = std::min(limit, truncation.max_length);
   runtime::InferenceRequest request;
   request.model = model.name;
-  request.items = std::move(inputs.items);
-  request.output = runtime::OutputKind::kTokenLogits;
   request.truncate = truncation.truncate.value_or(call.options.auto_truncate);
   request.max_length = truncation.max_length;
+  auto plan = std::make_shared<std::vector<TokenClassificationText>>(
+      add_token_classification_items(call.service, model, std::move(texts), params, limit,
+                                     call.options.max_client_batch_size, request));
   const bool list = inputs.is_list();
   submit_and_reply(call.service, std::move(request), call.reply,
-                   [model, params, texts, list](runtime::InferenceResult& result) {
+                   [model, params, plan, list](runtime::InferenceResult& result) {
                      JsonWriter json;
                      if (list) json.begin_array();
-                     for (std::size_t i = 0; i < result.items.size(); ++i)
-                       write_entities(json,
-                                      entities_of((*texts)[i], result.items[i], model, params));
+                     for (const auto& text : *plan)
+                       write_entities(json, entities_of(text, result, model, params));
                      if (list) json.end_array();
                      return json_response(json.take());
                    });

@@ -48,7 +48,7 @@ void check_classifier(const runtime::ModelDescription& model, const char* route)
   if (model.task == runtime::ModelTask::kTokenClassifier)
     throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
                                                   "' is a token classifier and cannot serve " +
-                                                  route + "; use /invocations");
+                                                  route + "; use /predict_tokens");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 namespace onepass::api::tei {
 
 void handle_predict(Call& call);
+void handle_predict_tokens(Call& call);
 void handle_rerank(Call& call);
 void handle_embed(Call& call);
 void handle_tokenize(Call& call);

@@ -275,4 +275,26 @@ std::vector<Entity> extract_entities(const TokenizedSequence& seq,
   return out;
 }
 
+std::vector<Entity> merge_overlapping_entities(std::vector<Entity> entities) {
+  if (entities.empty()) return entities;
+  // Python's sorted() is stable: entities with equal starts keep their window order.
+  std::stable_sort(entities.begin(), entities.end(),
+                   [](const Entity& a, const Entity& b) { return a.start < b.start; });
+  std::vector<Entity> merged;
+  Entity kept = entities.front();
+  for (auto& entity : entities) {
+    if (kept.start <= entity.start && entity.start < kept.end) {
+      const auto length = static_cast<std::int64_t>(entity.end) - entity.start;
+      const auto kept_length = static_cast<std::int64_t>(kept.end) - kept.start;
+      if (length > kept_length || (length == kept_length && entity.score > kept.score))
+        kept = std::move(entity);
+    } else {
+      merged.push_back(std::move(kept));
+      kept = std::move(entity);
+    }
+  }
+  merged.push_back(std::move(kept));
+  return merged;
+}
+
 }  // namespace onepass::model::heads

@@ -64,6 +64,12 @@ std::vector<Entity> extract_entities(const TokenizedSequence& sequence,
                                      const TokenTextStyle& style, Aggregation aggregation,
                                      const std::vector<std::string>& ignore_labels);
 
+// The pipeline's aggregate_overlapping_entities, for the entities of a text's windows (`stride`):
+// sorted by start (stable), an entity starting inside the one kept before it replaces it when it
+// is longer, or as long with a higher score; otherwise the kept one is final. The pipeline calls
+// it only when the text had more than one window.
+std::vector<Entity> merge_overlapping_entities(std::vector<Entity> entities);
+
 // convert_tokens_to_string of the fast tokenizer with `style` (exposed for tests).
 std::string tokens_to_text(std::span<const std::string> tokens, const TokenTextStyle& style);
 

@@ -1,0 +1,27 @@
+// KServe v2 outputs of a token classifier (internal to the KServe dialect): every token's logits
+// as one FP32 tensor, padded to the batch's longest input as KServe's Hugging Face server pads
+// its batch, with the mask that tells real tokens from padding, the tokens' offsets (KServe's
+// return_offsets_mapping output) and, for text inputs, the pipeline's entities.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/common/call.h"
+#include "api/common/json_request.h"
+
+namespace onepass::api::kserve_v2 {
+
+// Output names a token classifier offers; the last two need text inputs.
+inline constexpr const char* kTokenLogitsOutputs[] = {"logits", "attention_mask", "offset_mapping",
+                                                      "entities"};
+
+// Submits `request` (its items built from the inputs) and answers with the `requested` outputs
+// (empty: every output the inputs allow). `parameters` is the request's "parameters" object:
+// aggregation_strategy and ignore_labels for "entities". ApiError kValidation for an output
+// the inputs cannot give, a pair input, or "stride" (windows are not a tensor).
+void infer_token_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
+                        runtime::InferenceRequest request, std::vector<std::string> requested,
+                        const Json& parameters);
+
+}  // namespace onepass::api::kserve_v2
