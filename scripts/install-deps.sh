@@ -37,10 +37,11 @@ $SUDO apt-get install -y -qq --no-install-recommends $BUILD_PACKAGES \
 if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
-# --fixtures: what tools/fixtures/generate.py needs to run transformers (not the tests).
+# --fixtures: what tools/fixtures/generate.py and bench/perf/make_shaped.py need to run transformers
+# and export ONNX (not the tests).
 if [ "${1:-}" = "--fixtures" ]; then
   $SUDO apt-get install -y -qq --no-install-recommends \
     python3-torch python3-sentencepiece python3-numpy python3-tqdm python3-regex \
-    python3-packaging python3-filelock python3-yaml python3-requests >/dev/null
+    python3-packaging python3-filelock python3-yaml python3-requests python3-onnx >/dev/null
 fi
 echo "onepass dependencies installed"

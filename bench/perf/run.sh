@@ -3,7 +3,11 @@
 # installs the ONNX Runtime peer (npm onnxruntime-node) in bench/.peer, builds onepass (release)
 # and runs both on the same inputs, writing bench/out/perf-<model>.json.
 #
-#   bench/perf/run.sh [MODEL ...]     (default: all four perf models)
+#   bench/perf/run.sh [MODEL ...]     (default: all six perf models)
+# A MODEL is a folder of the shared kit (../shared/perf-models: mdeberta-v3-base-shaped,
+# bert-base-shaped, minilm-l12-h384-multilingual-shaped, xlmr-base-shaped) or of this repo's
+# bench/perf/models (distilbert-base-shaped, electra-base-shaped; made by make_shaped.py).
+# The complete folders (weights included) are bench/out/perf/<model>.
 # Environment: THREADS (default "1,2"), RUNS (default 10), ONLY (workload filter, e.g. 1x59,mixed32),
 # PRECISIONS (onepass's reduced precisions to time as well, e.g. bf16,int8; default none)
 set -euo pipefail
@@ -14,14 +18,24 @@ perf=$out/perf
 peer=$root/bench/.peer
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
-  models=(mdeberta-v3-base-shaped bert-base-shaped minilm-l12-h384-multilingual-shaped xlmr-base-shaped)
+  models=(mdeberta-v3-base-shaped bert-base-shaped minilm-l12-h384-multilingual-shaped xlmr-base-shaped
+    distilbert-base-shaped electra-base-shaped)
 fi
 mkdir -p "$perf" "$peer"
 
 for m in "${models[@]}"; do
+  src=$root/bench/perf/models/$m
+  [ -f "$src/manifest.json" ] || src=$shared/perf-models/$m
+  if [ ! -f "$src/manifest.json" ]; then
+    echo "unknown perf model '$m' (not in bench/perf/models nor in $shared/perf-models)" >&2
+    exit 2
+  fi
   if [ ! -f "$perf/$m/model.safetensors" ]; then
     echo "regenerating $m weights" >&2
-    /usr/bin/python3 "$shared/perf-models/gen_weights.py" --model "$shared/perf-models/$m" --out "$perf/$m" >&2
+    /usr/bin/python3 "$shared/perf-models/gen_weights.py" --model "$src" --out "$perf/$m" >&2
+  else
+    # The weights are made once; the small files (graph, golden, config) follow the source.
+    find "$src" -maxdepth 1 -type f ! -name '*.safetensors' -exec cp {} "$perf/$m/" \;
   fi
 done
 
