@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "api/cohere/cohere.h"
+#include "api/common/dialect.h"
+#include "api/common/generic_dialect.h"
+#include "api/common/health.h"
 #include "api/common/model_select.h"
 #include "api/kserve_v2/kserve.h"
 #include "api/openai/openai.h"
@@ -17,68 +20,17 @@ namespace onepass::api {
 
 namespace {
 
-using RouteHandler = void (*)(Call&);
-
-struct Route {
-  const char* method;
-  const char* pattern;  // "{model}" matches one path segment
-  Dialect dialect;
-  RouteHandler handler;
-  bool open = false;        // no API key needed (health, readiness, metrics)
-  bool management = false;  // only with --enable-model-management
-};
-
-void handle_health(Call& call) {
-  if (call.service.ready()) {
-    http::Response response;
-    response.content_type.clear();
-    call.reply.send(std::move(response));
-    return;
-  }
-  call.reply.json(R"({"error":"unhealthy","error_type":"Unhealthy"})", 503);
-}
-
-void handle_metrics(Call& call) {
-  http::Response response;
-  response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-  response.body = call.service.render_metrics();
-  call.reply.send(std::move(response));
-}
-
-const std::array kRoutes = {
-    Route{"GET", "/ping", Dialect::kSageMaker, handle_health, true},
-    Route{"GET", "/health", Dialect::kTei, handle_health, true},
-    Route{"GET", "/metrics", Dialect::kGeneric, handle_metrics, true},
-    Route{"GET", "/v2/health/live", Dialect::kKserve, kserve_v2::handle_live, true},
-    Route{"GET", "/v2/health/ready", Dialect::kKserve, kserve_v2::handle_ready, true},
-    Route{"POST", "/invocations", Dialect::kSageMaker, sagemaker::handle_invocations},
-    Route{"POST", "/", Dialect::kInferenceApi, sagemaker::handle_inference_api},
-    Route{"GET", "/models", Dialect::kSageMaker, sagemaker::handle_list_models, false, true},
-    Route{"POST", "/models", Dialect::kSageMaker, sagemaker::handle_load_model, false, true},
-    Route{"GET", "/models/{model}", Dialect::kSageMaker, sagemaker::handle_describe_model, false,
-          true},
-    Route{"DELETE", "/models/{model}", Dialect::kSageMaker, sagemaker::handle_unload_model, false,
-          true},
-    Route{"POST", "/models/{model}/invoke", Dialect::kSageMaker, sagemaker::handle_invocations},
-    // The Inference API per model: what POST / answers, for the model the path names.
-    Route{"POST", "/models/{model}", Dialect::kInferenceApi, sagemaker::handle_inference_api},
-    Route{"POST", "/predict", Dialect::kTei, tei::handle_predict},
-    Route{"POST", "/predict_tokens", Dialect::kTei, tei::handle_predict_tokens},
-    Route{"POST", "/rerank", Dialect::kTei, tei::handle_rerank},
-    Route{"POST", "/embed", Dialect::kTei, tei::handle_embed},
-    Route{"POST", "/tokenize", Dialect::kTei, tei::handle_tokenize},
-    Route{"POST", "/zero_shot", Dialect::kTei, tei::handle_zero_shot},
-    Route{"GET", "/info", Dialect::kTei, tei::handle_info},
-    Route{"GET", "/v2", Dialect::kKserve, kserve_v2::handle_server_metadata},
-    Route{"GET", "/v2/models/{model}", Dialect::kKserve, kserve_v2::handle_model_metadata},
-    Route{"GET", "/v2/models/{model}/ready", Dialect::kKserve, kserve_v2::handle_model_ready},
-    Route{"POST", "/v2/models/{model}/infer", Dialect::kKserve, kserve_v2::handle_infer},
-    Route{"POST", "/v1/embeddings", Dialect::kOpenai, openai::handle_embeddings},
-    Route{"POST", "/v1/rerank", Dialect::kCohere, cohere::handle_rerank_v1},
-    Route{"POST", "/v2/rerank", Dialect::kCohere, cohere::handle_rerank_v2},
-    Route{"POST", "/classify", Dialect::kVllm, vllm::handle_classify},
-    Route{"POST", "/score", Dialect::kVllm, vllm::handle_score},
-    Route{"POST", "/v1/score", Dialect::kVllm, vllm::handle_score},
+// Every dialect, in match order: routes are tried dialect by dialect, each dialect's in its own
+// order, and the first whose method and path match wins. A new dialect is one line here.
+constexpr std::array kDialects = {
+    &sagemaker::kDialect,              // /ping, /invocations, /models*
+    &sagemaker::kInferenceApiDialect,  // POST /, POST /models/{model}
+    &tei::kDialect,                    // /health, /predict, /rerank, /embed, /info, ...
+    &kserve_v2::kDialect,              // /v2/...
+    &openai::kDialect,                 // /v1/embeddings
+    &cohere::kDialect,                 // /v1/rerank, /v2/rerank
+    &vllm::kDialect,                   // /classify, /score, /v1/score
+    &kGenericDialect,                  // /metrics
 };
 
 std::vector<std::string_view> split_path(std::string_view path) {
@@ -112,6 +64,7 @@ bool matches(const Route& route, const std::vector<std::string_view>& segments,
 
 struct Match {
   const Route* route = nullptr;
+  const DialectSpec* dialect = nullptr;  // the route's
   std::string_view model;
   std::string allowed;  // methods of routes whose path matched, for 405
   bool path_matched = false;
@@ -120,18 +73,21 @@ struct Match {
 Match find_route(std::string_view method, std::string_view path, bool management) {
   Match match;
   const auto segments = split_path(path);
-  for (const auto& route : kRoutes) {
-    if (route.management && !management) continue;
-    std::string_view model;
-    if (!matches(route, segments, model)) continue;
-    match.path_matched = true;
-    if (method == route.method) {
-      match.route = &route;
-      match.model = model;
-      return match;
+  for (const DialectSpec* dialect : kDialects) {
+    for (const Route& route : dialect->routes) {
+      if ((route.flags & kRouteManagement) && !management) continue;
+      std::string_view model;
+      if (!matches(route, segments, model)) continue;
+      match.path_matched = true;
+      if (method == route.method) {
+        match.route = &route;
+        match.dialect = dialect;
+        match.model = model;
+        return match;
+      }
+      if (!match.allowed.empty()) match.allowed += ", ";
+      match.allowed += route.method;
     }
-    if (!match.allowed.empty()) match.allowed += ", ";
-    match.allowed += route.method;
   }
   return match;
 }
@@ -163,14 +119,16 @@ bool authorized(const http::Request& request, const std::string& key) {
   return constant_time_equal(value, key);
 }
 
-Dialect dialect_for_path(std::string_view path, bool management) {
+const DialectSpec& dialect_for_path(std::string_view path, bool management) {
   const auto segments = split_path(path);
-  for (const auto& route : kRoutes) {
-    std::string_view model;
-    if (matches(route, segments, model)) return route.dialect;
+  for (const DialectSpec* dialect : kDialects) {
+    for (const Route& route : dialect->routes) {
+      std::string_view model;
+      if (matches(route, segments, model)) return *dialect;
+    }
   }
   (void)management;
-  return Dialect::kGeneric;
+  return kGenericDialect;
 }
 
 }  // namespace
@@ -204,13 +162,13 @@ void Api::handle(http::Request request, http::Respond respond) {
   const auto start = request.received;
   const std::string path(request.path());
   const Match match = find_route(request.method, path, options_.enable_model_management);
-  const Dialect dialect =
-      match.route ? match.route->dialect : dialect_for_path(path, options_.enable_model_management);
+  const DialectSpec& dialect =
+      match.route ? *match.dialect : dialect_for_path(path, options_.enable_model_management);
   Reply reply(std::move(respond), dialect, match.route ? match.route->pattern : "unmatched",
               service_, start);
   reply.set_request(request.method, log::request_id_from(request.header("x-request-id")));
   try {
-    const bool open = match.route && match.route->open;
+    const bool open = match.route && (match.route->flags & kRouteOpen);
     if (!options_.api_key.empty() && !open && !authorized(request, options_.api_key))
       throw ApiError(ApiErrorKind::kUnauthorized, "missing or invalid API key");
     if (!match.route) {
@@ -225,10 +183,9 @@ void Api::handle(http::Request request, http::Respond respond) {
       throw ApiError(ApiErrorKind::kNotFound, "no route for " + request.method + " " +
                                                   (path.size() > 200 ? path.substr(0, 200) : path));
     }
-    const bool liveness =
-        match.route->handler == kserve_v2::handle_live || match.route->handler == handle_metrics;
-    if (draining_ && match.route->handler == handle_health) {
-      reply.json(R"({"error":"unhealthy","error_type":"Unhealthy"})", 503);
+    const bool liveness = match.route->flags & kRouteLiveness;
+    if (draining_ && (match.route->flags & kRouteReadiness)) {
+      answer_unhealthy(reply);
       return;
     }
     if (draining_ && !liveness)
@@ -250,7 +207,7 @@ void Api::handle(http::Request request, http::Respond respond) {
 
 http::Response Api::transport_error(int status, std::string_view target, std::string_view message) {
   std::string_view path = target.substr(0, target.find('?'));
-  const Dialect dialect = dialect_for_path(path, options_.enable_model_management);
+  const DialectSpec& dialect = dialect_for_path(path, options_.enable_model_management);
   http::Response response =
       error_response(dialect, ApiError(kind_for_status(status), std::string(message)));
   response.status = status;

@@ -3,8 +3,12 @@
 #pragma once
 
 #include "api/common/call.h"
+#include "api/common/dialect.h"
 
 namespace onepass::api::cohere {
+
+// Its routes, statuses and error body (dialect.cpp).
+extern const DialectSpec kDialect;
 
 void handle_rerank_v1(Call& call);
 void handle_rerank_v2(Call& call);

@@ -1,7 +1,8 @@
 // Errors of the HTTP API and their one mapping to statuses and bodies. Everything a route can
 // fail with (a typed onepass::Error from the runtime, a request the dialect rejects, a JSON
 // parse failure) becomes an ApiError here, and error_response() is the only place that turns an
-// error into a status code and a dialect's error body (docs/api.md "Error classes").
+// error into a status code and a dialect's error body (docs/api.md "Error classes"), using the
+// status mapping and body writer that each dialect's DialectSpec (dialect.h) gives.
 #pragma once
 
 #include <exception>
@@ -13,17 +14,7 @@
 
 namespace onepass::api {
 
-// Which client family a route serves; it decides the error body and a few statuses.
-enum class Dialect {
-  kGeneric,       // unknown routes, /metrics
-  kSageMaker,     // /invocations, /models*, /ping: the Hugging Face inference toolkit
-  kInferenceApi,  // POST /: the Hugging Face Inference API
-  kTei,           // /predict, /rerank, /embed, /tokenize, /zero_shot, /info, /health
-  kKserve,        // /v2/...
-  kOpenai,        // /v1/embeddings
-  kCohere,        // /v1/rerank, /v2/rerank (Cohere, Jina)
-  kVllm,          // /classify, /score, /v1/score
-};
+struct DialectSpec;  // api/common/dialect.h
 
 enum class ApiErrorKind {
   kBadRequest,           // not JSON, not UTF-8, too deeply nested, malformed framing: 400
@@ -62,11 +53,19 @@ class ApiError : public std::runtime_error {
 // Any exception (ApiError, onepass::Error, anything else) as an ApiError.
 ApiError to_api_error(std::exception_ptr error);
 
-int http_status(Dialect dialect, ApiErrorKind kind);
+// The status of `kind` where a dialect does not say otherwise (dialect.h's http_status).
+int default_http_status(ApiErrorKind kind);
+// For dialects that answer every problem with the request itself with 400: validation, invalid
+// input, tokenizer and too-many-inputs errors are 400, the rest as default_http_status().
+int client_errors_400_http_status(ApiErrorKind kind);
 // The kind of a transport-level status (413, 431, 400, 503, ...).
 ApiErrorKind kind_for_status(int status);
 
-// Status, body and headers (Retry-After, Allow, WWW-Authenticate) for one error.
-http::Response error_response(Dialect dialect, const ApiError& error);
+// {"error": message}: the error body of unknown routes and of the dialects that use it.
+std::string plain_error_body(const ApiError& error, int status);
+
+// Status, body and headers (Retry-After, Allow, WWW-Authenticate) for one error: the status
+// and body from the dialect's spec.
+http::Response error_response(const DialectSpec& dialect, const ApiError& error);
 
 }  // namespace onepass::api

@@ -9,7 +9,7 @@ namespace onepass::api {
 
 struct Reply::State {
   http::Respond respond;
-  Dialect dialect;
+  const DialectSpec* dialect;
   std::string route;
   std::string model;
   runtime::InferenceService* service;
@@ -22,17 +22,17 @@ struct Reply::State {
   std::atomic<bool> answered{false};
 };
 
-Reply::Reply(http::Respond respond, Dialect dialect, std::string route,
+Reply::Reply(http::Respond respond, const DialectSpec& dialect, std::string route,
              runtime::InferenceService& service, std::chrono::steady_clock::time_point start)
     : state_(std::make_shared<State>()) {
   state_->respond = std::move(respond);
-  state_->dialect = dialect;
+  state_->dialect = &dialect;
   state_->route = std::move(route);
   state_->service = &service;
   state_->start = start;
 }
 
-Dialect Reply::dialect() const { return state_->dialect; }
+const DialectSpec& Reply::dialect() const { return *state_->dialect; }
 
 void Reply::set_model(const std::string& name) { state_->model = name; }
 
@@ -91,7 +91,7 @@ void Reply::json(std::string body, int status, std::vector<http::Header> headers
 }
 
 void Reply::fail(const ApiError& error) {
-  finish(error_response(state_->dialect, error), error.what());
+  finish(error_response(*state_->dialect, error), error.what());
 }
 
 void Reply::fail(std::exception_ptr error) { fail(to_api_error(error)); }

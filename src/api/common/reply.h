@@ -20,10 +20,11 @@ namespace onepass::api {
 
 class Reply {
  public:
-  Reply(http::Respond respond, Dialect dialect, std::string route,
+  // `dialect` is one of the static DialectSpecs of api.cpp's table; it outlives every Reply.
+  Reply(http::Respond respond, const DialectSpec& dialect, std::string route,
         runtime::InferenceService& service, std::chrono::steady_clock::time_point start);
 
-  Dialect dialect() const;
+  const DialectSpec& dialect() const;
   void set_model(const std::string& name);
   // For the request log line (written once, when the answer is sent) and the X-Request-Id
   // header echoed on every answer. Set before the call can complete on another thread.

@@ -2,8 +2,12 @@
 #pragma once
 
 #include "api/common/call.h"
+#include "api/common/dialect.h"
 
 namespace onepass::api::kserve_v2 {
+
+// Its routes, statuses and error body (dialect.cpp).
+extern const DialectSpec kDialect;
 
 void handle_server_metadata(Call& call);  // GET /v2
 void handle_model_metadata(Call& call);   // GET /v2/models/{model}

@@ -2,8 +2,12 @@
 #pragma once
 
 #include "api/common/call.h"
+#include "api/common/dialect.h"
 
 namespace onepass::api::openai {
+
+// Its route, statuses and error body (dialect.cpp).
+extern const DialectSpec kDialect;
 
 void handle_embeddings(Call& call);
 

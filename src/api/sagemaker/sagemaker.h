@@ -3,8 +3,13 @@
 #pragma once
 
 #include "api/common/call.h"
+#include "api/common/dialect.h"
 
 namespace onepass::api::sagemaker {
+
+// The toolkit's and the Inference API's routes, statuses and error bodies (dialect.cpp).
+extern const DialectSpec kDialect;
+extern const DialectSpec kInferenceApiDialect;
 
 void handle_invocations(Call& call);    // POST /invocations, POST /models/{model}/invoke
 void handle_inference_api(Call& call);  // POST /, POST /models/{model}

@@ -2,8 +2,12 @@
 #pragma once
 
 #include "api/common/call.h"
+#include "api/common/dialect.h"
 
 namespace onepass::api::tei {
+
+// Its routes, statuses and error body (dialect.cpp).
+extern const DialectSpec kDialect;
 
 void handle_predict(Call& call);
 void handle_predict_tokens(Call& call);

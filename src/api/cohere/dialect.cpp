@@ -1,0 +1,26 @@
+// The Cohere / Jina rerank dialect: its routes, statuses (every problem with the request is 400,
+// Cohere's "invalid request") and error body {"message"}.
+#include "api/cohere/cohere.h"
+#include "api/common/json_writer.h"
+
+namespace onepass::api::cohere {
+
+namespace {
+
+// Cohere's error body; the cohere-ai SDK hands it to the caller as the error's body.
+std::string error_body(const ApiError& error, int /*status*/) {
+  JsonWriter json;
+  json.begin_object().key("message").value(std::string_view(error.what())).end_object();
+  return json.take();
+}
+
+constexpr Route kRoutes[] = {
+    {"POST", "/v1/rerank", handle_rerank_v1},
+    {"POST", "/v2/rerank", handle_rerank_v2},
+};
+
+}  // namespace
+
+constinit const DialectSpec kDialect{"cohere", client_errors_400_http_status, error_body, kRoutes};
+
+}  // namespace onepass::api::cohere
