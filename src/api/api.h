@@ -1,6 +1,7 @@
 // The HTTP API of onepass: every dialect of docs/api.md behind one http::Handler. Routing, the API
-// key, draining and the per-request metrics live here; the dialects live in their folders and
-// the error mapping in common/api_error.
+// key, draining and the per-request metrics live here; the dialects live in their folders (each
+// with its routes and error shape in a DialectSpec, common/dialect.h) and the error mapping in
+// common/api_error.
 #pragma once
 
 #include <atomic>
