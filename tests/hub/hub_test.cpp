@@ -3,6 +3,7 @@
 // the token), gated repos, corrupted and dropped downloads, concurrent downloaders, offline mode.
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -183,6 +184,64 @@ TEST_F(HubTest, CorruptedBlobIsDeletedAndFailsLoudly) {
     EXPECT_EQ(entry.path().filename().string().size(), 40u)
         << "left behind: " << entry.path();  // only the small git-etag files
   }
+}
+
+// A full disk, simulated with a file-size limit in a child process (the limit makes write fail
+// with EFBIG where a full disk fails with ENOSPC: the same failed write). The download fails
+// naming the write error, no blob of the weights is left looking complete, and a later run
+// without the limit finishes the file, resumed from the partial one.
+TEST_F(HubTest, DiskFullLeavesNoCompleteBlobAndIsResumedLater) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    ::signal(SIGXFSZ, SIG_IGN);  // else the limit kills the process instead of failing write
+    const rlimit limit{512 * 1024, 512 * 1024};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    std::string message = "no error";
+    int code = 2;
+    try {
+      resolve_model("acme/tiny-nli@v1", env_);
+    } catch (const Error& e) {
+      message = e.what();
+      code = e.kind() == ErrorKind::kUnavailable ? 0 : 1;
+    }
+    const auto written = ::write(pipe_fds[1], message.data(), message.size());
+    (void)written;
+    ::_exit(code);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << message;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << message;
+  EXPECT_NE(message.find("cannot write"), std::string::npos) << message;
+  EXPECT_NE(message.find("is the disk full?"), std::string::npos) << message;
+
+  const auto weights_size = fs::file_size(kFixture / "model.safetensors");
+  const fs::path blobs = cache_ / "models--acme--tiny-nli/blobs";
+  bool partial_kept = false;
+  for (const auto& entry : fs::directory_iterator(blobs)) {
+    if (entry.path().extension() == ".incomplete") {
+      partial_kept = true;
+      EXPECT_LT(fs::file_size(entry.path()), weights_size);
+    } else {
+      EXPECT_NE(fs::file_size(entry.path()), weights_size) << "complete-looking " << entry.path();
+    }
+  }
+  EXPECT_TRUE(partial_kept);
+
+  const fs::path snapshot = resolve_model("acme/tiny-nli@v1", env_);
+  EXPECT_EQ(read(snapshot / "model.safetensors"), read(kFixture / "model.safetensors"));
+  const auto gets = server_.requests("cdn", "/blobs/");
+  ASSERT_FALSE(gets.empty());
+  EXPECT_TRUE(gets.back()["range"].is_string()) << "the second run did not resume";
 }
 
 TEST_F(HubTest, DroppedConnectionIsResumedWithRange) {
