@@ -256,7 +256,10 @@ TEST(TokenizeCommand, BadLineStopsWithExitCode2) {
 TEST(TokenizeCommand, MissingFolderOrFileIsAnError) {
   CliResult run = run_onepass({"tokenize", "--model", "/nonexistent/onepass-model"}, "");
   EXPECT_EQ(run.rc, 2);
-  EXPECT_NE(run.err.find("no tokenizer"), std::string::npos) << run.err;
+  // Model references resolve before any tokenizer is looked for: a path that does not exist
+  // and is no Hub id is named as such.
+  EXPECT_NE(run.err.find("/nonexistent/onepass-model"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("neither an existing folder nor a Hub id"), std::string::npos) << run.err;
   const fs::path dir = fixtures_dir() / "models" / "bert-tiny-nli";
   run = run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "spm.model"}, "");
   EXPECT_EQ(run.rc, 2);
