@@ -43,4 +43,18 @@ void check_batch(std::span<const SequenceInput> batch, const ModelInfo& info) {
   }
 }
 
+bool begin_forward(std::span<const SequenceInput> batch, const ModelInfo& info,
+                   ForwardOutput& out) {
+  check_batch(batch, info);
+  const std::size_t n = batch.size();
+  out.token_offsets.resize(n + 1);
+  out.token_offsets[0] = 0;
+  for (std::size_t s = 0; s < n; ++s)
+    out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
+  out.logits.clear();
+  out.hidden_states.clear();
+  out.pooler_output.clear();
+  return n != 0;
+}
+
 }  // namespace onepass::model

@@ -17,4 +17,8 @@ std::optional<std::string> sequence_problem(const SequenceInput& sequence, const
 // Throws Error(kInvalidInput) naming the first bad sequence by its index in the batch.
 void check_batch(std::span<const SequenceInput> batch, const ModelInfo& info);
 
+// The start of every forward pass: check_batch, then out's token_offsets for the batch and its
+// outputs cleared. Returns false for an empty batch (nothing to compute).
+bool begin_forward(std::span<const SequenceInput> batch, const ModelInfo& info, ForwardOutput& out);
+
 }  // namespace onepass::model

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "base/error.h"
-#include "kernels/attention.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "model/architectures/architectures.h"
@@ -188,28 +187,16 @@ void BertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t*
 }
 
 void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
-  check_batch(batch, info_);
+  if (!begin_forward(batch, info_, out)) return;
   const std::size_t n = batch.size();
-  out.token_offsets.resize(n + 1);
-  out.token_offsets[0] = 0;
-  for (std::size_t s = 0; s < n; ++s)
-    out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
-  out.logits.clear();
-  out.hidden_states.clear();
-  out.pooler_output.clear();
-  if (n == 0) return;
 
   const ThreadScope thread_scope(threads_);
   auto arena = arenas_.acquire();
   const std::size_t* offsets = out.token_offsets.data();
   const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
   const std::int64_t h = info_.hidden_size;
-  LayerScratch scratch;
   float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
-  scratch.qkv = arena->alloc(static_cast<std::size_t>(tokens * 3 * h));
-  scratch.context = arena->alloc(static_cast<std::size_t>(tokens * h));
-  scratch.intermediate = arena->alloc(static_cast<std::size_t>(tokens * intermediate_size_));
-  scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, n));
+  const auto scratch = LayerScratch::carve(*arena, offsets, n, h, intermediate_size_);
 
   embed(batch, offsets, x, *arena);
   for (const auto& layer : layers_) layer.forward(x, tokens, offsets, n, scratch);

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "base/error.h"
-#include "kernels/attention.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "model/architectures/architectures.h"
@@ -108,28 +107,16 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
 }
 
 void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
-  check_batch(batch, info_);
+  if (!begin_forward(batch, info_, out)) return;
   const std::size_t n = batch.size();
-  out.token_offsets.resize(n + 1);
-  out.token_offsets[0] = 0;
-  for (std::size_t s = 0; s < n; ++s)
-    out.token_offsets[s + 1] = out.token_offsets[s] + batch[s].input_ids.size();
-  out.logits.clear();
-  out.hidden_states.clear();
-  out.pooler_output.clear();
-  if (n == 0) return;
 
   const ThreadScope thread_scope(threads_);
   auto arena = arenas_.acquire();
   const std::size_t* offsets = out.token_offsets.data();
   const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
   const std::int64_t h = info_.hidden_size;
-  LayerScratch scratch;
   float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
-  scratch.qkv = arena->alloc(static_cast<std::size_t>(tokens * 3 * h));
-  scratch.context = arena->alloc(static_cast<std::size_t>(tokens * h));
-  scratch.intermediate = arena->alloc(static_cast<std::size_t>(tokens * intermediate_size_));
-  scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, n));
+  const auto scratch = LayerScratch::carve(*arena, offsets, n, h, intermediate_size_);
 
   // Embeddings: word + position (0, 1, ... per sequence), then LayerNorm.
   auto* ids = arena->alloc_as<std::int32_t>(static_cast<std::size_t>(tokens));

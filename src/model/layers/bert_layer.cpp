@@ -9,6 +9,18 @@
 
 namespace onepass::model {
 
+LayerScratch LayerScratch::carve(tensor::ScratchArena& arena, const std::size_t* offsets,
+                                 std::size_t num_seqs, std::int64_t hidden,
+                                 std::int64_t intermediate_size) {
+  const auto tokens = static_cast<std::size_t>(offsets[num_seqs]);
+  LayerScratch scratch;
+  scratch.qkv = arena.alloc(tokens * 3 * static_cast<std::size_t>(hidden));
+  scratch.context = arena.alloc(tokens * static_cast<std::size_t>(hidden));
+  scratch.intermediate = arena.alloc(tokens * static_cast<std::size_t>(intermediate_size));
+  scratch.attention = arena.alloc(kernels::self_attention_scratch_floats(offsets, num_seqs));
+  return scratch;
+}
+
 LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix,
                                  std::int64_t dim, double eps) {
   return LayerNormWeights{store.get(prefix + ".weight", {dim}).data,

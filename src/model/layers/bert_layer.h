@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/matmul.h"
+#include "tensor/arena.h"
 #include "weights/config.h"
 #include "weights/weight_store.h"
 
@@ -31,6 +32,11 @@ struct LayerScratch {
   float* context = nullptr;       // [tokens, hidden]
   float* intermediate = nullptr;  // [tokens, intermediate_size]
   float* attention = nullptr;     // kernels::self_attention_scratch_floats
+
+  // Carves all four from `arena` for a batch of `num_seqs` sequences at `offsets`.
+  static LayerScratch carve(tensor::ScratchArena& arena, const std::size_t* offsets,
+                            std::size_t num_seqs, std::int64_t hidden,
+                            std::int64_t intermediate_size);
 };
 
 // Weight names inside one layer, after its prefix. BERT's are the defaults; DistilBERT's
