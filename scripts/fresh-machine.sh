@@ -76,6 +76,12 @@ deb $mirror bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 SOURCES
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+# The name table every installed Debian 12 has (the installer and cloud images write it; a
+# debootstrap root has none, and without it glibc cannot resolve "localhost").
+cat >"$root/etc/hosts" <<HOSTS
+127.0.0.1 localhost
+::1 localhost ip6-localhost ip6-loopback
+HOSTS
 # The site's network trust, nothing else of the host: where this network reaches HTTPS registries
 # (npm) through a TLS-inspecting gateway, the host trusts the gateway's CA through a certificate
 # in /usr/local/share/ca-certificates, as every machine of the site would. The root gets the same
