@@ -47,6 +47,7 @@ struct ServeFlags {
   int threads = 0;
   int io_threads = 0;
   int compute_threads = 1;
+  bool pin_threads = true;
   std::size_t max_batch_tokens = 16384;
   std::size_t max_batch_requests = 256;
   double max_wait_ms = 0;
@@ -250,6 +251,7 @@ void log_config(const ServeFlags& flags, const std::vector<runtime::ModelSpec>& 
                          .add("multi_model", flags.enable_model_management)
                          .add("threads", flags.threads)
                          .add("compute_threads", flags.compute_threads)
+                         .add("pin_threads", flags.pin_threads)
                          .add("precision", flags.precision)
                          .add("max_batch_tokens", flags.max_batch_tokens)
                          .add("max_concurrent_requests", flags.max_concurrent_requests)
@@ -294,6 +296,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   options.loaders.resolve = hub_resolver(flags, hub_environment());
   options.threads = flags.threads;
   options.compute_threads = flags.compute_threads;
+  options.pin_threads = flags.pin_threads;
   options.max_batch_tokens = flags.max_batch_tokens;
   options.max_batch_requests = flags.max_batch_requests;
   options.max_wait = std::chrono::microseconds(static_cast<long long>(flags.max_wait_ms * 1000));
@@ -398,8 +401,14 @@ CommandRegistration registration{Command{
                      "[NAME=]REF: a model folder or a Hub id org/name[@revision] (repeat)")
           ->take_all();
       sub.add_option("--host", flags->host, "address to bind")->envname("ONEPASS_HOST");
-      sub.add_option("--threads", flags->threads, "engine threads per forward pass (0: all cores)")
+      sub.add_option("--threads", flags->threads,
+                     "engine threads per forward pass (0: the cores divided among the compute "
+                     "threads)")
           ->envname("ONEPASS_THREADS");
+      sub.add_option("--pin-threads", flags->pin_threads,
+                     "pin each forward pass's threads to cores of their own (true|false); "
+                     "avoids a stall after idle gaps, see docs/performance.md")
+          ->envname("ONEPASS_PIN_THREADS");
       sub.add_option("--io-threads", flags->io_threads, "HTTP I/O threads (0: up to 4)")
           ->envname("ONEPASS_IO_THREADS");
       sub.add_option("--compute-threads", flags->compute_threads, "threads running forward passes")

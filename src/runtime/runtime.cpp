@@ -1,10 +1,12 @@
 #include "runtime/runtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 
 #include "base/error.h"
+#include "model/layers/cpu_pinning.h"
 #include "runtime/input_limits.h"
 #include "runtime/job.h"
 #include "runtime/metrics.h"
@@ -154,6 +156,9 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   if (!options.loaders.tokenizer) options.loaders.tokenizer = defaults.tokenizer;
   impl_->options = std::move(options);
   const RuntimeOptions& o = impl_->options;
+  // Each compute thread's team gets CPUs of its own, so that two teams never share a core.
+  const int threads_per_forward =
+      o.threads > 0 ? o.threads : std::max(1, model::usable_cpus() / o.compute_threads);
 
   SchedulerOptions scheduler_options;
   scheduler_options.limits.max_batch_tokens = o.max_batch_tokens;
@@ -163,13 +168,15 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   scheduler_options.tokenizer_threads = o.tokenizer_threads;
   scheduler_options.auto_truncate = o.auto_truncate;
   scheduler_options.max_windows_per_request = o.max_windows_per_request;
+  scheduler_options.threads_per_forward = threads_per_forward;
+  scheduler_options.pin_threads = o.pin_threads;
   Impl* impl = impl_.get();
   impl_->scheduler = std::make_unique<Scheduler>(
       scheduler_options, impl_->metrics, [impl](const JobRef& job) { impl->complete(job); });
 
   RegistryOptions registry_options;
   registry_options.loaders = o.loaders;
-  registry_options.load.threads = o.threads;
+  registry_options.load.threads = threads_per_forward;
   registry_options.load.precision = o.precision;
   registry_options.load.force_precision = o.force_precision;
   registry_options.max_input_length = o.max_input_length;

@@ -56,7 +56,8 @@ ModelLoaders default_model_loaders();
 
 struct RuntimeOptions {
   std::vector<ModelSpec> models;
-  int threads = 0;  // engine threads per forward pass; 0: all cores
+  // Engine threads per forward pass; 0: the process's CPUs divided among the compute threads.
+  int threads = 0;
   model::Precision precision = model::Precision::kFp32;
   // Serve a bf16/int8 model even when it fails the accuracy gate at load.
   bool force_precision = false;
@@ -91,6 +92,9 @@ struct RuntimeOptions {
 
   int compute_threads = 1;    // threads running forward passes (each uses `threads` cores)
   int tokenizer_threads = 1;  // threads tokenizing and validating inputs
+  // Pin each compute thread's team, thread by thread, to CPUs of its own (model/layers/
+  // cpu_pinning.h says why: the wake-up stall after idle gaps).
+  bool pin_threads = true;
 
   ModelLoaders loaders;
 };

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "model/layers/cpu_pinning.h"
 #include "runtime/outputs.h"
 #include "runtime/windows.h"
 
@@ -47,7 +48,7 @@ Scheduler::Scheduler(SchedulerOptions options, Metrics& metrics, OnComplete on_c
     threads_.emplace_back([this] { tokenizer_loop(); });
   }
   for (int i = 0; i < options_.compute_threads; ++i) {
-    threads_.emplace_back([this] { compute_loop(); });
+    threads_.emplace_back([this, i] { compute_loop(i); });
   }
 }
 
@@ -209,7 +210,8 @@ void Scheduler::sequence_done(const JobRef& ref, std::size_t tokens,
   if (job.remaining == 0) finished.push_back(ref);
 }
 
-void Scheduler::compute_loop() {
+void Scheduler::compute_loop(int index) {
+  if (options_.pin_threads) model::pin_forward_teams(index * options_.threads_per_forward);
   Scratch scratch;
   std::vector<ItemRef> live;
   std::vector<ItemResult> results;

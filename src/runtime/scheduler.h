@@ -33,6 +33,10 @@ struct SchedulerOptions {
   // Sequences (items and windows) of a request with chunked inputs; more is kInvalidInput.
   // 0: no limit.
   std::size_t max_windows_per_request = 0;
+  // Compute thread k pins its forward passes' teams to the CPUs from k * threads_per_forward on
+  // (model/layers/cpu_pinning.h), when pin_threads.
+  int threads_per_forward = 1;
+  bool pin_threads = false;
 };
 
 class Scheduler {
@@ -73,7 +77,7 @@ class Scheduler {
   };
 
   void tokenizer_loop();
-  void compute_loop();
+  void compute_loop(int index);
   // Runs one batch (no lock held); fills `results` per item.
   struct Scratch {  // per compute thread, reused so that steady-state batches do not allocate
     model::ForwardOutput forward;

@@ -17,6 +17,7 @@ class ServeProcess {
   ~ServeProcess();
 
   std::uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
   // Polls /ping until 200; false after `timeout_ms`.
   bool wait_ready(int timeout_ms = 60000) const;
   void signal(int sig) const;

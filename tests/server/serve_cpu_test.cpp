@@ -1,0 +1,110 @@
+// How `onepass serve` uses the CPUs (issue 14), through the real binary: an idle server costs
+// (next to) nothing, and each forward pass's threads run on cores of their own unless
+// --pin-threads false.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "http_client.h"
+#include "serve_process.h"
+
+namespace onepass::testing {
+namespace {
+
+using nlohmann::json;
+
+// utime + stime of every thread of `pid`, in seconds (/proc/PID/stat fields 14 and 15).
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  long long utime = 0;
+  long long stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoll(field);
+    if (i == 15) stime = std::stoll(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The CPU of each thread of `pid` that may run on exactly one CPU.
+std::multiset<std::string> pinned_threads(pid_t pid) {
+  std::multiset<std::string> cpus;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::ifstream in(task.path() / "status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("Cpus_allowed_list:", 0) != 0) continue;
+      const std::string list = line.substr(line.find_first_not_of(" \t", 18));
+      if (list.find_first_of(",-") == std::string::npos) cpus.insert(list);
+    }
+  }
+  return cpus;
+}
+
+void serve_a_few(std::uint16_t port, const std::string& model = "nli") {
+  const std::string body =
+      json{{"inputs",
+            json::array({"A man plays a guitar on a street corner.", "Someone is making music."})}}
+          .dump();
+  for (int i = 0; i < 8; ++i) {
+    const auto r = post_json(port, "/invocations", body,
+                             HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}});
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+}
+
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return static_cast<unsigned>(CPU_COUNT(&set));
+}
+
+TEST(ServeCpu, AnIdleServerUsesUnderOnePercentOfACore) {
+  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+                       "emb=" + fixture_model("bert-tiny-embed")});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  serve_a_few(server.port(), "nli");
+  serve_a_few(server.port(), "emb");
+  // Worker threads may spin briefly after their last parallel region; then nothing may run.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const double before = cpu_seconds(server.pid());
+  std::this_thread::sleep_for(std::chrono::seconds(10));
+  const double used = cpu_seconds(server.pid()) - before;
+  EXPECT_LT(used, 0.1) << "an idle server used " << used << " s of CPU in 10 s";
+}
+
+TEST(ServeCpu, ForwardThreadsRunOnCoresOfTheirOwnUnlessTurnedOff) {
+  if (usable_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  {
+    ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--threads", "2"});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    serve_a_few(server.port());
+    // The compute thread and its one worker, each alone on a different CPU; nothing else.
+    const auto pinned = pinned_threads(server.pid());
+    ASSERT_EQ(pinned.size(), 2u) << server.log();
+    EXPECT_NE(*pinned.begin(), *pinned.rbegin());
+  }
+  {
+    ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--threads", "2",
+                         "--pin-threads", "false"});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    serve_a_few(server.port());
+    EXPECT_TRUE(pinned_threads(server.pid()).empty());
+  }
+}
+
+}  // namespace
+}  // namespace onepass::testing
