@@ -6,7 +6,9 @@
 //        --normalize). "id" is copied through.
 // --bench runs the input in batches of --batch-size after one warm-up batch and prints one JSON
 // object of per-batch latency percentiles and throughput instead (load and tokenization are not
-// timed). This file is the JSON boundary: the engine sees only ids.
+// timed). --idle-ms N sleeps N ms before each timed batch, as traffic with gaps leaves the
+// engine idle between requests (bench/perf's idle-gap workload). This file is the JSON boundary:
+// the engine sees only ids.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "apps/onepass/command.h"
@@ -27,6 +30,7 @@
 #include "model/batch_check.h"
 #include "model/encoder.h"
 #include "model/heads/postprocess.h"
+#include "model/layers/cpu_pinning.h"
 #include "model/precision_check.h"
 #include "tokenizer/tokenizer.h"
 
@@ -41,9 +45,11 @@ struct RunOptions {
   std::string output = "-";
   int batch_size = 32;
   int threads = 0;
+  bool pin_threads = true;
   std::string pooling = "mean";
   bool normalize = false;
   bool bench = false;
+  double idle_ms = 0;
   std::string precision = "fp32";
   bool force_precision = false;
 };
@@ -247,20 +253,23 @@ int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& it
     throw Error(ErrorKind::kInvalidArgument, "--bench needs at least one input line");
   const auto bs = static_cast<std::size_t>(options.batch_size);
   runner.forward_only(items, 0, std::min(bs, items.size()));  // warm-up: arena, primitives
+  const auto idle = std::chrono::duration<double, std::milli>(options.idle_ms);
   std::vector<double> ms;
   std::size_t tokens = 0;
-  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;  // timed batches only, without the idle gaps
   for (std::size_t b = 0; b < items.size(); b += bs) {
     const std::size_t e = std::min(items.size(), b + bs);
     for (std::size_t i = b; i < e; ++i) tokens += items[i].input_ids.size();
+    if (options.idle_ms > 0) std::this_thread::sleep_for(idle);
     const auto t0 = std::chrono::steady_clock::now();
     runner.forward_only(items, b, e);
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    const double batch_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    ms.push_back(batch_ms);
+    seconds += batch_ms / 1000.0;
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json report{{"batch_size", options.batch_size},
+              {"idle_ms", options.idle_ms},
               {"precision", options.precision},
               {"batches", ms.size()},
               {"samples", items.size()},
@@ -278,6 +287,8 @@ int run_command(const RunOptions& options) {
     throw Error(ErrorKind::kInvalidArgument, "--batch-size must be positive");
   if (options.threads < 0)
     throw Error(ErrorKind::kInvalidArgument, "--threads must not be negative");
+  if (options.idle_ms < 0 || (options.idle_ms > 0 && !options.bench))
+    throw Error(ErrorKind::kInvalidArgument, "--idle-ms must be positive and needs --bench");
   if (options.pooling != "mean" && options.pooling != "cls") {
     throw Error(ErrorKind::kInvalidArgument, "--pooling must be mean or cls");
   }
@@ -291,6 +302,8 @@ int run_command(const RunOptions& options) {
   }
   std::istream& in = options.input == "-" ? std::cin : file_in;
 
+  // As `onepass serve` does, so that --bench times what the server runs.
+  if (options.pin_threads) model::pin_forward_teams(0);
   model::LoadOptions load;
   load.threads = options.threads;
   load.precision = model::precision_from_name(options.precision);
@@ -377,10 +390,15 @@ CommandRegistration registration{Command{
       sub.add_option("--output", options->output, "output file, - for stdout");
       sub.add_option("--batch-size", options->batch_size, "sequences per forward pass");
       sub.add_option("--threads", options->threads, "compute threads (0: all cores)");
+      sub.add_option("--pin-threads", options->pin_threads,
+                     "pin the compute threads to cores of their own (true|false), as serve does")
+          ->envname("ONEPASS_PIN_THREADS");
       sub.add_option("--pooling", options->pooling, "base models: mean or cls");
       sub.add_flag("--normalize", options->normalize, "base models: L2-normalise the embedding");
       sub.add_flag("--bench", options->bench,
                    "time the input in batches and print one JSON report");
+      sub.add_option("--idle-ms", options->idle_ms,
+                     "with --bench: sleep this long before each timed batch (traffic with gaps)");
       sub.add_option("--precision", options->precision,
                      "fp32, bf16 or int8 for the encoder's matrix products (refused if `onepass "
                      "check` fails)")

@@ -12,6 +12,8 @@
 //   mixedB  batches of B (8, 32) real-length rows, lengths drawn uniformly from 10..120 (seeded);
 //           ONNX Runtime pads each batch to its longest row, onepass pads nothing
 //   8x512   batch 8 of 512 tokens (the fixed-512 worst case)
+//   idleG   batch 1 of 31 tokens (one NLI pair) after G ms idle, G in 0, 20, 50, 200, 1000
+//           (issue 14: traffic with gaps; both engines sleep G ms before each timed batch)
 // Latency is per batch (one session.run / one forward pass), samples/s = rows / mean batch time.
 // --precisions also runs onepass in those precisions on every workload and reports each one's
 // samples/s against onepass fp32 (issue 6: bf16 >= 1.8x, int8 >= 3x at mixed32). They run with
@@ -83,6 +85,9 @@ function workloads(runs) {
   }
   list.push({ name: '8x512', batches: Array.from({ length: runs }, () =>
     Array.from({ length: 8 }, (_, i) => row(512, i))) });
+  for (const G of [0, 20, 50, 200, 1000]) {
+    list.push({ name: `idle${G}`, idleMs: G, batches: Array.from({ length: runs }, () => [row(31, 0)]) });
+  }
   const only = String(args.only).split(',').filter(Boolean);
   return only.length ? list.filter((w) => only.includes(w.name)) : list;
 }
@@ -122,6 +127,7 @@ async function runOrt(session, w) {
   let rows = 0;
   for (const batch of w.batches) {
     const f = feedsOf(batch);
+    if (w.idleMs) await new Promise((resolve) => setTimeout(resolve, w.idleMs));
     const t = process.hrtime.bigint();
     await session.run(f);
     lat.push(Number(process.hrtime.bigint() - t) / 1e6);
@@ -140,7 +146,8 @@ function runOnepass(w, threads, precision = 'fp32') {
   fs.writeFileSync(tmp, lines.join('\n') + '\n');
   const res = spawnSync(args.onepass, ['run', '--model', dir, '--input', tmp, '--bench',
     '--batch-size', String(w.batches[0].length), '--threads', String(threads),
-    '--precision', precision, ...(precision === 'fp32' ? [] : ['--force-precision'])],
+    '--precision', precision, ...(precision === 'fp32' ? [] : ['--force-precision']),
+    ...(w.idleMs ? ['--idle-ms', String(w.idleMs)] : [])],
   { encoding: 'utf8', maxBuffer: 64 << 20 });
   fs.unlinkSync(tmp);
   if (res.status !== 0) throw new Error(`onepass failed (${res.status}): ${res.stderr}`);
