@@ -315,16 +315,7 @@ int run_command(const RunOptions& options) {
   }
   const auto encoder = model::load_encoder(options.model_dir, load);
   const auto& info = encoder->info();
-  // problem_type lives in config.json; ModelInfo only says multi_label, so regression is
-  // recognised from the config the encoder was loaded from.
-  bool regression = false;
-  {
-    std::ifstream config(std::filesystem::path(options.model_dir) / "config.json");
-    const json doc = json::parse(config, nullptr, false);
-    regression =
-        !doc.is_discarded() && doc.is_object() && doc.value("problem_type", json()) == "regression";
-  }
-  Runner runner(options, *encoder, regression);
+  Runner runner(options, *encoder, info.problem_type == "regression");
   LazyTokenizer tok(options.model_dir);
 
   std::vector<Item> items;

@@ -342,12 +342,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& sp
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
   // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
   description.info = model->encoder->info();
-  description.task = task_of(description.info);
-  description.entailment_index = find_label(description.info, "entail");
-  description.contradiction_index = find_label(description.info, "contra");
-  std::size_t limit = static_cast<std::size_t>(description.info.max_tokens);
-  if (options_.max_input_length != 0) limit = std::min(limit, options_.max_input_length);
-  description.max_input_length = static_cast<int>(limit);
+  derive_description(description, options_.max_input_length);
   description.state = ModelState::kReady;
   description.load_error.clear();
   model->description = std::move(description);
