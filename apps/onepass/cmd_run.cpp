@@ -35,6 +35,17 @@ namespace {
 
 using nlohmann::json;
 
+// --precision is read by the one parser of precision names (model::precision_from_name); an
+// unknown name is refused while the flags are parsed, naming the accepted ones.
+std::string precision_flag_check(const std::string& value) {
+  try {
+    model::precision_from_name(value);
+    return {};
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
 struct RunOptions {
   std::string model_dir;
   std::string input = "-";
@@ -375,7 +386,7 @@ CommandRegistration registration{Command{
       sub.add_option("--precision", options->precision,
                      "fp32, bf16 or int8 for the encoder's matrix products (refused if `onepass "
                      "check` fails)")
-          ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+          ->check(precision_flag_check);
       sub.add_flag("--force-precision", options->force_precision,
                    "use --precision even when it fails the accuracy check for this model");
       return [options] {

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/log.h"
+#include "model/precision_check.h"
 #include "runtime/model_config.h"
 
 namespace onepass::runtime {
@@ -24,18 +25,6 @@ std::uint64_t rss_bytes() {
   std::fclose(f);
   if (read != 2) return 0;
   return pages_resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
-const char* precision_name(model::Precision precision) {
-  switch (precision) {
-    case model::Precision::kBf16:
-      return "bf16";
-    case model::Precision::kInt8:
-      return "int8";
-    case model::Precision::kFp32:
-      break;
-  }
-  return "fp32";
 }
 
 void log_unload(const std::string& name, const char* reason) {
@@ -307,7 +296,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
   log::Fields fields;
   fields.add("model", spec.name)
       .add("source", spec.dir.string())
-      .add("precision", precision_name(options_.load.precision));
+      .add("precision", model::precision_name(options_.load.precision));
   try {
     auto model = load_files(spec, std::move(description));
     fields.add_ms("duration_ms", Clock::now() - start)
