@@ -39,6 +39,17 @@ namespace {
 
 using nlohmann::json;
 
+// --precision is read by the one parser of precision names (model::precision_from_name); an
+// unknown name is refused while the flags are parsed, naming the accepted ones.
+std::string precision_flag_check(const std::string& value) {
+  try {
+    model::precision_from_name(value);
+    return {};
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
 struct RunOptions {
   std::string model_dir;
   std::string input = "-";
@@ -328,16 +339,7 @@ int run_command(const RunOptions& options) {
   }
   const auto encoder = model::load_encoder(options.model_dir, load);
   const auto& info = encoder->info();
-  // problem_type lives in config.json; ModelInfo only says multi_label, so regression is
-  // recognised from the config the encoder was loaded from.
-  bool regression = false;
-  {
-    std::ifstream config(std::filesystem::path(options.model_dir) / "config.json");
-    const json doc = json::parse(config, nullptr, false);
-    regression =
-        !doc.is_discarded() && doc.is_object() && doc.value("problem_type", json()) == "regression";
-  }
-  Runner runner(options, *encoder, regression);
+  Runner runner(options, *encoder, info.problem_type == "regression");
   LazyTokenizer tok(options.model_dir);
 
   std::vector<Item> items;
@@ -402,7 +404,7 @@ CommandRegistration registration{Command{
       sub.add_option("--precision", options->precision,
                      "fp32, bf16 or int8 for the encoder's matrix products (refused if `onepass "
                      "check` fails)")
-          ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+          ->check(precision_flag_check);
       sub.add_flag("--force-precision", options->force_precision,
                    "use --precision even when it fails the accuracy check for this model");
       return [options] {

@@ -309,14 +309,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   options.lazy = flags.lazy;
   options.idle_unload =
       std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
-  if (flags.precision == "fp32")
-    options.precision = model::Precision::kFp32;
-  else if (flags.precision == "bf16")
-    options.precision = model::Precision::kBf16;
-  else if (flags.precision == "int8")
-    options.precision = model::Precision::kInt8;
-  else
-    throw Error(ErrorKind::kInvalidArgument, "--precision must be fp32, bf16 or int8");
+  options.precision = model::precision_from_name(flags.precision);
   model::require_cpu_support(options.precision);  // before any model loads or port opens
   options.force_precision = flags.force_precision;
   if (flags.pooling == "cls")

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "weights/config.h"
+
 namespace onepass::model {
 
 enum class Precision { kFp32, kBf16, kInt8 };
@@ -33,6 +35,7 @@ struct ModelInfo {
   int hidden_size = 0;
   int num_labels = 0;                 // 0 for base models
   std::vector<std::string> id2label;  // index = class id; from config.json id2label
+  std::string problem_type;           // config.json problem_type ("" when absent)
   bool multi_label = false;           // problem_type == "multi_label_classification"
   int max_tokens = 0;                 // longest sequence the position table allows
   int vocab_size = 0;
@@ -90,9 +93,23 @@ class Encoder {
   virtual void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const = 0;
 };
 
-// The config.json "architectures" names load_encoder accepts, in its table's order.
+// The config.json "architectures" names load_encoder accepts, in its table's order
+// (architectures/table.cpp).
 const std::vector<std::string>& supported_architectures();
 bool is_supported_architecture(std::string_view name);
+
+// DIR/config.json parsed (weights::load_model_config), an architecture outside the table
+// refused (kUnsupported, listing the supported ones) before the sizes are checked. The one
+// reader of config.json for load_encoder and the runtime's model description.
+weights::ModelConfig read_model_config(const std::filesystem::path& model_dir);
+
+// What a checkpoint serves, from its parsed config.json alone: architecture, head (from the
+// architecture table), labels, problem_type, the position limit and the vocabulary sizes. Every
+// loader starts its ModelInfo from this, and the runtime describes a model folder with it before
+// loading, so the description before and after load cannot disagree. Throws onepass::Error:
+// kUnsupported (an architecture outside the table, listing the supported ones), kInvalidModel (a
+// classifier without labels, a RoBERTa position table that padding leaves empty).
+ModelInfo describe_checkpoint(const weights::ModelConfig& config);
 
 // Reads config.json and the weights (model.safetensors or its sharded index, else
 // pytorch_model.bin or its index: weights::WeightStore::open) from a Hugging Face model folder.

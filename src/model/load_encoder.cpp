@@ -1,52 +1,16 @@
-// load_encoder: reads config.json, picks the architecture, opens the weights.
-#include <algorithm>
+// load_encoder and describe_checkpoint: config.json parsed once (weights/config.h), the
+// architecture looked up in the one table (architectures/table.cpp), the weights opened.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/error.h"
 #include "model/architectures/architectures.h"
-#include "model/architectures/deberta_v2.h"
 #include "model/encoder.h"
 #include "model/precision_check.h"
 
 namespace onepass::model {
 namespace {
-
-using Loader = std::unique_ptr<Encoder> (*)(const weights::ModelConfig&, weights::WeightStore,
-                                            const LoadOptions&);
-
-struct ArchitectureEntry {
-  const char* name;
-  Loader loader;  // null: recognised, not available yet
-};
-
-// DeBERTa-v2 / v3: architectures/deberta_v2*.cpp.
-constexpr Loader kDebertaV2Loader = &load_deberta_v2;
-
-const std::vector<ArchitectureEntry>& architectures() {
-  static const std::vector<ArchitectureEntry> table{
-      {"BertModel", &load_bert},
-      {"BertForSequenceClassification", &load_bert},
-      {"BertForTokenClassification", &load_bert},
-      {"RobertaModel", &load_bert},
-      {"RobertaForSequenceClassification", &load_bert},
-      {"RobertaForTokenClassification", &load_bert},
-      {"XLMRobertaModel", &load_bert},
-      {"XLMRobertaForSequenceClassification", &load_bert},
-      {"XLMRobertaForTokenClassification", &load_bert},
-      {"DebertaV2Model", kDebertaV2Loader},
-      {"DebertaV2ForSequenceClassification", kDebertaV2Loader},
-      {"DebertaV2ForTokenClassification", kDebertaV2Loader},
-      {"DistilBertModel", &load_distilbert},
-      {"DistilBertForSequenceClassification", &load_distilbert},
-      {"DistilBertForTokenClassification", &load_distilbert},
-      {"ElectraModel", &load_electra},
-      {"ElectraForSequenceClassification", &load_electra},
-      {"ElectraForTokenClassification", &load_electra},
-  };
-  return table;
-}
 
 std::string supported_list() {
   std::string out;
@@ -57,22 +21,69 @@ std::string supported_list() {
   return out;
 }
 
+const Architecture& architecture_of(const weights::ModelConfig& config) {
+  if (config.architectures.empty()) {
+    throw Error(
+        ErrorKind::kUnsupported,
+        "config.json names no architecture (\"architectures\"); supported: " + supported_list());
+  }
+  const std::string& name = config.architectures.front();
+  const Architecture* architecture = find_architecture(name);
+  if (architecture == nullptr) {
+    throw Error(ErrorKind::kUnsupported, "unsupported architecture " + name.substr(0, 80) +
+                                             "; supported: " + supported_list());
+  }
+  return *architecture;
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_architectures() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const auto& entry : architectures()) {
-      if (entry.loader != nullptr) out.emplace_back(entry.name);
-    }
+    for (const auto& entry : architecture_table()) out.emplace_back(entry.name);
     return out;
   }();
   return names;
 }
 
-bool is_supported_architecture(std::string_view name) {
-  const auto& names = supported_architectures();
-  return std::find(names.begin(), names.end(), name) != names.end();
+bool is_supported_architecture(std::string_view name) { return find_architecture(name) != nullptr; }
+
+weights::ModelConfig read_model_config(const std::filesystem::path& model_dir) {
+  return weights::load_model_config(model_dir,
+                                    [](const weights::ModelConfig& c) { architecture_of(c); });
+}
+
+ModelInfo describe_checkpoint(const weights::ModelConfig& config) {
+  const Architecture& architecture = architecture_of(config);
+  ModelInfo info;
+  info.architecture = architecture.name;
+  info.model_type = config.model_type;
+  info.head = architecture.head;
+  info.hidden_size = config.hidden_size;
+  info.vocab_size = config.vocab_size;
+  info.type_vocab_size = config.type_vocab_size;
+  if (architecture.head != HeadKind::kBaseModel) {
+    if (config.num_labels <= 0)
+      throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
+    info.num_labels = config.num_labels;
+    info.id2label = config.id2label;
+    info.problem_type = config.problem_type;
+    info.multi_label = config.multi_label();
+  }
+  info.max_tokens = config.max_position_embeddings;
+  if (architecture.positions_after_padding) {
+    if (!config.pad_token_id) {
+      throw Error(ErrorKind::kInvalidModel,
+                  "config.json: " + info.architecture + " needs pad_token_id");
+    }
+    info.max_tokens = config.max_position_embeddings - *config.pad_token_id - 1;
+    if (*config.pad_token_id < 0 || info.max_tokens <= 0) {
+      throw Error(ErrorKind::kInvalidModel,
+                  "config.json: pad_token_id leaves no room in max_position_embeddings");
+    }
+  }
+  return info;
 }
 
 std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
@@ -82,27 +93,12 @@ std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
                 "model folder " + model_dir.filename().string() + " does not exist");
   }
   require_cpu_support(options.precision);
-  const auto config = weights::load_model_config(model_dir);
-  if (config.architectures.empty()) {
-    throw Error(
-        ErrorKind::kUnsupported,
-        "config.json names no architecture (\"architectures\"); supported: " + supported_list());
-  }
-  const std::string& name = config.architectures.front();
-  for (const auto& entry : architectures()) {
-    if (name != entry.name) continue;
-    if (entry.loader == nullptr) {
-      throw Error(ErrorKind::kUnsupported,
-                  "architecture " + name +
-                      " is not available in this build yet; supported: " + supported_list());
-    }
-    auto encoder = entry.loader(config, weights::WeightStore::open(model_dir), options);
-    enforce_precision_gate(*encoder, model_dir,
-                           options);  // bf16 / int8 unless forced; see precision_check.h
-    return encoder;
-  }
-  throw Error(ErrorKind::kUnsupported, "unsupported architecture " + name.substr(0, 80) +
-                                           "; supported: " + supported_list());
+  const auto config = read_model_config(model_dir);
+  const Architecture& architecture = architecture_of(config);
+  auto encoder = architecture.loader(config, weights::WeightStore::open(model_dir), options);
+  enforce_precision_gate(*encoder, model_dir,
+                         options);  // bf16 / int8 unless forced; see precision_check.h
+  return encoder;
 }
 
 }  // namespace onepass::model

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/log.h"
+#include "model/precision_check.h"
 #include "runtime/model_config.h"
 
 namespace onepass::runtime {
@@ -24,18 +25,6 @@ std::uint64_t rss_bytes() {
   std::fclose(f);
   if (read != 2) return 0;
   return pages_resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
-const char* precision_name(model::Precision precision) {
-  switch (precision) {
-    case model::Precision::kBf16:
-      return "bf16";
-    case model::Precision::kInt8:
-      return "int8";
-    case model::Precision::kFp32:
-      break;
-  }
-  return "fp32";
 }
 
 void log_unload(const std::string& name, const char* reason) {
@@ -307,7 +296,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
   log::Fields fields;
   fields.add("model", spec.name)
       .add("source", spec.dir.string())
-      .add("precision", precision_name(options_.load.precision));
+      .add("precision", model::precision_name(options_.load.precision));
   try {
     auto model = load_files(spec, std::move(description));
     fields.add_ms("duration_ms", Clock::now() - start)
@@ -342,12 +331,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& sp
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
   // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
   description.info = model->encoder->info();
-  description.task = task_of(description.info);
-  description.entailment_index = find_label(description.info, "entail");
-  description.contradiction_index = find_label(description.info, "contra");
-  std::size_t limit = static_cast<std::size_t>(description.info.max_tokens);
-  if (options_.max_input_length != 0) limit = std::min(limit, options_.max_input_length);
-  description.max_input_length = static_cast<int>(limit);
+  derive_description(description, options_.max_input_length);
   description.state = ModelState::kReady;
   description.load_error.clear();
   model->description = std::move(description);

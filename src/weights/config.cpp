@@ -103,7 +103,7 @@ void read_labels(const json& j, ModelConfig& config) {
   read_int(j, "num_labels", config.num_labels);
   if (config.num_labels < 0 || config.num_labels > 100000) fail("field num_labels is out of range");
   for (int i = 0; i < config.num_labels; ++i)
-    config.id2label.push_back("LABEL_" + std::to_string(i));
+    config.id2label.push_back(default_label_name(static_cast<std::size_t>(i)));
 }
 
 void apply_model_type_defaults(ModelConfig& c) {
@@ -176,7 +176,7 @@ void validate(const ModelConfig& c) {
 
 }  // namespace
 
-ModelConfig parse_model_config(std::string_view json_text) {
+ModelConfig parse_model_config(std::string_view json_text, const ConfigCheck& before_validation) {
   json j = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) fail("not valid JSON");
   if (!j.is_object()) fail("not a JSON object");
@@ -228,17 +228,19 @@ ModelConfig parse_model_config(std::string_view json_text) {
   read_double(j, "pooler_dropout", c.pooler_dropout);
   if (c.model_type == "distilbert") read_distilbert(j, c);
 
+  if (before_validation) before_validation(c);
   validate(c);
   return c;
 }
 
-ModelConfig load_model_config(const std::filesystem::path& model_dir) {
+ModelConfig load_model_config(const std::filesystem::path& model_dir,
+                              const ConfigCheck& before_validation) {
   const auto path = model_dir / "config.json";
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::kNotFound, "the model folder has no config.json");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return parse_model_config(buffer.str());
+  return parse_model_config(buffer.str(), before_validation);
 }
 
 }  // namespace onepass::weights

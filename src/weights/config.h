@@ -5,8 +5,10 @@
 // declare (share_att_key, position_buckets, norm_rel_ebd, conv_*).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,12 +58,27 @@ struct ModelConfig {
   bool multi_label() const { return problem_type == "multi_label_classification"; }
 };
 
+// transformers' name for a label config.json does not name: PretrainedConfig fills id2label with
+// LABEL_0..LABEL_{n-1} from num_labels. Inline: the post-processing (model/heads/postprocess.h),
+// built without this library in the fuzz build, names labels the same way.
+inline std::string default_label_name(std::size_t index) {
+  return "LABEL_" + std::to_string(index);
+}
+
+// Runs on the fields as read, before the sizes are validated: the loader refuses an
+// architecture it does not have there, so that a foreign config (GPT-2's) is named unsupported
+// rather than misshapen by the defaults of an encoder it is not.
+using ConfigCheck = std::function<void(const ModelConfig&)>;
+
 // Parses config.json text. Throws onepass::Error(kInvalidModel) naming the field for invalid
 // JSON, a field of the wrong type or an impossible value (hidden_size not divisible by
-// num_attention_heads, non-positive sizes, id2label keys that are not 0..n-1).
-ModelConfig parse_model_config(std::string_view json_text);
+// num_attention_heads, non-positive sizes, id2label keys that are not 0..n-1), or what
+// `before_validation` throws.
+ModelConfig parse_model_config(std::string_view json_text,
+                               const ConfigCheck& before_validation = {});
 
 // Reads DIR/config.json; kNotFound when it is missing.
-ModelConfig load_model_config(const std::filesystem::path& model_dir);
+ModelConfig load_model_config(const std::filesystem::path& model_dir,
+                              const ConfigCheck& before_validation = {});
 
 }  // namespace onepass::weights

@@ -61,6 +61,19 @@ TEST(ModelConfig, PoolingFromSentenceTransformersFolder) {
   EXPECT_EQ(describe_model_folder("e", dir.path(), 0, Pooling::kMean).pooling, Pooling::kMean);
 }
 
+TEST(ModelConfig, ProblemTypeAndLabelFallbackComeFromConfigJson) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / "config.json")
+      << R"({"architectures": ["BertForSequenceClassification"], "model_type": "bert",
+             "num_labels": 1, "problem_type": "regression"})";
+  const auto d = describe_model_folder("r", dir.path(), 0, std::nullopt);
+  EXPECT_EQ(d.info.problem_type, "regression");
+  EXPECT_FALSE(d.info.multi_label);
+  EXPECT_EQ(d.info.id2label, (std::vector<std::string>{"LABEL_0"}));
+  EXPECT_EQ(d.task, ModelTask::kReranker);
+  EXPECT_EQ(d.info.hidden_size, 768);  // BertConfig's default
+}
+
 TEST(ModelConfig, BrokenFoldersNameTheProblemWithoutThePath) {
   testing::TempDir dir;
   try {

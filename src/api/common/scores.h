@@ -1,17 +1,22 @@
 // Logits into scores and ranked labels, as the Hugging Face text-classification pipeline and
-// TEI compute them (float32, max-shifted softmax).
+// TEI compute them. softmax, sigmoid and label names are the engine's own
+// (model/heads/postprocess.h), so every dialect and `onepass run` agree.
 #pragma once
 
 #include <span>
 #include <string>
 #include <vector>
 
+#include "model/heads/postprocess.h"
+
 namespace onepass::api {
+
+using model::heads::label_name;
+using model::heads::sigmoid;
+using model::heads::softmax;
 
 enum class ScoreFunction { kSoftmax, kSigmoid, kNone };
 
-std::vector<float> softmax(std::span<const float> logits);
-float sigmoid(float logit);
 std::vector<float> apply_score_function(ScoreFunction function, std::span<const float> logits);
 
 struct RankedLabel {
@@ -22,8 +27,5 @@ struct RankedLabel {
 // Indices sorted by score, highest first; ties keep the higher index first, as numpy's
 // reversed argsort does in the pipelines.
 std::vector<RankedLabel> rank(std::span<const float> scores);
-
-// id2label[i], or "LABEL_i" when the config has no name for it.
-std::string label_name(const std::vector<std::string>& id2label, int index);
 
 }  // namespace onepass::api

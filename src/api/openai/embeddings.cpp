@@ -9,6 +9,7 @@
 #include "api/common/long_input.h"
 #include "api/common/model_select.h"
 #include "api/openai/openai.h"
+#include "model/heads/postprocess.h"
 
 namespace onepass::api::openai {
 
@@ -130,12 +131,7 @@ void handle_embeddings(Call& call) {
                      for (std::size_t i = 0; i < result.items.size(); ++i) {
                        auto& v = result.items[i].values;
                        tokens += static_cast<std::size_t>(result.items[i].num_tokens);
-                       if (dimensions && dimensions < v.size()) v.resize(dimensions);
-                       double norm = 0;
-                       for (const float x : v) norm += static_cast<double>(x) * x;
-                       const float scale =
-                           static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
-                       for (auto& x : v) x *= scale;
+                       model::heads::shorten_and_normalize(v, dimensions, /*normalize=*/true);
                        json.begin_object().key("object").value("embedding").key("embedding");
                        if (as_base64) {
                          // x86-64 is little-endian, which is what the format asks for.

@@ -8,6 +8,7 @@
 #include "api/common/zero_shot.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
+#include "model/heads/postprocess.h"
 
 namespace onepass::api::tei {
 
@@ -60,14 +61,7 @@ void handle_embed(Call& call) {
                      json.begin_array();
                      for (auto& item : result.items) {
                        auto& v = item.values;
-                       if (dimensions && dimensions < v.size()) v.resize(dimensions);
-                       if (normalize) {
-                         double norm = 0;
-                         for (const float x : v) norm += static_cast<double>(x) * x;
-                         const float scale =
-                             static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
-                         for (auto& x : v) x *= scale;
-                       }
+                       model::heads::shorten_and_normalize(v, dimensions, normalize);
                        json.floats(v);
                      }
                      json.end_array();

@@ -61,11 +61,11 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
     : store_(std::move(store)),
       threads_(options.threads),
       intermediate_size_(config.intermediate_size) {
-  const std::string& arch = config.architectures.front();
+  info_ = describe_checkpoint(config);
+  const std::string& arch = info_.architecture;
   const bool roberta = starts_with(arch, "Roberta") || starts_with(arch, "XLMRoberta");
-  const bool token_classifier = arch.find("ForTokenClassification") != std::string::npos;
-  const bool classifier =
-      token_classifier || arch.find("ForSequenceClassification") != std::string::npos;
+  const bool token_classifier = info_.head == HeadKind::kTokenClassification;
+  const bool classifier = info_.head != HeadKind::kBaseModel;
   if (config.position_embedding_type != "absolute") {
     throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
                                              config.position_embedding_type +
@@ -78,25 +78,10 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
   if (!classifier && store_.contains("embeddings.word_embeddings.weight")) base.clear();
 
   const std::int64_t h = config.hidden_size;
-  info_.architecture = arch;
-  info_.model_type = config.model_type;
-  info_.hidden_size = config.hidden_size;
-  info_.vocab_size = config.vocab_size;
-  info_.type_vocab_size = config.type_vocab_size;
-  roberta_positions_ = roberta;
-  if (roberta) {
-    // create_position_ids_from_input_ids: positions start at padding_idx + 1.
-    if (!config.pad_token_id)
-      throw Error(ErrorKind::kInvalidModel, "config.json: " + arch + " needs pad_token_id");
-    pad_token_id_ = *config.pad_token_id;
-    info_.max_tokens = config.max_position_embeddings - pad_token_id_ - 1;
-    if (pad_token_id_ < 0 || info_.max_tokens <= 0) {
-      throw Error(ErrorKind::kInvalidModel,
-                  "config.json: pad_token_id leaves no room in max_position_embeddings");
-    }
-  } else {
-    info_.max_tokens = config.max_position_embeddings;
-  }
+  // create_position_ids_from_input_ids: RoBERTa positions start at padding_idx + 1
+  // (describe_checkpoint has checked pad_token_id and taken the rows off max_tokens).
+  roberta_positions_ = find_architecture(arch)->positions_after_padding;
+  if (roberta_positions_) pad_token_id_ = *config.pad_token_id;
 
   word_embeddings_ =
       store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, h}).data;
@@ -125,14 +110,7 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
   };
   const bool pooler_present = store_.contains(base + "pooler.dense.weight");
   if (classifier) {
-    if (config.num_labels <= 0)
-      throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     const std::int64_t labels = config.num_labels;
-    info_.head =
-        token_classifier ? HeadKind::kTokenClassification : HeadKind::kSequenceClassification;
-    info_.num_labels = config.num_labels;
-    info_.id2label = config.id2label;
-    info_.multi_label = config.multi_label();
     if (token_classifier) {
       head_ = Head::kTokenClassifier;
       classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
@@ -146,7 +124,6 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
       classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
     }
   } else {
-    info_.head = HeadKind::kBaseModel;
     info_.has_pooler = pooler_present;
     if (pooler_present) pooler_ = linear(base + "pooler.dense", h, h, kernels::Activation::kTanh);
   }

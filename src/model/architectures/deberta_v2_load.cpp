@@ -10,7 +10,7 @@
 #include "kernels/activation.h"
 #include "kernels/elementwise.h"
 #include "kernels/small_gemm_bf16.h"
-#include "model/architectures/deberta_v2.h"
+#include "model/architectures/architectures.h"
 #include "model/architectures/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2_model.h"
 #include "model/precision_check.h"
@@ -18,10 +18,6 @@
 namespace onepass::model {
 namespace deberta_v2 {
 namespace {
-
-constexpr std::string_view kBase = "DebertaV2Model";
-constexpr std::string_view kClassifier = "DebertaV2ForSequenceClassification";
-constexpr std::string_view kTokenClassifier = "DebertaV2ForTokenClassification";
 
 [[noreturn]] void unsupported(const std::string& what) {
   throw Error(ErrorKind::kUnsupported, "DeBERTa-v2: " + what);
@@ -57,9 +53,8 @@ bool norm_rel_ebd_has_layer_norm(const std::string& text) {
 
 Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const LoadOptions& options)
     : store_(std::move(store)) {
-  const std::string arch = c.architectures.empty() ? std::string(kBase) : c.architectures.front();
-  const bool token_classifier = arch == kTokenClassifier;
-  const bool classifier = token_classifier || arch == kClassifier;
+  info_ = describe_checkpoint(c);
+  const bool classifier = info_.head != HeadKind::kBaseModel;
   prefix_ = classifier ? "deberta." : "";
   hidden_ = c.hidden_size;
   embedding_size_ = c.embedding_size > 0 ? c.embedding_size : c.hidden_size;
@@ -83,18 +78,6 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
   c2p_ = c.relative_attention && lists_c2p;
   p2c_ = c.relative_attention && lists_p2c;
 
-  info_.architecture = arch;
-  info_.model_type = c.model_type;
-  info_.head = token_classifier ? HeadKind::kTokenClassification
-               : classifier     ? HeadKind::kSequenceClassification
-                                : HeadKind::kBaseModel;
-  info_.hidden_size = hidden_;
-  info_.num_labels = classifier ? c.num_labels : 0;
-  if (classifier) info_.id2label = c.id2label;
-  info_.multi_label = c.multi_label();
-  info_.max_tokens = c.max_position_embeddings;
-  info_.vocab_size = c.vocab_size;
-  info_.type_vocab_size = c.type_vocab_size;
   info_.has_pooler = false;  // DebertaV2Model has no pooler; the ContextPooler belongs to the head
   info_.parameter_count = store_.parameter_count();
 

@@ -1,5 +1,12 @@
-// The DeBERTa-v2 encoder object behind load_deberta_v2 (private to src/model/architectures):
-// deberta_v2_load.cpp builds it from config and weights, deberta_v2.cpp runs the forward pass.
+// DeBERTa-v2 / v3 (mDeBERTa-v3 among them), exact to Hugging Face transformers v4.47.1 in
+// float32 inference. The encoder object behind load_deberta_v2 (private to
+// src/model/architectures): deberta_v2_load.cpp builds it from config and weights, deberta_v2.cpp
+// runs the forward pass.
+//
+// Padding-free: the embeddings, every linear layer, the LayerNorms and the optional conv run on
+// the packed [total_tokens, hidden] batch; the disentangled attention runs per (sequence, head).
+// The relative-embedding projections (pos_key / pos_query) depend on weights only, so they are
+// computed once at load.
 #pragma once
 
 #include <cstdint>

@@ -53,21 +53,15 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
     : store_(std::move(store)),
       threads_(options.threads),
       intermediate_size_(config.intermediate_size) {
-  const std::string& arch = config.architectures.front();
-  token_head_ = arch == "DistilBertForTokenClassification";
-  classifier_head_ = token_head_ || arch == "DistilBertForSequenceClassification";
+  info_ = describe_checkpoint(config);
+  token_head_ = info_.head == HeadKind::kTokenClassification;
+  classifier_head_ = info_.head != HeadKind::kBaseModel;
   // DistilBertForSequenceClassification nests the encoder under "distilbert."; DistilBertModel
   // is saved without a prefix, though some checkpoints carry one anyway.
   std::string base = "distilbert.";
   if (!classifier_head_ && store_.contains("embeddings.word_embeddings.weight")) base.clear();
 
   const std::int64_t h = config.hidden_size;
-  info_.architecture = arch;
-  info_.model_type = config.model_type;
-  info_.hidden_size = config.hidden_size;
-  info_.vocab_size = config.vocab_size;
-  info_.type_vocab_size = 0;
-  info_.max_tokens = config.max_position_embeddings;
 
   word_embeddings_ =
       store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, h}).data;
@@ -85,13 +79,7 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
   }
 
   if (classifier_head_) {
-    if (config.num_labels <= 0)
-      throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     const std::int64_t labels = config.num_labels;
-    info_.head = token_head_ ? HeadKind::kTokenClassification : HeadKind::kSequenceClassification;
-    info_.num_labels = config.num_labels;
-    info_.id2label = config.id2label;
-    info_.multi_label = config.multi_label();
     if (!token_head_)
       pre_classifier_ = kernels::Linear(store_.get("pre_classifier.weight", {h, h}).data,
                                         store_.get("pre_classifier.bias", {h}).data, h, h,
@@ -99,8 +87,6 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
     classifier_ = kernels::Linear(store_.get("classifier.weight", {labels, h}).data,
                                   store_.get("classifier.bias", {labels}).data, labels, h,
                                   kernels::Activation::kIdentity);
-  } else {
-    info_.head = HeadKind::kBaseModel;
   }
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now

@@ -61,9 +61,9 @@ ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
       threads_(options.threads),
       embedding_size_(config.embedding_size > 0 ? config.embedding_size : config.hidden_size),
       intermediate_size_(config.intermediate_size) {
-  const std::string& arch = config.architectures.front();
-  const bool sequence_head = arch == "ElectraForSequenceClassification";
-  const bool token_head = arch == "ElectraForTokenClassification";
+  info_ = describe_checkpoint(config);
+  const bool sequence_head = info_.head == HeadKind::kSequenceClassification;
+  const bool token_head = info_.head == HeadKind::kTokenClassification;
   if (config.position_embedding_type != "absolute") {
     throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
                                              config.position_embedding_type +
@@ -77,12 +77,6 @@ ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
 
   const std::int64_t h = config.hidden_size;
   const std::int64_t e = embedding_size_;
-  info_.architecture = arch;
-  info_.model_type = config.model_type;
-  info_.hidden_size = config.hidden_size;
-  info_.vocab_size = config.vocab_size;
-  info_.type_vocab_size = config.type_vocab_size;
-  info_.max_tokens = config.max_position_embeddings;
 
   word_embeddings_ =
       store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, e}).data;
@@ -114,22 +108,13 @@ ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
   }
 
   if (sequence_head || token_head) {
-    if (config.num_labels <= 0)
-      throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     const std::int64_t labels = config.num_labels;
-    info_.num_labels = config.num_labels;
-    info_.id2label = config.id2label;
-    info_.multi_label = config.multi_label();
     if (sequence_head) {
-      info_.head = HeadKind::kSequenceClassification;
       head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kGeluErf);
       classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
     } else {
-      info_.head = HeadKind::kTokenClassification;
       classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
     }
-  } else {
-    info_.head = HeadKind::kBaseModel;
   }
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now

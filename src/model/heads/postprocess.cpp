@@ -4,20 +4,36 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "weights/config.h"
 
 namespace onepass::model::heads {
+namespace {
+
+void softmax_into(std::span<const float> logits, std::span<float> out) {
+  if (logits.empty()) return;
+  const float max = *std::max_element(logits.begin(), logits.end());
+  float sum = 0.0f;
+  for (std::size_t i = 0; i < logits.size(); ++i) sum += (out[i] = std::exp(logits[i] - max));
+  for (auto& p : out) p /= sum;
+}
+
+}  // namespace
+
+std::vector<float> softmax(std::span<const float> logits) {
+  std::vector<float> out(logits.size());
+  softmax_into(logits, out);
+  return out;
+}
+
+float sigmoid(float logit) { return 1.0f / (1.0f + std::exp(-logit)); }
 
 void probabilities(std::span<const float> logits, bool multi_label, std::span<float> probs) {
   ONEPASS_CHECK(probs.size() == logits.size(), "probabilities needs one slot per logit");
-  if (logits.empty()) return;
   if (multi_label || logits.size() == 1) {
-    for (std::size_t i = 0; i < logits.size(); ++i) probs[i] = 1.0f / (1.0f + std::exp(-logits[i]));
+    for (std::size_t i = 0; i < logits.size(); ++i) probs[i] = sigmoid(logits[i]);
     return;
   }
-  const float max = *std::max_element(logits.begin(), logits.end());
-  float sum = 0.0f;
-  for (std::size_t i = 0; i < logits.size(); ++i) sum += (probs[i] = std::exp(logits[i] - max));
-  for (auto& p : probs) p /= sum;
+  softmax_into(logits, probs);
 }
 
 std::size_t argmax(std::span<const float> values) {
@@ -28,9 +44,13 @@ std::size_t argmax(std::span<const float> values) {
   return best;
 }
 
+std::string label_name(const std::vector<std::string>& id2label, std::size_t index) {
+  if (index < id2label.size() && !id2label[index].empty()) return id2label[index];
+  return weights::default_label_name(index);
+}
+
 std::string label_for(std::span<const float> logits, const std::vector<std::string>& id2label) {
-  const std::size_t best = argmax(logits);
-  return best < id2label.size() ? id2label[best] : "LABEL_" + std::to_string(best);
+  return label_name(id2label, argmax(logits));
 }
 
 void pool(const ForwardOutput& forward, std::size_t hidden, std::size_t index, Pooling pooling,
@@ -57,6 +77,11 @@ void l2_normalize(std::span<float> v) {
   for (const float x : v) sq += static_cast<double>(x) * x;
   const double norm = std::max(std::sqrt(sq), 1e-12);
   for (auto& x : v) x = static_cast<float>(x / norm);
+}
+
+void shorten_and_normalize(std::vector<float>& v, std::size_t dimensions, bool normalize) {
+  if (dimensions != 0 && dimensions < v.size()) v.resize(dimensions);
+  if (normalize) l2_normalize(v);
 }
 
 }  // namespace onepass::model::heads

@@ -1,6 +1,8 @@
-// Turning a forward pass into answers, shared by `onepass run` and the server: class
-// probabilities (softmax, or sigmoid for multi-label and 1-label models), the arg-max label,
-// pooled sentence embeddings and L2 normalisation. Pure functions on float spans.
+// Turning a forward pass into answers, the one home of each rule, shared by `onepass run`, the
+// runtime and every API dialect (built into onepass_runtime_service, so the fuzz build reaches
+// it too): softmax and sigmoid, class probabilities, the arg-max label and the LABEL_i name of a
+// label config.json does not name, pooled sentence embeddings, `dimensions` and L2
+// normalisation. Pure functions on float spans.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +16,10 @@ namespace onepass::model::heads {
 
 enum class Pooling { kCls, kMean };
 
+// Max-shifted softmax in float32, as the text-classification pipeline and TEI compute it.
+std::vector<float> softmax(std::span<const float> logits);
+float sigmoid(float logit);
+
 // Probabilities from one row of logits: softmax over the row, or an element-wise sigmoid when
 // `multi_label` (problem_type multi_label_classification) or when the row has one logit
 // (rerankers / scorers).
@@ -22,7 +28,11 @@ void probabilities(std::span<const float> logits, bool multi_label, std::span<fl
 // Index of the largest logit (the first one on ties, as torch.argmax).
 std::size_t argmax(std::span<const float> values);
 
-// id2label[argmax], or "LABEL_<i>" when id2label has no such entry.
+// id2label[index], or "LABEL_<index>" (weights::default_label_name, transformers' own name)
+// when id2label has no name for it.
+std::string label_name(const std::vector<std::string>& id2label, std::size_t index);
+
+// label_name of the arg-max logit.
 std::string label_for(std::span<const float> logits, const std::vector<std::string>& id2label);
 
 // Sequence `index` of a base-model forward, pooled into out[hidden]: its first token (cls) or
@@ -32,5 +42,10 @@ void pool(const ForwardOutput& forward, std::size_t hidden, std::size_t index, P
 
 // v / max(||v||₂, 1e-12), in place (torch.nn.functional.normalize).
 void l2_normalize(std::span<float> v);
+
+// An embedding as TEI's and OpenAI's `dimensions` and `normalize` ask for it: the first
+// `dimensions` values (0: all of them), then L2-normalised when `normalize` (shortened first,
+// so a shortened vector still has unit length).
+void shorten_and_normalize(std::vector<float>& v, std::size_t dimensions, bool normalize);
 
 }  // namespace onepass::model::heads

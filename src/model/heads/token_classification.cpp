@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "model/heads/postprocess.h"
 
 namespace onepass::model::heads {
 namespace {
@@ -62,13 +63,6 @@ struct Tagged {
   std::size_t end = 0;
   std::size_t index = 0;
 };
-
-const std::string& label_name(const std::vector<std::string>& id2label, std::size_t id,
-                              std::string& fallback) {
-  if (id < id2label.size()) return id2label[id];
-  fallback = "LABEL_" + std::to_string(id);
-  return fallback;
-}
 
 // get_tag: ("B", tag) / ("I", tag) for B-/I- labels, ("I", label) for any other.
 std::pair<char, std::string_view> tag_of(std::string_view label) {
@@ -150,7 +144,6 @@ std::vector<Entity> extract_entities(const TokenizedSequence& seq,
   }
   const std::size_t labels = seq.logits.size() / n;
   const auto starts = code_point_starts(seq.text);
-  std::string fallback;
 
   // gather_pre_entities
   std::vector<PreEntity> pre;
@@ -158,11 +151,7 @@ std::vector<Entity> extract_entities(const TokenizedSequence& seq,
     if (seq.special[t]) continue;
     PreEntity p;
     const float* row = seq.logits.data() + t * labels;
-    const float top = *std::max_element(row, row + labels);
-    p.scores.resize(labels);
-    float sum = 0.0f;
-    for (std::size_t c = 0; c < labels; ++c) sum += (p.scores[c] = std::exp(row[c] - top));
-    for (auto& s : p.scores) s /= sum;
+    p.scores = softmax(std::span<const float>(row, labels));
     p.word = seq.tokens[t];
     p.start = seq.offsets[t].first;
     p.end = seq.offsets[t].second;
@@ -187,8 +176,7 @@ std::vector<Entity> extract_entities(const TokenizedSequence& seq,
   if (aggregation == Aggregation::kNone || aggregation == Aggregation::kSimple) {
     for (const auto& p : pre) {
       const std::size_t id = first_argmax(p.scores);
-      tagged.push_back(
-          {label_name(id2label, id, fallback), p.scores[id], p.word, p.start, p.end, p.index});
+      tagged.push_back({label_name(id2label, id), p.scores[id], p.word, p.start, p.end, p.index});
     }
   } else {
     const auto aggregate_word = [&](std::size_t begin, std::size_t end) {
@@ -207,7 +195,7 @@ std::vector<Entity> extract_entities(const TokenizedSequence& seq,
           mean[c] = static_cast<float>(total / static_cast<double>(end - begin));
         }
         const std::size_t id = first_argmax(mean);
-        w.label = label_name(id2label, id, fallback);
+        w.label = label_name(id2label, id);
         w.score = mean[id];
       } else {
         std::size_t chosen = begin;  // kFirst; kMax: the first token holding the highest score
@@ -220,7 +208,7 @@ std::vector<Entity> extract_entities(const TokenizedSequence& seq,
           }
         }
         const std::size_t id = first_argmax(pre[chosen].scores);
-        w.label = label_name(id2label, id, fallback);
+        w.label = label_name(id2label, id);
         w.score = pre[chosen].scores[id];
       }
       tagged.push_back(std::move(w));
