@@ -55,7 +55,9 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
   app.add_option("--inference-component", f.inference_component,
                  "X-Amzn-SageMaker-Inference-Component header");
   app.add_option("--api-key", f.api_key, "sent as Authorization: Bearer KEY");
-  app.add_option("--task", f.task, "auto|classify|embed (auto: what the endpoint answers)");
+  app.add_option("--task", f.task,
+                 "auto|classify|embed|tokens (auto: what the endpoint answers; tokens: NER "
+                 "entities, aggregation_strategy simple)");
   app.add_option("--dataset", f.dataset,
                  "JSON lines {text[,text_pair][,label]} (default: bundled "
                  "multilingual NLI set)");

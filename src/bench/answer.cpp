@@ -16,6 +16,8 @@ const char* task_name(Task task) {
       return "classify";
     case Task::kEmbed:
       return "embed";
+    case Task::kTokens:
+      return "tokens";
   }
   return "auto";
 }
@@ -24,8 +26,9 @@ Task parse_task(std::string_view name) {
   if (name == "auto") return Task::kAuto;
   if (name == "classify") return Task::kClassify;
   if (name == "embed") return Task::kEmbed;
+  if (name == "tokens") return Task::kTokens;
   throw Error(ErrorKind::kInvalidArgument,
-              "--task '" + std::string(name) + "' is not one of auto, classify, embed");
+              "--task '" + std::string(name) + "' is not one of auto, classify, embed, tokens");
 }
 
 bool same_label(std::string_view a, std::string_view b) {

@@ -9,12 +9,17 @@
 
 namespace onepass::bench {
 
-enum class Task { kAuto, kClassify, kEmbed };
+// kTokens: token classification (NER, PII), the pipeline's entities grouped with
+// aggregation_strategy "simple".
+enum class Task { kAuto, kClassify, kEmbed, kTokens };
 const char* task_name(Task task);
-Task parse_task(std::string_view name);  // "auto" | "classify" | "embed"; throws kInvalidArgument
+// "auto" | "classify" | "embed" | "tokens"; throws kInvalidArgument
+Task parse_task(std::string_view name);
 
 struct Answer {
   // Classification: the top label and its score (probability). Empty label for embeddings.
+  // Token classification: every entity's group and span in text order ("entities: PER[0,3)
+  // LOC[10,15)", never empty), the entities' scores in `values` and their mean in `score`.
   std::string label;
   double score = 0;
   // Embeddings: the vector (token-level answers flattened). Classification: the scores of every

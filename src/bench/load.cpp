@@ -61,6 +61,8 @@ std::optional<double> Reference::accuracy() const {
 }
 
 Task Reference::answered_task() const {
+  // Entity answers carry a label, but only the tokens request reads them.
+  if (task == Task::kTokens) return task;
   for (const auto& answer : answers) {
     if (answer) return answer->label.empty() ? Task::kEmbed : Task::kClassify;
   }

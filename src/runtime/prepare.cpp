@@ -104,16 +104,26 @@ std::vector<PreparedItem> prepare_item(const LoadedModel& model, const Inference
   }
   if (encoding.ids.size() > limit) {
     if (!chunk) too_long(encoding.ids.size(), limit);
-    // The first text's tokens: every token not added by the post-processor, less the second
-    // text's (tokenized alone, as the pair encoding tokenizes it).
+    // Every token not added by the post-processor is the first text's or the second's; the
+    // second's count is its own tokenization (as the pair encoding tokenizes it).
     std::size_t content = 0;
     for (std::uint8_t special : encoding.special_tokens_mask) content += special == 0 ? 1 : 0;
+    std::size_t second = 0;
     if (pair) {
-      const std::size_t second = model.tokenizer->encode(*pair, std::nullopt, {}, false).size();
-      content -= std::min(content, second);
+      second = std::min(content, model.tokenizer->encode(*pair, std::nullopt, {}, false).size());
     }
-    return split_into_windows(encoding, content, limit, request.stride,
-                              model.description.info.type_vocab_size > 1);
+    SplitText text;
+    if (pair && request.chunked_text == ChunkedText::kSecond) {
+      // The second text ends before the closing special tokens.
+      text.count = second;
+      text.begin = encoding.ids.size() - trailing_special_tokens(encoding) - second;
+    } else {
+      text.count = content - second;
+      text.begin = leading_special_tokens(encoding);
+    }
+    return split_into_windows(encoding, text, limit, request.stride,
+                              model.description.info.type_vocab_size > 1,
+                              request.max_windows_per_item);
   }
   PreparedItem out;
   if (request.output == OutputKind::kTokenLogits) out.encoding = encoding;

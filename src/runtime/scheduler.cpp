@@ -15,12 +15,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // What the token-classification pipeline needs to know of a fast tokenizer: its sub-word
-// prefix, whether its decoder is SentencePiece's Metaspace, and its unknown token's id.
-// (A byte-level BPE's decoder is not modelled: its words read as the concatenated tokens.)
+// prefix, whether its decoder is byte-level BPE's or SentencePiece's Metaspace (assumed for
+// any other tokenizer without a prefix), and its unknown token's id.
 model::heads::TokenTextStyle token_text_style(const tokenizer::Tokenizer& tok) {
   model::heads::TokenTextStyle style;
   style.continuing_subword_prefix = std::string(tok.continuing_subword_prefix());
-  style.metaspace = style.continuing_subword_prefix.empty();
+  style.byte_level = tok.byte_level_decoder();
+  style.metaspace = style.continuing_subword_prefix.empty() && !style.byte_level;
   style.unk_token_id = tok.token_to_id("[UNK]");
   if (!style.unk_token_id) style.unk_token_id = tok.token_to_id("<unk>");
   return style;

@@ -72,6 +72,12 @@ enum class LongInput {
   kChunk,   // split into overlapping windows of the limit, run, combined (runtime/windows.h)
 };
 
+// Which text of a pair kChunk splits; a single text is always the first.
+enum class ChunkedText {
+  kFirst,   // premise, zero-shot's sequence: the second text whole in every window
+  kSecond,  // a reranker's document: the query (first) whole in every window
+};
+
 struct InferenceRequest {
   std::string model;  // empty selects the only model when one is loaded
   std::vector<InferenceItem> items;
@@ -86,6 +92,10 @@ struct InferenceRequest {
   // consecutive windows (nullopt: an eighth of the room the first text has in a window).
   LongInput long_input = LongInput::kReject;
   std::optional<std::size_t> stride;
+  ChunkedText chunked_text = ChunkedText::kFirst;
+  // kChunk: at most this many windows per item, the first ones (0: no cap); the rest of the
+  // text is not read (Cohere's max_chunks_per_doc).
+  std::size_t max_windows_per_item = 0;
 };
 
 // One window of a chunked input: its output and its token count, special tokens included.

@@ -21,19 +21,35 @@ std::vector<std::pair<std::size_t, std::size_t>> window_spans(std::size_t length
   return spans;
 }
 
-std::vector<PreparedItem> split_into_windows(const tokenizer::Encoding& full,
-                                             std::size_t first_tokens, std::size_t limit,
-                                             std::optional<std::size_t> stride,
-                                             bool keep_type_ids) {
+std::size_t leading_special_tokens(const tokenizer::Encoding& full) {
+  std::size_t n = 0;
+  while (n < full.ids.size() && n < full.special_tokens_mask.size() &&
+         full.special_tokens_mask[n] != 0)
+    ++n;
+  return n;
+}
+
+std::size_t trailing_special_tokens(const tokenizer::Encoding& full) {
+  const std::size_t total = std::min(full.ids.size(), full.special_tokens_mask.size());
+  std::size_t n = 0;
+  while (n < total && full.special_tokens_mask[total - 1 - n] != 0) ++n;
+  return n;
+}
+
+std::vector<PreparedItem> split_into_windows(const tokenizer::Encoding& full, SplitText text,
+                                             std::size_t limit, std::optional<std::size_t> stride,
+                                             bool keep_type_ids, std::size_t max_windows) {
   const std::size_t total = full.ids.size();
-  ONEPASS_CHECK(first_tokens <= total, "the first text is part of the encoding");
-  const std::size_t frame = total - first_tokens;  // special tokens and the second text
+  ONEPASS_CHECK(text.begin + text.count <= total, "the split text is part of the encoding");
+  const std::size_t frame = total - text.count;  // special tokens and the other text
   if (frame >= limit) {
+    // The first text is split unless it starts the encoding's content: then the second is.
+    const bool first = text.begin == leading_special_tokens(full);
     throw Error(ErrorKind::kInvalidInput,
-                "the special tokens and the second text take " + std::to_string(frame) +
-                    " of the " + std::to_string(limit) +
-                    " tokens of a window, leaving no room for the first text; shorten the "
-                    "second text");
+                "the special tokens and the " + std::string(first ? "second" : "first") +
+                    " text take " + std::to_string(frame) + " of the " + std::to_string(limit) +
+                    " tokens of a window, leaving no room for the " + (first ? "first" : "second") +
+                    " text; shorten the " + (first ? "second" : "first") + " text");
   }
   const std::size_t room = limit - frame;
   const std::size_t overlap = stride.value_or(default_stride(room));
@@ -42,23 +58,18 @@ std::vector<PreparedItem> split_into_windows(const tokenizer::Encoding& full,
                                               " must be smaller than the " + std::to_string(room) +
                                               " tokens of the text each window holds");
   }
-  // The first text starts after the leading special tokens ([CLS], <s>).
-  std::size_t prefix = 0;
-  while (prefix < total && prefix < full.special_tokens_mask.size() &&
-         full.special_tokens_mask[prefix] != 0)
-    ++prefix;
-  ONEPASS_CHECK(prefix + first_tokens <= total, "the first text follows the leading specials");
-  const std::size_t first_end = prefix + first_tokens;
+  const std::size_t text_end = text.begin + text.count;
 
   std::vector<PreparedItem> windows;
-  for (const auto& [begin, end] : window_spans(first_tokens, room, overlap)) {
+  for (const auto& [begin, end] : window_spans(text.count, room, overlap)) {
+    if (max_windows != 0 && windows.size() == max_windows) break;
     PreparedItem window;
     auto take = [&](const std::vector<std::int32_t>& from, std::vector<std::int32_t>& to) {
       to.reserve(frame + end - begin);
-      to.insert(to.end(), from.begin(), from.begin() + static_cast<std::ptrdiff_t>(prefix));
-      to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(prefix + begin),
-                from.begin() + static_cast<std::ptrdiff_t>(prefix + end));
-      to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(first_end), from.end());
+      to.insert(to.end(), from.begin(), from.begin() + static_cast<std::ptrdiff_t>(text.begin));
+      to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(text.begin + begin),
+                from.begin() + static_cast<std::ptrdiff_t>(text.begin + end));
+      to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(text_end), from.end());
     };
     take(full.ids, window.input_ids);
     if (keep_type_ids && full.type_ids.size() == total) take(full.type_ids, window.token_type_ids);

@@ -4,7 +4,9 @@
 // The windows are those of Hugging Face tokenizers' `truncation="only_first"` with
 // `return_overflowing_tokens=True` and `stride`: every window holds the special tokens, a run
 // of at most `room` tokens of the first text and the whole second text of a pair; consecutive
-// runs share `stride` tokens; the last run ends with the text (it may be shorter).
+// runs share `stride` tokens; the last run ends with the text (it may be shorter). A reranker's
+// pair splits its second text (the document) the same way (`only_second`), the query whole in
+// every window.
 #pragma once
 
 #include <cstddef>
@@ -29,14 +31,25 @@ std::size_t default_stride(std::size_t room);
 std::vector<std::pair<std::size_t, std::size_t>> window_spans(std::size_t length, std::size_t room,
                                                               std::size_t stride);
 
+// The tokens of the text a window splits: `count` tokens from `begin` in the full encoding.
+struct SplitText {
+  std::size_t begin = 0;
+  std::size_t count = 0;
+};
+
+// Special tokens at the start and at the end of `full` (its special_tokens_mask).
+std::size_t leading_special_tokens(const tokenizer::Encoding& full);
+std::size_t trailing_special_tokens(const tokenizer::Encoding& full);
+
 // Cuts `full` (an encoding with special tokens, longer than `limit`) into windows of at most
-// `limit` tokens. `first_tokens` is how many tokens the first text has; they follow the
-// leading special tokens. Type ids are kept when `keep_type_ids`. Throws
-// onepass::Error(kInvalidInput) when the special tokens and the second text leave no room for
-// the first text, or when `stride` is not smaller than that room.
-std::vector<PreparedItem> split_into_windows(const tokenizer::Encoding& full,
-                                             std::size_t first_tokens, std::size_t limit,
-                                             std::optional<std::size_t> stride, bool keep_type_ids);
+// `limit` tokens: each keeps everything outside `text` and one run of `text`'s tokens. At most
+// `max_windows` windows (0: no cap), the first ones: the rest of the text is dropped. Type ids
+// are kept when `keep_type_ids`. Throws onepass::Error(kInvalidInput) when the special tokens
+// and the other text leave no room for the split one, or when `stride` is not smaller than that
+// room.
+std::vector<PreparedItem> split_into_windows(const tokenizer::Encoding& full, SplitText text,
+                                             std::size_t limit, std::optional<std::size_t> stride,
+                                             bool keep_type_ids, std::size_t max_windows = 0);
 
 // Fills `out.values` and `out.num_tokens` from `out.windows`: the mean of the windows' values
 // weighted by each window's token count (special tokens included). For logits this lets every

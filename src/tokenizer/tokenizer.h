@@ -56,6 +56,9 @@ class Tokenizer {
   // it has none (Unigram, SentencePiece). The token-classification pipeline finds word
   // boundaries with it.
   virtual std::string_view continuing_subword_prefix() const { return {}; }
+  // True when tokenizer.json's decoder is ByteLevel (GPT-2, RoBERTa): tokens are byte stand-ins
+  // ("Ġ" for a space) that the fast tokenizer's convert_tokens_to_string reads back as bytes.
+  virtual bool byte_level_decoder() const { return false; }
 };
 
 // Loads a model folder's tokenizer: tokenizer.json when present, else the SentencePiece model

@@ -204,6 +204,62 @@ TEST(VllmDialect, ClassifyJoinsAPairAndReadsProbs) {
   EXPECT_EQ(d->build(batch, Task::kEmbed).target, "/v1/embeddings");
 }
 
+// Token classification: the pipeline's entities with aggregation_strategy "simple", one list per
+// input; an answer names every entity's group and span, so batched answers must match exactly.
+TEST(SageMakerDialect, TokensAskForSimpleEntitiesAndReadOneListPerInput) {
+  const auto d = make_dialect("onepass", {});
+  EXPECT_EQ(d->tasks(), (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens}));
+  const Sample* batch[] = {&kPair, &kSingle};
+  const auto r = d->build(batch, Task::kTokens);
+  EXPECT_EQ(r.target, "/invocations");
+  EXPECT_EQ(body_of(r), json::parse(R"({"inputs":["A man plays.\nSomeone makes music.",
+      "Hello world"],"parameters":{"truncation":true,"aggregation_strategy":"simple"}})"));
+  const auto answers = d->parse(ok(R"([[{"entity_group":"PER","score":0.5,"word":"A man",
+      "start":0,"end":5},{"entity_group":"LOC","score":0.75,"word":"music","start":28,"end":33}],
+      []])"),
+                                2, Task::kTokens);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].label, "entities: PER[0,5) LOC[28,33)");
+  EXPECT_EQ(answers[0].values, (std::vector<float>{0.5f, 0.75f}));
+  EXPECT_DOUBLE_EQ(answers[0].score, 0.625);
+  EXPECT_FALSE(answers[0].label_named);
+  EXPECT_EQ(answers[1].label, "entities:");  // no entity is an answer too
+  EXPECT_TRUE(answers[1].values.empty());
+  // aggregation_strategy none names the tag "entity".
+  EXPECT_EQ(d->parse(ok(R"([[{"entity":"B-PER","score":0.5,"index":1,"word":"A","start":0,
+      "end":1}]])"),
+                     1, Task::kTokens)[0]
+                .label,
+            "entities: B-PER[0,1)");
+  EXPECT_THROW(d->parse(ok(R"([[{"label":"x","score":1}]])"), 1, Task::kTokens), Error);
+  EXPECT_THROW(d->parse(ok(R"([[]])"), 2, Task::kTokens), Error);
+  EXPECT_THROW(
+      d->parse(ok(R"([{"entity_group":"PER","score":1,"start":0,"end":1}])"), 1, Task::kTokens),
+      Error);
+  // Entities are neither a classification nor an embedding, so auto-detection moves on.
+  EXPECT_THROW(
+      d->parse(ok(R"([[{"entity_group":"PER","score":1,"start":0,"end":1}]])"), 1, Task::kClassify),
+      Error);
+  EXPECT_THROW(d->parse(ok("[[]]"), 1, Task::kEmbed), Error);
+}
+
+TEST(TeiDialect, PredictTokensAsksForSimpleEntities) {
+  const auto d = make_dialect("tei", {});
+  EXPECT_EQ(d->tasks(), (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens}));
+  const Sample* batch[] = {&kSingle, &kPair};
+  const auto r = d->build(batch, Task::kTokens);
+  EXPECT_EQ(r.target, "/predict_tokens");
+  EXPECT_EQ(body_of(r), json::parse(R"({"inputs":["Hello world",
+      "A man plays.\nSomeone makes music."],"aggregation_strategy":"simple","truncate":true})"));
+  const auto answers =
+      d->parse(ok(R"([[{"entity_group":"LOC","score":0.25,"word":"world","start":6,"end":11}],
+      []])"),
+               2, Task::kTokens);
+  EXPECT_EQ(answers[0].label, "entities: LOC[6,11)");
+  EXPECT_EQ(answers[1].label, "entities:");
+  EXPECT_THROW(d->parse(ok("[[]]"), 2, Task::kTokens), Error);
+}
+
 TEST(CohereDialect, DocumentsAgainstOneQueryAnsweredByIndex) {
   DialectOptions options;
   options.model = "rerank";

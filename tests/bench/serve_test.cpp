@@ -144,6 +144,30 @@ TEST(Serve, SweepInEveryDialectOfAReranker) {
   }
 }
 
+// The NER workload: every sample's entities (aggregation_strategy simple), found by asking
+// (auto) or named (--task tokens), batched and concurrent answers equal to the reference's.
+TEST(Serve, SweepInEveryDialectOfATokenClassifier) {
+  ServeProcess server({"serve", "--model", "ner=" + (kModels / "bert-tiny-ner").string(), "--host",
+                       "127.0.0.1", "--port", "0"});
+  ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
+  for (const char* dialect : {"onepass", "hf", "tei"}) {
+    for (const Task task : {Task::kAuto, Task::kTokens}) {
+      Workload w = tiny_sweep();
+      w.task = task;
+      const BenchResult result = run_bench({spec(dialect, server.url(), dialect, "ner")}, w);
+      const auto& reference = result.endpoints[0].reference;
+      EXPECT_EQ(reference.answered_task(), Task::kTokens) << dialect;
+      expect_clean(result.endpoints[0]);
+      EXPECT_FALSE(reference.accuracy().has_value()) << dialect;
+      // The tiny model's random weights tag some tokens: entities were compared, not only [].
+      bool some_entity = false;
+      for (const auto& answer : reference.answers)
+        some_entity = some_entity || (answer && !answer->values.empty());
+      EXPECT_TRUE(some_entity) << dialect;
+    }
+  }
+}
+
 TEST(Serve, CompareTwoServersOfTheSameModelAgreesFully) {
   const std::string model = "nli=" + (kModels / "bert-tiny-nli").string();
   ServeProcess a({"serve", "--model", model, "--host", "127.0.0.1", "--port", "0"});

@@ -239,6 +239,120 @@ TEST(TokenClassification, CjkAndAccentsUseCodePointsAndUnknownTokensReadTheText)
   EXPECT_EQ(none[2].word, "東");  // [UNK] reads as the text it covers
 }
 
+// "Thé café naïve résumé" through the RoBERTa-style byte-level BPE fixture
+// (tests/data/fixtures/tokenizers/roberta-bpe-tiny, tokenizer_cases.json h0015: these ids, token
+// strings and trimmed offsets). Tokens are bytes_to_unicode stand-ins: "Ġ" a space, "Ã©" the two
+// bytes of é, "Ã" and "¯" one byte each of ï. The tokenizer has no continuing_subword_prefix,
+// so words come from the space heuristic. Worked by hand from the pipeline and tokenizers'
+// ByteLevel decoder (decode_chain: a token of stand-ins becomes its bytes, any other token its
+// own UTF-8, then String::from_utf8_lossy).
+Case byte_level_case() {
+  Case c;
+  c.text = "Th\xC3\xA9 caf\xC3\xA9 na\xC3\xAFve r\xC3\xA9sum\xC3\xA9";
+  c.toks = {
+      {"<s>", 0, 0, 0, kSpecial, true},
+      {"T", 55, 0, 1, {0, 3, 0, 0, 0}},                  // B-PER
+      {"h", 75, 1, 2, {0, 0, 3, 0, 0}},                  // I-PER
+      {"\xC3\x83\xC2\xA9", 598, 2, 3, {0, 0, 3, 0, 0}},  // "Ã©" I-PER
+      {"\xC4\xA0"
+       "caf\xC3\x83\xC2\xA9",
+       2949,
+       4,
+       8,
+       {3, 0, 0, 0, 0}},  // "ĠcafÃ©" O
+      {"\xC4\xA0"
+       "na",
+       2227,
+       9,
+       11,
+       {0, 0, 0, 3, 0}},                           // "Ġna" B-LOC
+      {"\xC3\x83", 131, 11, 12, {0, 0, 0, 0, 3}},  // "Ã" I-LOC
+      {"\xC2\xAF", 111, 11, 12, {0, 0, 0, 0, 3}},  // "¯" I-LOC
+      {"ve", 313, 12, 14, {0, 0, 0, 0, 3}},        // I-LOC
+      {"\xC4\xA0"
+       "r\xC3\x83\xC2\xA9",
+       2834,
+       15,
+       17,
+       {0, 3, 0, 0, 0}},  // "ĠrÃ©" B-PER
+      {"s", 86, 17, 18, {3, 0, 0, 0, 0}},
+      {"um", 367, 18, 20, {3, 0, 0, 0, 0}},
+      {"\xC3\x83\xC2\xA9", 598, 20, 21, {3, 0, 0, 0, 0}},
+      {"</s>", 2, 0, 0, kSpecial, true},
+  };
+  return c;
+}
+
+TokenTextStyle byte_level_style() {
+  TokenTextStyle style;
+  style.unk_token_id = 3;
+  style.byte_level = true;
+  return style;
+}
+
+TEST(TokenClassification, ByteLevelWordsAreTheDecodersNotTheTextSlice) {
+  Case c = byte_level_case();
+  // none: the raw token strings, stand-ins and all.
+  const auto none =
+      extract_entities(c.view(), kLabels, byte_level_style(), Aggregation::kNone, {"O"});
+  ASSERT_EQ(none.size(), 8u);
+  EXPECT_EQ(none[2].word, "\xC3\x83\xC2\xA9");  // "Ã©"
+  EXPECT_EQ(none[3].word,
+            "\xC4\xA0"
+            "na");                      // "Ġna"
+  EXPECT_EQ(none[5].word, "\xC2\xAF");  // "¯", half of ï
+  // simple: each group's tokens read back together, the leading space of "Ġ" kept (the text
+  // slice would have none), a character split over two tokens whole again.
+  const auto simple =
+      extract_entities(c.view(), kLabels, byte_level_style(), Aggregation::kSimple, {"O"});
+  ASSERT_EQ(simple.size(), 3u);
+  EXPECT_EQ(simple[0].label, "PER");
+  EXPECT_EQ(simple[0].word, "Th\xC3\xA9");  // "Thé"
+  EXPECT_EQ(simple[0].start, 0u);
+  EXPECT_EQ(simple[0].end, 3u);
+  EXPECT_EQ(simple[1].label, "LOC");
+  EXPECT_EQ(simple[1].word, " na\xC3\xAFve");  // " naïve"
+  EXPECT_EQ(simple[1].start, 9u);
+  EXPECT_EQ(simple[1].end, 14u);
+  EXPECT_EQ(simple[2].word, " r\xC3\xA9");  // " ré": the group ends where the labels do
+  // first: words are read back once by aggregate_word and again by group_sub_entities. The
+  // second pass meets a word without a space as stand-ins: "Thé"'s é is the stand-in of byte
+  // 0xE9, a UTF-8 lead byte with nothing after it, so it becomes U+FFFD. " naïve" and
+  // " résumé" hold a real space and pass through as UTF-8.
+  const auto first =
+      extract_entities(c.view(), kLabels, byte_level_style(), Aggregation::kFirst, {"O"});
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first[0].word, "Th\xEF\xBF\xBD");
+  EXPECT_EQ(first[0].end, 3u);
+  EXPECT_EQ(first[1].word, " na\xC3\xAFve");
+  EXPECT_EQ(first[2].label, "PER");
+  EXPECT_EQ(first[2].word, " r\xC3\xA9sum\xC3\xA9");  // " résumé", one word
+  EXPECT_EQ(first[2].start, 15u);
+  EXPECT_EQ(first[2].end, 21u);
+}
+
+// tokenizers' ByteLevel decoder on its own: stand-ins to bytes, tokens with a non-stand-in
+// character verbatim, and from_utf8_lossy's one U+FFFD per maximal ill-formed subpart.
+TEST(TokenClassification, ByteLevelDecoderReadsBytesLossily) {
+  const auto text = [](std::vector<std::string> tokens) {
+    return tokens_to_text(tokens, byte_level_style());
+  };
+  EXPECT_EQ(text({"Hello",
+                  "\xC4\xA0"
+                  "there",
+                  "\xC4\x8A"}),
+            "Hello there\n");             // Ġ, Ċ
+  EXPECT_EQ(text({"[PA D]"}), "[PA D]");  // a space is no stand-in: the token as it is
+  // "ðŁĺ" is F0 9F 98 (a 4-byte sequence cut short): one U+FFFD; then "A".
+  EXPECT_EQ(text({"\xC3\xB0\xC5\x81\xC4\xBA", "A"}),
+            "\xEF\xBF\xBD"
+            "A");
+  // "À¯" is C0 AF: C0 is never a lead byte, AF never starts one: two U+FFFD.
+  EXPECT_EQ(text({"\xC3\x80\xC2\xAF"}), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  // "íłĢ" is ED A0 80 (a surrogate): ED takes no A0, so three U+FFFD.
+  EXPECT_EQ(text({"\xC3\xAD\xC5\x82\xC4\xA2"}), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 TEST(TokenClassification, LabelsWithoutBIPrefixGroupAsContinuations) {
   Case c;
   c.text = "a b c";

@@ -126,6 +126,54 @@ TEST(LongInput, PairsSplitTheFirstTextAndRepeatTheSecondWhole) {
   EXPECT_NE(message.find("no room"), std::string::npos) << message;
 }
 
+// A reranker's pair (query, document): the document, second, is split and the query repeated
+// whole; max_windows_per_item keeps the first windows only (Cohere's max_chunks_per_doc).
+TEST(LongInput, ChunkingTheSecondTextRepeatsTheFirstAndCapsTheWindows) {
+  FakeWorld world;
+  Runtime rt(options_with_limit(world, 8));
+  InferenceRequest r = chunked("nli", {"5 6"}, 1);
+  r.items[0].text_pair = numbered_words(11);
+  r.chunked_text = ChunkedText::kSecond;
+  // [CLS] 5 6 [SEP] B [SEP] leaves 3 tokens of B per window; overlap 1, so each starts 2 later:
+  // [0,3) [2,5) [4,7) [6,9) [8,11).
+  const std::vector<std::int32_t> types = {0, 0, 0, 0, 1, 1, 1, 1};
+  auto window = [](int begin) {
+    return std::vector<std::int32_t>{kCls, 5, 6, kSep, begin, begin + 1, begin + 2, kSep};
+  };
+  const InferenceResult result = submit(rt, r).get();
+  ASSERT_FALSE(result.error);
+  const ItemOutput& item = result.items.at(0);
+  ASSERT_EQ(item.windows.size(), 5u);
+  for (int w = 0; w < 5; ++w) {
+    const auto expected = fake_logits(window(10 + 2 * w), types, 3);
+    for (std::size_t l = 0; l < 3; ++l) EXPECT_FLOAT_EQ(item.windows[w].values[l], expected[l]);
+  }
+
+  r.max_windows_per_item = 2;
+  const InferenceResult capped = submit(rt, r).get();
+  ASSERT_FALSE(capped.error);
+  ASSERT_EQ(capped.items.at(0).windows.size(), 2u);
+  for (int w = 0; w < 2; ++w) {
+    const auto expected = fake_logits(window(10 + 2 * w), types, 3);
+    for (std::size_t l = 0; l < 3; ++l)
+      EXPECT_FLOAT_EQ(capped.items[0].windows[w].values[l], expected[l]);
+  }
+  EXPECT_EQ(capped.total_tokens, 16u);
+  // One window left is no chunked input: its logits are the answer.
+  r.max_windows_per_item = 1;
+  const InferenceResult one = submit(rt, r).get();
+  ASSERT_FALSE(one.error);
+  EXPECT_TRUE(one.items.at(0).windows.empty());
+  const auto first = fake_logits(window(10), types, 3);
+  for (std::size_t l = 0; l < 3; ++l) EXPECT_FLOAT_EQ(one.items[0].values[l], first[l]);
+
+  // A first text that leaves no room for the second is refused, naming it.
+  r.items[0].text = "3 4 5 6 7";
+  std::string message;
+  EXPECT_EQ(result_error(submit(rt, r).get(), &message), ErrorKind::kInvalidInput);
+  EXPECT_NE(message.find("no room for the second text"), std::string::npos) << message;
+}
+
 TEST(LongInput, DefaultIsUnchangedAndTruncationWins) {
   FakeWorld world;
   Runtime rt(options_with_limit(world, 8));

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "call.h"
+#include "temp_dir.h"
 
 namespace onepass::runtime {
 namespace {
@@ -123,6 +124,63 @@ TEST_F(TokenClassification, TextsGetGoldenTokenLogitsAndNoneEntitiesAreTheNonOTo
       EXPECT_EQ(e, entities.size());
     }
   }
+}
+
+// A token classifier whose tokenizer.json is byte-level BPE (xlmr-tiny-ner's weights with the
+// RoBERTa tokenizer fixture, whose 3,000 ids fit its embedding table): the runtime hands the
+// API the tokens as stand-ins and a style that reads them back as the ByteLevel decoder does.
+// One group over every token (all "O", nothing ignored) reads back the whole text, é and ï
+// whole again although "ï" is two tokens (tokenizer_cases.json h0015).
+TEST(TokenClassificationByteLevel, TheRuntimeReadsByteLevelTokensBackAsText) {
+  TempDir dir;
+  const auto model = fixture_model("xlmr-tiny-ner");
+  const auto tokenizer =
+      std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/tokenizers/roberta-bpe-tiny";
+  for (const char* file : {"config.json", "model.safetensors"})
+    std::filesystem::create_symlink(model / file, dir.path() / file);
+  for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+    std::filesystem::create_symlink(tokenizer / file, dir.path() / file);
+  RuntimeOptions o;
+  o.models.push_back({"ner", dir.path()});
+  o.threads = 1;
+  Runtime runtime(o);
+  ASSERT_TRUE(runtime.wait_ready(60s));
+
+  InferenceRequest r;
+  r.model = "ner";
+  r.output = OutputKind::kTokenLogits;
+  InferenceItem item;
+  item.text = "Th\xC3\xA9 caf\xC3\xA9 na\xC3\xAFve r\xC3\xA9sum\xC3\xA9";
+  r.items.push_back(item);
+  const InferenceResult result = submit(runtime, r).get();
+  std::string message;
+  ASSERT_FALSE(result_error(result, &message)) << message;
+  const ItemOutput& out = result.items.at(0);
+  EXPECT_TRUE(out.token_style.byte_level);
+  EXPECT_FALSE(out.token_style.metaspace);
+  EXPECT_TRUE(out.token_style.continuing_subword_prefix.empty());
+  const std::vector<std::int32_t> ids = {0,   55,  75,   598, 2949, 2227, 131,
+                                         111, 313, 2834, 86,  367,  598,  2};
+  ASSERT_EQ(out.encoding.ids, ids);
+  EXPECT_EQ(out.encoding.tokens[5],
+            "\xC4\xA0"
+            "na");  // "Ġna"
+
+  std::vector<float> all_o(out.values.size(), 0.0f);
+  for (std::size_t t = 0; t < ids.size(); ++t) all_o[t * 5] = 3.0f;
+  const model::heads::TokenizedSequence seq{item.text,
+                                            all_o,
+                                            out.encoding.ids,
+                                            out.encoding.tokens,
+                                            out.encoding.offsets,
+                                            out.encoding.special_tokens_mask};
+  const std::vector<std::string> labels{"O", "B-PER", "I-PER", "B-LOC", "I-LOC"};
+  const auto groups = model::heads::extract_entities(seq, labels, out.token_style,
+                                                     model::heads::Aggregation::kSimple, {});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].word, item.text);
+  EXPECT_EQ(groups[0].start, 0u);
+  EXPECT_EQ(groups[0].end, 21u);
 }
 
 TEST_F(TokenClassification, OtherOutputKindsAreRefusedBeforeAdmission) {

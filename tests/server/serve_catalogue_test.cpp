@@ -493,6 +493,94 @@ TEST(ServeCatalogue, TransportLimitsOnTheRealServer) {
   EXPECT_EQ(r.status, 200) << r.body;
 }
 
+// The catalogue on the Inference API routes, POST / and POST /models/{model}: the same decoder
+// with the model chosen by the target header or by the path. Each bad body gets the same status
+// and body on both; validation errors are 400 in this dialect (docs/api.md), an unknown or
+// hostile name in the path 404. Then the same answers as before.
+TEST(ServeCatalogue, InferenceApiRoutesBadInputThenStillCorrect) {
+  ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+                       "embed=" + fixture_model("bert-tiny-embed")});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  const auto port = server.port();
+  const std::string premise = json{{"inputs", "A man is playing a guitar."}}.dump();
+  const auto before_nli = post_json(port, "/models/nli", premise);
+  const auto before_embed = post_json(port, "/models/embed", premise);
+  ASSERT_EQ(before_nli.status, 200) << before_nli.body;
+  ASSERT_EQ(before_embed.status, 200) << before_embed.body;
+  std::string long_words;
+  for (int i = 0; i < 400; ++i) long_words += "guitar street corner ";
+
+  struct BodyCase {
+    std::string body, content_type;
+    int status;
+    std::string body_has;
+  };
+  const std::vector<BodyCase> bodies = {
+      {"hello", kJson, 400, "not valid JSON"},
+      {R"({"inputs":"a")", kJson, 400, "not valid JSON"},
+      {R"({"inputs":"a"} x)", kJson, 400, "not valid JSON"},
+      {"{\"inputs\":\"\xff\"}", kJson, 400, ""},
+      {R"({"inputs":"\ud800"})", kJson, 400, ""},
+      {"{\"inputs\":\"\xc0\xaf\"}", kJson, 400, ""},
+      {R"({"inputs":"a"})", "text/plain", 415, ""},
+      {R"({"inputs":5})", kJson, 400, ""},
+      {R"({"inputs":[["a"]]})", kJson, 400, ""},
+      {R"({"inputs":{"text_pair":"h"}})", kJson, 400, ""},
+      {R"({"inputs":[]})", kJson, 400, "cannot be an empty list"},
+      {json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson, 422, "33"},
+      {json{{"inputs", long_words}}.dump(), kJson, 422,
+       "input has 3202 tokens, more than the model's limit of 512"},
+      {json{{"inputs", long_words}, {"parameters", {{"truncation", true}}}}.dump(), kJson, 200, ""},
+      {R"({"inputs":"a","parameters":{"top_k":0}})", kJson, 400, "top_k"},
+      {R"({"inputs":"a","parameters":{"function_to_apply":"max"}})", kJson, 400,
+       "function_to_apply"},
+      {R"({"inputs":"a","parameters":{"max_length":18446744073709551615}})", kJson, 400, ""},
+      {R"({"inputs":"a","parameters":{"long_input":"split"}})", kJson, 400, "long_input"},
+      {R"({"inputs":"a","parameters":{"candidate_labels":[]}})", kJson, 400, ""},
+      {std::string(100000, '[') + std::string(100000, ']'), kJson, 400, "nesting"},
+      {R"({"inputs":"a\u0000b \u200f\ud83d\udc68\u200d\ud83d\udc69 \t\u0001"})", kJson, 200, ""},
+      {R"({"inputs":"   "})", kJson, 200, ""},
+  };
+  for (const auto& c : bodies) {
+    SCOPED_TRACE(c.body.substr(0, 100));
+    const auto root = http_request(port, "POST", "/", c.body, c.content_type, target("nli"));
+    const auto named = http_request(port, "POST", "/models/nli", c.body, c.content_type, {});
+    EXPECT_EQ(root.status, c.status) << root.body.substr(0, 400);
+    EXPECT_EQ(named.status, root.status) << named.body.substr(0, 400);
+    EXPECT_EQ(named.body, root.body);
+    if (!c.body_has.empty()) {
+      EXPECT_NE(root.body.find(c.body_has), std::string::npos) << root.body.substr(0, 400);
+    }
+    if (root.status >= 400) {
+      expect_error_shape("/", root.status, root.body);
+      EXPECT_LT(root.body.size(), 1024u) << "an error must not echo the input back";
+    }
+  }
+  // The path's model: unknown, hostile, or one whose task the body does not fit.
+  const std::vector<Case> paths = {
+      {"POST", "/models/nope", R"({"inputs":"a"})", kJson, {}, 404, "not loaded"},
+      {"POST", "/models/..%2Fnli", R"({"inputs":"a"})", kJson, {}, 404, ""},
+      {"POST", "/models/nli%00", R"({"inputs":"a"})", kJson, {}, 404, ""},
+      {"POST", "/models/embed", R"({"inputs":{"text":"p","text_pair":"h"}})", kJson, {}, 400, ""},
+      {"POST", "/", R"({"inputs":"a"})", kJson, {}, 404, "several models"},
+      {"GET", "/models/nli", "", "", {}, 405, ""},
+      {"DELETE", "/models/nli", "", "", {}, 405, ""},
+  };
+  for (const auto& c : paths) {
+    SCOPED_TRACE(c.method + " " + c.path + " " + c.body.substr(0, 100));
+    const auto r = http_request(port, c.method, c.path, c.body, c.content_type, c.headers);
+    EXPECT_EQ(r.status, c.status) << r.body.substr(0, 400);
+    if (!c.body_has.empty()) {
+      EXPECT_NE(r.body.find(c.body_has), std::string::npos) << r.body.substr(0, 400);
+    }
+    // The path's other methods belong to SageMaker's model management (off here): its shape.
+    if (r.status >= 400)
+      expect_error_shape(c.status == 405 ? "/invocations" : c.path, r.status, r.body);
+  }
+  EXPECT_EQ(post_json(port, "/models/nli", premise).body, before_nli.body);
+  EXPECT_EQ(post_json(port, "/models/embed", premise).body, before_embed.body);
+}
+
 // The catalogue on the routes RAG frameworks call: Cohere/Jina /v1|v2/rerank and vLLM /classify,
 // /score. Both dialects answer a bad request with 400 (Cohere's "invalid request", vLLM's
 // BadRequestError), an unknown model with 404, and the server's answers stay the same after.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "http_client.h"
 #include "serve_process.h"
@@ -161,6 +162,80 @@ TEST_F(ServeRerankClassify, CohereRerankEqualsTeiRerank) {
     EXPECT_EQ(a[i]["score"].get<float>(), b[i]["relevance_score"].get<float>());
   }
   EXPECT_NEAR(b[0]["relevance_score"].get<double>(), d["probs"][0].get<double>(), kTolerance);
+}
+
+// max_chunks_per_doc: a document over the model's 512 tokens is cut into windows of the
+// documented rule (docs/api.md "Long inputs": the query whole in each, 506 document tokens a
+// window, 63 shared, so windows start at tokens 0, 443 and 886 of 1200), at most N of them, and
+// scored by its best window. Each expected window score is the same server's answer for that
+// window's words sent as a short document of their own: every word here is one token.
+TEST_F(ServeRerankClassify, CohereMaxChunksPerDocScoresTheBestOfTheFirstNWindows) {
+  const std::vector<std::string> vocabulary = {
+      "the",  "and",  "for",  "this",  "with",     "that",   "not",   "you",
+      "test", "copy", "type", "boost", "function", "thread", "graph", "build"};
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < 1200; ++i)
+    words.push_back(vocabulary[(i * 7 + i / 97) % vocabulary.size()]);
+  // Towards the end the document talks about the query's words: its last window is the best.
+  for (std::size_t i = 1000; i < 1200; i += 3) words[i] = i % 2 ? "graph" : "boost";
+  const auto join = [&](std::size_t begin, std::size_t end) {
+    std::string text;
+    for (std::size_t i = begin; i < std::min(end, words.size()); ++i)
+      text += (text.empty() ? "" : " ") + words[i];
+    return text;
+  };
+  const std::string query = "boost graph example";
+  const std::string document = join(0, words.size());
+  const auto tokens =
+      post_json(port(), "/tokenize",
+                json{{"inputs", document}, {"add_special_tokens", false}}.dump(), target("rerank"));
+  ASSERT_EQ(tokens.status, 200) << tokens.body;
+  ASSERT_EQ(json::parse(tokens.body)[0].size(), words.size()) << "a word is not one token";
+  const auto query_tokens =
+      post_json(port(), "/tokenize", json{{"inputs", query}, {"add_special_tokens", false}}.dump(),
+                target("rerank"));
+  ASSERT_EQ(json::parse(query_tokens.body)[0].size(), 3u);
+
+  const auto rerank = [&](const std::string& doc, std::optional<int> max_chunks) {
+    json body = {{"model", "rerank"}, {"query", query}, {"documents", {doc}}};
+    if (max_chunks) body["max_chunks_per_doc"] = *max_chunks;
+    const auto r = post_json(port(), "/v1/rerank", body.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body);
+  };
+  const auto score_of = [](const json& answer) {
+    return answer["results"][0]["relevance_score"].get<double>();
+  };
+  std::vector<double> window_scores;
+  for (const std::size_t begin : {0u, 443u, 886u})
+    window_scores.push_back(score_of(rerank(join(begin, begin + 506), std::nullopt)));
+  ASSERT_GT(window_scores[2], window_scores[0]);
+  ASSERT_GT(window_scores[2], window_scores[1]);
+
+  const auto three = rerank(document, 10);
+  EXPECT_NEAR(score_of(three), window_scores[2], 1e-5);
+  // Every window's tokens are counted: 512 + 512 + (6 + 314).
+  EXPECT_EQ(three["usage"]["total_tokens"], 1344);
+  EXPECT_NEAR(score_of(rerank(document, 2)), std::max(window_scores[0], window_scores[1]), 1e-5);
+  // One window is the first 506 tokens: what truncation without the field gives.
+  const auto one = rerank(document, 1);
+  EXPECT_NEAR(score_of(one), window_scores[0], 1e-5);
+  EXPECT_EQ(score_of(one), score_of(rerank(document, std::nullopt)));
+  EXPECT_EQ(one["usage"]["total_tokens"], 512);
+  // v2 reads the field the same way, and a short document is one window whatever N is.
+  const auto v2 = post_json(port(), "/v2/rerank",
+                            json{{"model", "rerank"},
+                                 {"query", query},
+                                 {"documents", {document, "boost graph"}},
+                                 {"max_chunks_per_doc", 3}}
+                                .dump());
+  ASSERT_EQ(v2.status, 200) << v2.body;
+  const auto results = json::parse(v2.body)["results"];
+  for (const auto& result : results) {
+    const double expected =
+        result["index"] == 0 ? window_scores[2] : score_of(rerank("boost graph", std::nullopt));
+    EXPECT_NEAR(result["relevance_score"].get<double>(), expected, 1e-5);
+  }
 }
 
 TEST_F(ServeRerankClassify, VllmScorePairsOneToNAndNToNAsGoldens) {

@@ -130,6 +130,22 @@ TEST(TokenizerJson, FindsEveryFixtureFolder) {
   EXPECT_EQ(testing::tokenizer_json_folders().size(), 6u);
 }
 
+// The token-classification pipeline reads entity words back through the decoder: ByteLevel for
+// the RoBERTa fixture, WordPiece or Metaspace for the model folders.
+TEST(TokenizerJson, ReportsAByteLevelDecoder) {
+  EXPECT_TRUE(
+      load_tokenizer_json(testing::fixtures_dir() / "tokenizers/roberta-bpe-tiny/tokenizer.json")
+          ->byte_level_decoder());
+  std::size_t others = 0;
+  for (const auto& dir : testing::tokenizer_json_folders()) {
+    if (dir.filename() == "roberta-bpe-tiny") continue;
+    SCOPED_TRACE(dir.string());
+    EXPECT_FALSE(load_tokenizer_json(dir / "tokenizer.json")->byte_level_decoder());
+    ++others;
+  }
+  EXPECT_GT(others, 0u);
+}
+
 TEST(TokenizerJson, InvalidUtf8IsAClearError) {
   const auto tok =
       load_tokenizer_json(testing::fixtures_dir() / "tokenizers/roberta-bpe-tiny/tokenizer.json");

@@ -1,11 +1,15 @@
 // POST /v1/rerank and /v2/rerank: {"model","query","documents","top_n","return_documents",...}
 // -> {"id","results":[{"index","relevance_score","document"?}],"meta","model","usage"}.
 // Scores are the reranker's sigmoid, exactly TEI /rerank's (api/common/rerank.h), sorted
-// highest first. The answer carries Cohere's "meta" and Jina's "model" and "usage" side by side,
-// so either client finds what it reads.
+// highest first. A document over the model's limit is truncated, or with max_chunks_per_doc N
+// split into at most N windows, the query whole in each, and scored by its best window, as
+// Cohere documents its chunking. The answer carries Cohere's "meta" and Jina's "model" and "usage"
+// side by side, so either client finds what it reads.
 #include "api/common/rerank.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "api/cohere/cohere.h"
@@ -53,12 +57,26 @@ Document parse_document(const Json& value) {
   return document;
 }
 
-// A positive integer option; Cohere's chunking and per-document token caps are accepted and
-// documents are truncated at the model's input length (docs/api.md).
-void check_positive(const Json& body, const char* field) {
-  if (const auto value = get_int(body, field); value && *value < 1)
+// A positive integer option, when given.
+std::optional<std::int64_t> positive(const Json& body, const char* field) {
+  const auto value = get_int(body, field);
+  if (value && *value < 1)
     throw ApiError(ApiErrorKind::kValidation, std::string("'") + field + "' must be at least 1",
                    field);
+  return value;
+}
+
+// A document's relevance: its one window's, or with chunking its best window's.
+float document_score(const runtime::ItemOutput& item) {
+  if (item.windows.empty()) return relevance_score(item, false);
+  float best = 0;
+  for (std::size_t w = 0; w < item.windows.size(); ++w) {
+    runtime::ItemOutput window;
+    window.values = item.windows[w].values;
+    const float score = relevance_score(window, false);
+    if (w == 0 || score > best) best = score;
+  }
+  return best;
 }
 
 void check_rank_fields(const Json& body) {
@@ -97,15 +115,24 @@ void handle_rerank(Call& call, const char* version) {
   const auto top_n = get_int(body, "top_n").value_or(0);
   if (top_n < 0) throw ApiError(ApiErrorKind::kValidation, "'top_n' cannot be negative", "top_n");
   const bool return_documents = get_bool(body, "return_documents").value_or(false);
-  check_positive(body, "max_chunks_per_doc");
-  check_positive(body, "max_tokens_per_doc");
+  const auto max_chunks = positive(body, "max_chunks_per_doc");
+  // Documents are cut at the model's input length, which caps them well below Cohere's 4096.
+  positive(body, "max_tokens_per_doc");
   check_rank_fields(body);
 
   runtime::InferenceRequest request;
   request.model = model.name;
-  // Cohere never refuses a long document: it is cut to fit, the query kept whole.
-  request.truncate = true;
-  request.truncation_strategy = tokenizer::TruncationStrategy::kOnlySecond;
+  if (max_chunks) {
+    // Windows over the document (the pair's second text); its windows count against
+    // --max-client-batch-size like any chunked input's.
+    request.long_input = runtime::LongInput::kChunk;
+    request.chunked_text = runtime::ChunkedText::kSecond;
+    request.max_windows_per_item = static_cast<std::size_t>(*max_chunks);
+  } else {
+    // Cohere never refuses a long document: it is cut to fit, the query kept whole.
+    request.truncate = true;
+    request.truncation_strategy = tokenizer::TruncationStrategy::kOnlySecond;
+  }
   auto documents = std::make_shared<std::vector<Document>>();
   documents->reserve(given->size());
   for (const auto& value : *given) {
@@ -122,7 +149,7 @@ void handle_rerank(Call& call, const char* version) {
       [documents, shown, return_documents, id, name, version](runtime::InferenceResult& result) {
         std::vector<float> scores;
         scores.reserve(result.items.size());
-        for (const auto& item : result.items) scores.push_back(relevance_score(item, false));
+        for (const auto& item : result.items) scores.push_back(document_score(item));
         const auto ranked = rank(scores);
         JsonWriter json;
         json.begin_object().key("id").value(id).key("results").begin_array();

@@ -7,6 +7,10 @@
 //     them on another thread);
 //   - per-item failures as InferenceResult::error, like the runtime's prepare step: too many
 //     tokens without truncation, an empty or out-of-vocabulary pre-tokenized input;
+//   - LongInput::kChunk as runtime/windows.h does it for logits and pooled outputs: a text over
+//     the limit becomes windows of the limit sharing `stride` tokens (a stride not below a
+//     window's room fails the request), of the first text or (chunked_text) the second, at most
+//     max_windows_per_item of them, each with its own values, combined by token count;
 //   - outputs of the right shape: logits [num_labels], pooled [hidden], tokens
 //     [num_tokens, hidden], token logits [num_tokens, num_labels] with the text's encoding (from
 //     tokenize() below), with num_tokens within the model's limit.
@@ -215,6 +219,11 @@ class FuzzService : public runtime::InferenceService {
           continue;
         }
         std::size_t tokens = static_cast<std::size_t>(count_tokens(item));
+        if (tokens > limit && chunks(request, item)) {
+          result.items.push_back(chunked(request, item, model, tokens, limit));
+          result.total_tokens += static_cast<std::size_t>(result.items.back().num_tokens);
+          continue;
+        }
         if (tokens > limit) {
           if (!request.truncate) throw Error(ErrorKind::kInvalidInput, "input has too many tokens");
           tokens = limit;
@@ -238,6 +247,51 @@ class FuzzService : public runtime::InferenceService {
       result.error = std::current_exception();
     }
     return result;
+  }
+
+  static bool chunks(const runtime::InferenceRequest& request, const runtime::InferenceItem& item) {
+    return request.long_input == runtime::LongInput::kChunk && !request.truncate &&
+           !item.pretokenized &&
+           (request.output == runtime::OutputKind::kLogits ||
+            request.output == runtime::OutputKind::kPooled);
+  }
+
+  // A chunked input: the windows runtime/windows.h cuts from `tokens` tokens (the split text's
+  // share split, the special tokens and the other text in every window), each with values that
+  // differ by window, and their token-weighted mean, as combine_windows gives.
+  static runtime::ItemOutput chunked(const runtime::InferenceRequest& request,
+                                     const runtime::InferenceItem& item,
+                                     const runtime::ModelDescription& model, std::size_t tokens,
+                                     std::size_t limit) {
+    const bool second = item.text_pair && request.chunked_text == runtime::ChunkedText::kSecond;
+    const std::string& split = second ? *item.text_pair : item.text;
+    // count_tokens counts a text's spaces as its tokens.
+    const auto split_spaces = static_cast<std::size_t>(std::count(split.begin(), split.end(), ' '));
+    const std::size_t frame = tokens - split_spaces;
+    if (frame >= limit) throw Error(ErrorKind::kInvalidInput, "no room for the split text");
+    const std::size_t room = limit - frame;
+    const std::size_t stride = request.stride.value_or(room / 8);
+    if (stride >= room) throw Error(ErrorKind::kInvalidInput, "stride not below the room");
+    const std::size_t split_tokens = tokens - frame;
+    const int width = model.task == runtime::ModelTask::kEmbedder ? kHidden : model.info.num_labels;
+    runtime::ItemOutput out;
+    std::vector<double> sum(static_cast<std::size_t>(width), 0.0);
+    for (std::size_t begin = 0;; begin += room - stride) {
+      const std::size_t end = std::min(begin + room, split_tokens);
+      runtime::WindowOutput window;
+      window.num_tokens = static_cast<int>(frame + end - begin);
+      for (int j = 0; j < width; ++j) {
+        window.values.push_back(static_cast<float>((begin + static_cast<std::size_t>(j) * 5) % 9) -
+                                4.0f);
+        sum[static_cast<std::size_t>(j)] += window.num_tokens * window.values.back();
+      }
+      out.num_tokens += window.num_tokens;
+      out.windows.push_back(std::move(window));
+      if (end >= split_tokens || out.windows.size() == request.max_windows_per_item) break;
+    }
+    for (const double s : sum) out.values.push_back(static_cast<float>(s / out.num_tokens));
+    if (out.windows.size() == 1) out.windows.clear();  // one window is no chunked input
+    return out;
   }
 
   // A token classifier's output: the fake tokenizer's encoding of a text (truncated like the

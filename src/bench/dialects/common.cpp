@@ -51,6 +51,32 @@ Answer answer_from_label_scores(const nlohmann::json& list, std::string_view dia
   return answer;
 }
 
+Answer answer_from_entities(const nlohmann::json& list, std::string_view dialect) {
+  if (!list.is_array()) bad_shape(dialect, "expected a list of entities per text");
+  Answer answer;
+  answer.label = "entities:";
+  answer.label_named = false;  // entity groups say nothing about a dataset's labels
+  double total = 0;
+  for (const auto& item : list) {
+    const char* group =
+        item.is_object() && item.contains("entity_group") ? "entity_group" : "entity";
+    if (!item.is_object() || !item.contains(group) || !item[group].is_string() ||
+        !item.contains("score") || !item["score"].is_number() || !item.contains("start") ||
+        !item["start"].is_number_unsigned() || !item.contains("end") ||
+        !item["end"].is_number_unsigned()) {
+      bad_shape(dialect, "expected {\"entity_group\",\"score\",\"start\",\"end\"} objects");
+    }
+    // Appended piece by piece: g++ 12 warns (-Wrestrict, falsely) on a chain of operator+.
+    answer.label.append(" ").append(item[group].get<std::string>()).append("[");
+    answer.label.append(std::to_string(item["start"].get<std::size_t>())).append(",");
+    answer.label.append(std::to_string(item["end"].get<std::size_t>())).append(")");
+    answer.values.push_back(item["score"].get<float>());
+    total += item["score"].get<double>();
+  }
+  if (!answer.values.empty()) answer.score = total / static_cast<double>(answer.values.size());
+  return answer;
+}
+
 std::string single_text(const Sample& sample) {
   return sample.text_pair ? sample.text + "\n" + *sample.text_pair : sample.text;
 }

@@ -28,6 +28,9 @@ void flatten_numbers(const nlohmann::json& value, std::vector<float>& out,
 // Answer from a list of {"label","score"} objects: the top one wins, and every score is kept in
 // label-name order so that verification compares all of them.
 Answer answer_from_label_scores(const nlohmann::json& list, std::string_view dialect);
+// Answer from one text's list of token-classification entities ({"entity_group" or "entity",
+// "score", "start", "end"}); an empty list is a valid answer (no entity found).
+Answer answer_from_entities(const nlohmann::json& list, std::string_view dialect);
 // Text of a sample for endpoints that take one string: a pair joined by a newline.
 std::string single_text(const Sample& sample);
 

@@ -1,7 +1,8 @@
 // SageMaker / Hugging Face inference toolkit: POST /invocations {"inputs","parameters"}; the
 // items of a client batch travel as one list. The route answers per the model's task, so the
 // parser accepts a classifier's {"label","score"} objects and an embedder's nested floats;
-// Task::kEmbed only changes the request (strings, never pairs).
+// Task::kEmbed only changes the request (strings, never pairs). Task::kTokens asks a token
+// classifier for aggregation_strategy "simple" and reads a list of entities per input.
 #include "base/error.h"
 #include "bench/dialects/dialects.h"
 
@@ -16,13 +17,19 @@ class SageMakerDialect final : public Dialect {
       : Dialect(std::move(options)), name_(std::move(name)) {}
 
   std::string_view name() const override { return name_; }
-  // An embedder refuses premise/hypothesis objects, so auto-detection falls back to plain text.
-  std::vector<Task> tasks() const override { return {Task::kClassify, Task::kEmbed}; }
+  // An embedder refuses premise/hypothesis objects, so auto-detection falls back to plain text;
+  // a token classifier's entities are no classification or embedding answer, so it then reaches
+  // tokens.
+  std::vector<Task> tasks() const override {
+    return {Task::kClassify, Task::kEmbed, Task::kTokens};
+  }
 
   http::Request build(std::span<const Sample* const> batch, Task task) const override {
     json inputs = json::array();
     for (const Sample* sample : batch) {
-      if (sample->text_pair && task != Task::kEmbed) {
+      if (task == Task::kTokens) {
+        inputs.push_back(detail::single_text(*sample));
+      } else if (sample->text_pair && task != Task::kEmbed) {
         inputs.push_back({{"text", sample->text}, {"text_pair", *sample->text_pair}});
       } else {
         inputs.push_back(sample->text);
@@ -32,6 +39,7 @@ class SageMakerDialect final : public Dialect {
     // instead of being refused.
     json parameters = {{"truncation", true}};
     if (options().pad_to_max) parameters["max_length"] = options().max_len;
+    if (task == Task::kTokens) parameters["aggregation_strategy"] = "simple";
     json body = {{"inputs", std::move(inputs)}, {"parameters", std::move(parameters)}};
     return json_request("/invocations", body.dump());
   }
@@ -39,6 +47,14 @@ class SageMakerDialect final : public Dialect {
   std::vector<Answer> parse(const http::Response& response, std::size_t batch_size,
                             Task task) const override {
     json doc = detail::parse_body(response, name_);
+    if (task == Task::kTokens) {
+      // A list input is answered with one list of entities per input, never unwrapped.
+      if (!doc.is_array() || doc.size() != batch_size)
+        detail::bad_shape(name_, "expected one list of entities per input");
+      std::vector<Answer> answers;
+      for (const auto& item : doc) answers.push_back(detail::answer_from_entities(item, name_));
+      return answers;
+    }
     // A one-item list may come back unwrapped (the toolkit does that for a single input).
     if (doc.is_object()) doc = json::array({doc});
     if (!doc.is_array() || doc.size() != batch_size) {
@@ -54,6 +70,8 @@ class SageMakerDialect final : public Dialect {
       } else {
         Answer answer;
         detail::flatten_numbers(item, answer.values, name_);
+        // No embedding is empty: an empty list is a token classifier finding no entity.
+        if (answer.values.empty()) detail::bad_shape(name_, "an empty answer");
         answers.push_back(std::move(answer));
       }
     }

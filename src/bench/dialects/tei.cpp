@@ -1,6 +1,8 @@
 // Text Embeddings Inference: POST /predict for classifiers (a batch is a list of lists, one
 // [text] or [premise, hypothesis] per input, answered with every label's score), POST /embed for
-// embedders ({"inputs": [str]} answered with [[f32]]).
+// embedders ({"inputs": [str]} answered with [[f32]]), POST /predict_tokens for token classifiers
+// (onepass's extension: {"inputs": [str], "aggregation_strategy": "simple"} answered with a list
+// of entities per input; a pair travels as one text joined by a newline).
 #include "base/error.h"
 #include "bench/dialects/dialects.h"
 
@@ -14,13 +16,21 @@ class TeiDialect final : public Dialect {
   using Dialect::Dialect;
 
   std::string_view name() const override { return "tei"; }
-  std::vector<Task> tasks() const override { return {Task::kClassify, Task::kEmbed}; }
+  // A token classifier refuses /predict and /embed (422), so auto-detection reaches tokens.
+  std::vector<Task> tasks() const override {
+    return {Task::kClassify, Task::kEmbed, Task::kTokens};
+  }
 
   http::Request build(std::span<const Sample* const> batch, Task task) const override {
     json inputs = json::array();
     if (task == Task::kEmbed) {
       for (const Sample* sample : batch) inputs.push_back(sample->text);
       return json_request("/embed", json{{"inputs", inputs}, {"truncate", true}}.dump());
+    }
+    if (task == Task::kTokens) {
+      for (const Sample* sample : batch) inputs.push_back(detail::single_text(*sample));
+      json body = {{"inputs", inputs}, {"aggregation_strategy", "simple"}, {"truncate", true}};
+      return json_request("/predict_tokens", body.dump());
     }
     // Always the list-of-lists form: a flat list of two strings would be read as ONE pair.
     for (const Sample* sample : batch) {
@@ -44,7 +54,9 @@ class TeiDialect final : public Dialect {
     std::vector<Answer> answers;
     answers.reserve(batch_size);
     for (const auto& item : doc) {
-      if (task == Task::kClassify) {
+      if (task == Task::kTokens) {
+        answers.push_back(detail::answer_from_entities(item, "tei"));
+      } else if (task == Task::kClassify) {
         answers.push_back(detail::answer_from_label_scores(item, "tei"));
       } else {
         Answer answer;

@@ -84,6 +84,96 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
   return out;
 }
 
+// GPT-2's bytes_to_unicode, inverted: the byte each stand-in code point holds, or -1. Printable
+// Latin-1 bytes stand for themselves, the other 68 bytes for U+0100 onwards in byte order.
+// (The tokenizer keeps its own forward table; the heads do not depend on the tokenizer.)
+int byte_of_stand_in(char32_t c) {
+  static const std::vector<int> table = [] {
+    std::vector<int> t(256 + 68, -1);
+    char32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+      t[printable ? static_cast<std::size_t>(b) : static_cast<std::size_t>(next++)] = b;
+    }
+    return t;
+  }();
+  return c < table.size() ? table[c] : -1;
+}
+
+// The code points of well-formed UTF-8 `s` (a token string from the tokenizer).
+std::u32string code_points(std::string_view s) {
+  std::u32string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (int k = 1; k < n && i + static_cast<std::size_t>(k) < s.size(); ++k)
+      c = (c << 6) | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3F);
+    out.push_back(c);
+    i += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+// Rust's String::from_utf8_lossy: each maximal subpart of an ill-formed sequence (a valid lead
+// byte and the continuation bytes that still fit it, or one stray byte) becomes one U+FFFD.
+std::string utf8_lossy(std::string_view bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    std::size_t need = 0;                   // continuation bytes after the lead
+    unsigned char low = 0x80, high = 0xBF;  // the range of the first continuation byte
+    if (b < 0x80) {
+      out += static_cast<char>(b);
+      ++i;
+      continue;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      need = 1;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      need = 2;
+      if (b == 0xE0) low = 0xA0;
+      if (b == 0xED) high = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      need = 3;
+      if (b == 0xF0) low = 0x90;
+      if (b == 0xF4) high = 0x8F;
+    }
+    std::size_t got = 0;
+    while (need > 0 && got < need && i + 1 + got < bytes.size()) {
+      const auto c = static_cast<unsigned char>(bytes[i + 1 + got]);
+      const bool fits = got == 0 ? (c >= low && c <= high) : (c >= 0x80 && c <= 0xBF);
+      if (!fits) break;
+      ++got;
+    }
+    if (need > 0 && got == need) {
+      out.append(bytes.substr(i, 1 + need));
+    } else {
+      out += "\xEF\xBF\xBD";
+    }
+    i += 1 + got;
+  }
+  return out;
+}
+
+// tokenizers' ByteLevel decoder over `tokens` (see TokenTextStyle::byte_level).
+std::string byte_level_text(std::span<const std::string> tokens) {
+  std::string bytes;
+  for (const std::string& token : tokens) {
+    std::string decoded;
+    bool all_stand_ins = true;
+    for (const char32_t c : code_points(token)) {
+      const int b = byte_of_stand_in(c);
+      if (b < 0) {
+        all_stand_ins = false;
+        break;
+      }
+      decoded += static_cast<char>(b);
+    }
+    bytes += all_stand_ins ? decoded : token;
+  }
+  return utf8_lossy(bytes);
+}
+
 }  // namespace
 
 std::optional<Aggregation> aggregation_from_name(std::string_view name) {
@@ -98,6 +188,7 @@ std::optional<Aggregation> aggregation_from_name(std::string_view name) {
 }
 
 std::string tokens_to_text(std::span<const std::string> tokens, const TokenTextStyle& style) {
+  if (style.continuing_subword_prefix.empty() && style.byte_level) return byte_level_text(tokens);
   std::string out;
   const std::string_view prefix = style.continuing_subword_prefix;
   for (std::size_t i = 0; i < tokens.size(); ++i) {

@@ -37,6 +37,13 @@ struct TokenTextStyle {
   // leading one; tokens are concatenated. Used when continuing_subword_prefix is empty.
   bool metaspace = false;
   std::optional<std::int32_t> unk_token_id;
+  // The ByteLevel decoder (GPT-2, RoBERTa; wins over `metaspace`): a token made only of
+  // bytes_to_unicode's stand-ins becomes those bytes, any other token (a word the pipeline
+  // already read back, holding a real space) its own UTF-8; the bytes of all the tokens then
+  // read as UTF-8 with each invalid sequence one U+FFFD (Rust's from_utf8_lossy). So "ĠParis"
+  // reads " Paris", and `first`/`average`/`max` groups, which the pipeline reads back twice,
+  // can turn a word's non-ASCII letters into U+FFFD as it does.
+  bool byte_level = false;
 };
 
 // One text's tokens (special ones included) with the classifier's logits.

@@ -34,6 +34,9 @@ class TokenizerJson final : public Tokenizer {
       post_processor_ = make_post_processor(root.at("post_processor"));
     if (root.contains("added_tokens"))
       added_.load(root.at("added_tokens"), *model_, normalizer_.get());
+    // Only read back by the token-classification pipeline's words; nothing else decodes.
+    if (const auto it = root.find("decoder"); it != root.end() && it->is_object())
+      byte_level_decoder_ = it->value("type", Json()) == "ByteLevel";
   }
 
   Encoding encode(std::string_view text, std::optional<std::string_view> pair,
@@ -81,6 +84,7 @@ class TokenizerJson final : public Tokenizer {
   std::string_view continuing_subword_prefix() const override {
     return model_->continuing_subword_prefix();
   }
+  bool byte_level_decoder() const override { return byte_level_decoder_; }
 
  private:
   Encoding encode_sequence(std::string_view text, std::int32_t type_id) const {
@@ -112,6 +116,7 @@ class TokenizerJson final : public Tokenizer {
   std::unique_ptr<Model> model_;
   std::unique_ptr<PostProcessor> post_processor_;
   AddedVocabulary added_;
+  bool byte_level_decoder_ = false;
 };
 
 }  // namespace
