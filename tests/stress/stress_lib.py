@@ -74,9 +74,11 @@ class Server:
 
     def cpu_s(self):
         """User + system CPU seconds the server has used so far."""
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_s(self.pid)
+
+    def metrics(self):
+        """The Prometheus text of /metrics."""
+        return urllib.request.urlopen(self.url + "/metrics", timeout=30).read().decode()
 
     def open_fds(self):
         return len(os.listdir(f"/proc/{self.pid}/fd"))
@@ -100,6 +102,13 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def cpu_s(pid):
+    """User + system CPU seconds process `pid` has used so far (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mib(pid):
@@ -164,28 +173,57 @@ def write_dataset(samples):
     return f.name
 
 
-def bench(url, dataset, requests, *, concurrency, rate="inf", model=None, batch_size=1,
-          warmup=3, timeout_s=30, extra=()):
-    """Runs `onepass bench` once; returns (the run's JSON object, the reference's JSON, exit code).
-    Exit code 3 means some answer did not match its own input's single-request answer."""
-    out = tempfile.NamedTemporaryFile(prefix="onepass-stress-", suffix=".json", delete=False)
-    out.close()
-    args = [onepass_bin(), "bench", "--endpoint", url, "--dataset", dataset, "-n", str(requests),
-            "--concurrency", str(concurrency), "--request-rate", str(rate), "--batch-size",
-            str(batch_size), "--warmup", str(warmup), "--timeout", str(timeout_s), "--task",
-            "classify", "--no-progress", "-o", out.name, *extra]
-    if model:
-        args += ["--target-model", model]
-    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        with open(out.name) as f:
-            result = json.load(f)
-    except (OSError, ValueError):
-        sys.exit(f"onepass bench failed (exit {done.returncode}):\n{done.stdout}")
-    finally:
-        os.unlink(out.name)
-    endpoint = result["endpoints"][0]
-    return endpoint["runs"][0], endpoint["reference"], done.returncode
+class Bench:
+    """`onepass bench` running in the background, so that a caller can sample its CPU time
+    while it runs (cpu_s) and get its total CPU time when it ends (wait)."""
+
+    def __init__(self, url, dataset, requests, *, concurrency, rate="inf", model=None,
+                 batch_size=1, warmup=3, timeout_s=30, extra=()):
+        self.out = tempfile.NamedTemporaryFile(prefix="onepass-stress-", suffix=".json",
+                                               delete=False)
+        self.out.close()
+        args = [onepass_bin(), "bench", "--endpoint", url, "--dataset", dataset, "-n",
+                str(requests), "--concurrency", str(concurrency), "--request-rate", str(rate),
+                "--batch-size", str(batch_size), "--warmup", str(warmup), "--timeout",
+                str(timeout_s), "--task", "classify", "--no-progress", "-o", self.out.name, *extra]
+        if model:
+            args += ["--target-model", model]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True)
+        self.pid = self.proc.pid
+
+    def cpu_s(self):
+        """CPU seconds used so far; None once the process has ended."""
+        try:
+            return cpu_s(self.pid)
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def wait(self):
+        """Returns (the run's JSON object, the reference's JSON, exit code); the run object gains
+        "client_cpu_s", the bench process's user + system CPU seconds over its whole life."""
+        output = self.proc.stdout.read()
+        # wait4 rather than Popen.wait: it also returns the child's own resource usage.
+        _, status, usage = os.wait4(self.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            with open(self.out.name) as f:
+                result = json.load(f)
+        except (OSError, ValueError):
+            sys.exit(f"onepass bench failed (exit {self.proc.returncode}):\n{output}")
+        finally:
+            os.unlink(self.out.name)
+        endpoint = result["endpoints"][0]
+        run = endpoint["runs"][0]
+        run["client_cpu_s"] = usage.ru_utime + usage.ru_stime
+        return run, endpoint["reference"], self.proc.returncode
+
+
+def bench(url, dataset, requests, **kwargs):
+    """Runs `onepass bench` once (keywords as Bench); returns (the run's JSON object, the
+    reference's JSON, exit code). Exit code 3 means some answer did not match its own input's
+    single-request answer."""
+    return Bench(url, dataset, requests, **kwargs).wait()
 
 
 def verdict(name, ok, details):
