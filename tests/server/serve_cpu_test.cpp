@@ -65,6 +65,27 @@ void serve_a_few(std::uint16_t port, const std::string& model = "nli") {
   }
 }
 
+// Voluntary context switches of the threads of `pid` that may run on exactly one CPU.
+long pinned_threads_switches(pid_t pid) {
+  long switches = 0;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::ifstream in(task.path() / "status");
+    std::string line;
+    bool pinned = false;
+    long count = 0;
+    while (std::getline(in, line)) {
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+        pinned = line.find_first_of(",-", 18) == std::string::npos;
+      } else if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
+        count = std::stol(line.substr(24));
+      }
+    }
+    if (pinned) switches += count;
+  }
+  return switches;
+}
+
 unsigned usable_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -96,6 +117,14 @@ TEST(ServeCpu, ForwardThreadsRunOnCoresOfTheirOwnUnlessTurnedOff) {
     const auto pinned = pinned_threads(server.pid());
     ASSERT_EQ(pinned.size(), 2u) << server.log();
     EXPECT_NE(*pinned.begin(), *pinned.rbegin());
+    // Between the parallel regions of a forward pass the worker spins instead of sleeping:
+    // a second live OpenMP pool (the model loader's, before loads got a thread of their own)
+    // made libgomp count more threads than CPUs and sleep at every region, two context
+    // switches per region, dozens per request even on this tiny model.
+    const long before = pinned_threads_switches(server.pid());
+    serve_a_few(server.port());
+    const long per_request = (pinned_threads_switches(server.pid()) - before) / 8;
+    EXPECT_LT(per_request, 10) << "the forward threads slept between parallel regions";
   }
   {
     ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--threads", "2",
