@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this, on a fresh Debian 12 root: scripts/fresh-machine.sh).
-# Four stages (asan opt-in, see below), each must pass, in this order (each one catches what the
-# others cannot):
+# Four stages, each must pass, in this order (each one catches what the others cannot):
 #   release  build every target with warnings as errors, run the whole ctest suite
 #   asan     the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer (g++),
 #            leak checking on, undefined behaviour fatal
@@ -11,9 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-# asan is opt-in until its full-suite run on the current tree has been seen green within a
-# session: ONEPASS_TEST_STAGES="release asan fuzz format" runs it.
-stages=${ONEPASS_TEST_STAGES:-release fuzz format}
+stages=${ONEPASS_TEST_STAGES:-release asan fuzz format}
 [ "${ONEPASS_SKIP_FUZZ:-0}" = 1 ] && stages=${stages//fuzz/}
 times=()
 failed=()
