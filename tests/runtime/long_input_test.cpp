@@ -9,11 +9,13 @@
 #include <string>
 
 #include "call.h"
+#include "tests/runtime/window_oracle.h"
 
 namespace onepass::runtime {
 namespace {
 
 using namespace testing;
+using onepass::testing::token_weighted_mean;
 
 // "10 11 ... (10 + n - 1)": n words whose fake ids are their values.
 std::string numbered_words(int n, int first = 10) {
@@ -53,20 +55,6 @@ RuntimeOptions options_with_limit(FakeWorld& world, std::size_t max_input_length
   return o;
 }
 
-// Token-weighted mean of per-window vectors, computed here in double.
-std::vector<float> weighted_mean(const std::vector<std::vector<float>>& values,
-                                 const std::vector<std::size_t>& tokens) {
-  std::vector<double> sum(values.front().size(), 0.0);
-  double weight = 0;
-  for (std::size_t w = 0; w < values.size(); ++w) {
-    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += double(tokens[w]) * values[w][i];
-    weight += double(tokens[w]);
-  }
-  std::vector<float> out;
-  for (double s : sum) out.push_back(static_cast<float>(s / weight));
-  return out;
-}
-
 TEST(LongInput, ChunkedLogitsAreTheTokenWeightedMeanOfTheWindows) {
   FakeWorld world;
   Runtime rt(options_with_limit(world, 8));
@@ -95,7 +83,7 @@ TEST(LongInput, ChunkedLogitsAreTheTokenWeightedMeanOfTheWindows) {
       EXPECT_FLOAT_EQ(alone.items[0].values[l], expected_windows[w][l]);
     }
   }
-  const auto combined = weighted_mean(expected_windows, tokens);
+  const auto combined = token_weighted_mean(expected_windows, tokens);
   for (std::size_t l = 0; l < 3; ++l) EXPECT_NEAR(item.values[l], combined[l], 1e-5);
   EXPECT_EQ(item.num_tokens, 8 + 8 + 8 + 8 + 6);
   EXPECT_EQ(result.total_tokens, 38u);
@@ -273,7 +261,7 @@ TEST(LongInput, PooledEmbeddingsAreTheTokenWeightedMeanOfTheWindows) {
     pooled.push_back(mean);
     tokens.push_back(window.size());
   }
-  const auto expected = weighted_mean(pooled, tokens);
+  const auto expected = token_weighted_mean(pooled, tokens);
   ASSERT_EQ(item.values.size(), hidden);
   for (std::size_t h = 0; h < hidden; ++h) EXPECT_NEAR(item.values[h], expected[h], 1e-4);
 }

@@ -20,6 +20,7 @@
 #include "http_client.h"
 #include "metrics_scrape.h"
 #include "serve_process.h"
+#include "tests/runtime/window_oracle.h"
 
 namespace onepass::testing {
 namespace {
@@ -90,19 +91,6 @@ std::vector<float> run_window(std::uint16_t port, const std::string& model, int 
   const auto r = post_json(port, "/v2/models/" + model + "/infer", body.dump());
   EXPECT_EQ(r.status, 200) << r.body;
   return json::parse(r.body)["outputs"][0]["data"].get<std::vector<float>>();
-}
-
-std::vector<float> token_weighted_mean(const std::vector<std::vector<float>>& values,
-                                       const std::vector<std::size_t>& tokens) {
-  std::vector<double> sum(values.front().size(), 0.0);
-  double weight = 0;
-  for (std::size_t w = 0; w < values.size(); ++w) {
-    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += double(tokens[w]) * values[w][i];
-    weight += double(tokens[w]);
-  }
-  std::vector<float> out;
-  for (double s : sum) out.push_back(static_cast<float>(s / weight));
-  return out;
 }
 
 // Polls a gauge until it reads `value`; false after 60 s (a broken server, not a slow one).
