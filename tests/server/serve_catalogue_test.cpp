@@ -51,6 +51,23 @@ void expect_error_shape(const std::string& path, int status, const std::string& 
   }
 }
 
+// Sends each case; checks its status, the expected part of the answer and, for an error, the
+// route's error shape and that the input is not echoed back.
+void expect_cases(std::uint16_t port, const std::vector<Case>& cases) {
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.method + " " + c.path.substr(0, 80) + " " + c.body.substr(0, 120));
+    const auto r = http_request(port, c.method, c.path, c.body, c.content_type, c.headers);
+    EXPECT_EQ(r.status, c.status) << r.body.substr(0, 400);
+    if (!c.body_has.empty()) {
+      EXPECT_NE(r.body.find(c.body_has), std::string::npos) << r.body.substr(0, 400);
+    }
+    if (r.status >= 400) {
+      expect_error_shape(c.path, r.status, r.body);
+      EXPECT_LT(r.body.size(), 1024u) << "an error must not echo the input back";
+    }
+  }
+}
+
 TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
   ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
                        "embed=" + fixture_model("bert-tiny-embed"), "--model",
@@ -271,18 +288,7 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
        target("nli"), 200, ""},
       {"POST", "/v1/embeddings", R"({"input":"\u0000","model":"embed"})", kJson, {}, 200, ""},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.method + " " + c.path.substr(0, 80) + " " + c.body.substr(0, 80));
-    const auto r = http_request(port, c.method, c.path, c.body, c.content_type, c.headers);
-    EXPECT_EQ(r.status, c.status) << r.body.substr(0, 400);
-    if (!c.body_has.empty()) {
-      EXPECT_NE(r.body.find(c.body_has), std::string::npos) << r.body.substr(0, 400);
-    }
-    if (r.status >= 400) {
-      expect_error_shape(c.path, r.status, r.body);
-      EXPECT_LT(r.body.size(), 1024u) << "an error must not echo the input back";
-    }
-  }
+  expect_cases(port, cases);
 
   // A NUL never cuts a string: "a\0b" is not "a".
   const auto with_nul = post_json(port, "/embed", R"({"inputs":"a\u0000b"})", target("embed"));
@@ -446,18 +452,7 @@ TEST(ServeCatalogue, NerRoutesBadInputThenStillCorrect) {
        R"({"inputs":"a\u0000b \u200f\u202e\ud83d\udc68\u200d\ud83d\udc69 \t\u0001","aggregation_strategy":"average"})",
        kJson, target("ner"), 200, ""},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.method + " " + c.path.substr(0, 80) + " " + c.body.substr(0, 120));
-    const auto r = http_request(port, c.method, c.path, c.body, c.content_type, c.headers);
-    EXPECT_EQ(r.status, c.status) << r.body.substr(0, 400);
-    if (!c.body_has.empty()) {
-      EXPECT_NE(r.body.find(c.body_has), std::string::npos) << r.body.substr(0, 400);
-    }
-    if (r.status >= 400) {
-      expect_error_shape(c.path, r.status, r.body);
-      EXPECT_LT(r.body.size(), 1024u) << "an error must not echo the input back";
-    }
-  }
+  expect_cases(port, cases);
   EXPECT_EQ(post_json(port, "/predict_tokens", simple, target("ner")).body, before.body);
 }
 
@@ -956,18 +951,7 @@ TEST(ServeCatalogue, RerankAndClassifyRoutesOnTheRealServer) {
        ""},
   };
   cases.insert(cases.end(), classify.begin(), classify.end());
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.method + " " + c.path + " " + c.body.substr(0, 100));
-    const auto r = http_request(port, c.method, c.path, c.body, c.content_type, c.headers);
-    EXPECT_EQ(r.status, c.status) << r.body.substr(0, 400);
-    if (!c.body_has.empty()) {
-      EXPECT_NE(r.body.find(c.body_has), std::string::npos) << r.body.substr(0, 400);
-    }
-    if (r.status >= 400) {
-      expect_error_shape(c.path, r.status, r.body);
-      EXPECT_LT(r.body.size(), 1024u) << "an error must not echo the input back";
-    }
-  }
+  expect_cases(port, cases);
   // The same answers after the whole catalogue (the id is per request).
   auto without_id = [](const std::string& body) {
     auto answer = json::parse(body);

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "http_client.h"
 #include "serve_process.h"
@@ -37,20 +37,38 @@ double cpu_seconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-// The CPU of each thread of `pid` that may run on exactly one CPU.
-std::multiset<std::string> pinned_threads(pid_t pid) {
-  std::multiset<std::string> cpus;
+// The threads of `pid` that may run on exactly one CPU: that CPU and the thread's voluntary
+// context switches so far (/proc/PID/task/TID/status).
+struct PinnedThread {
+  std::string cpu;
+  long switches = 0;
+};
+std::vector<PinnedThread> pinned_threads(pid_t pid) {
+  std::vector<PinnedThread> pinned;
   const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
   for (const auto& task : std::filesystem::directory_iterator(tasks)) {
     std::ifstream in(task.path() / "status");
     std::string line;
+    std::string cpus;
+    long switches = 0;
     while (std::getline(in, line)) {
-      if (line.rfind("Cpus_allowed_list:", 0) != 0) continue;
-      const std::string list = line.substr(line.find_first_not_of(" \t", 18));
-      if (list.find_first_of(",-") == std::string::npos) cpus.insert(list);
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+        cpus = line.substr(line.find_first_not_of(" \t", 18));
+      } else if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
+        switches = std::stol(line.substr(24));
+      }
+    }
+    if (!cpus.empty() && cpus.find_first_of(",-") == std::string::npos) {
+      pinned.push_back({cpus, switches});
     }
   }
-  return cpus;
+  return pinned;
+}
+
+long switches_of(const std::vector<PinnedThread>& threads) {
+  long sum = 0;
+  for (const auto& t : threads) sum += t.switches;
+  return sum;
 }
 
 void serve_a_few(std::uint16_t port, const std::string& model = "nli") {
@@ -63,27 +81,6 @@ void serve_a_few(std::uint16_t port, const std::string& model = "nli") {
                              HttpHeaders{{{"X-Amzn-SageMaker-Target-Model", model}}});
     ASSERT_EQ(r.status, 200) << r.body;
   }
-}
-
-// Voluntary context switches of the threads of `pid` that may run on exactly one CPU.
-long pinned_threads_switches(pid_t pid) {
-  long switches = 0;
-  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
-  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
-    std::ifstream in(task.path() / "status");
-    std::string line;
-    bool pinned = false;
-    long count = 0;
-    while (std::getline(in, line)) {
-      if (line.rfind("Cpus_allowed_list:", 0) == 0) {
-        pinned = line.find_first_of(",-", 18) == std::string::npos;
-      } else if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
-        count = std::stol(line.substr(24));
-      }
-    }
-    if (pinned) switches += count;
-  }
-  return switches;
 }
 
 unsigned usable_cpus() {
@@ -116,14 +113,14 @@ TEST(ServeCpu, ForwardThreadsRunOnCoresOfTheirOwnUnlessTurnedOff) {
     // The compute thread and its one worker, each alone on a different CPU; nothing else.
     const auto pinned = pinned_threads(server.pid());
     ASSERT_EQ(pinned.size(), 2u) << server.log();
-    EXPECT_NE(*pinned.begin(), *pinned.rbegin());
+    EXPECT_NE(pinned[0].cpu, pinned[1].cpu);
     // Between the parallel regions of a forward pass the worker spins instead of sleeping:
     // a second live OpenMP pool (the model loader's, before loads got a thread of their own)
     // made libgomp count more threads than CPUs and sleep at every region, two context
     // switches per region, dozens per request even on this tiny model.
-    const long before = pinned_threads_switches(server.pid());
+    const long before = switches_of(pinned_threads(server.pid()));
     serve_a_few(server.port());
-    const long per_request = (pinned_threads_switches(server.pid()) - before) / 8;
+    const long per_request = (switches_of(pinned_threads(server.pid())) - before) / 8;
     EXPECT_LT(per_request, 10) << "the forward threads slept between parallel regions";
   }
   {
