@@ -60,16 +60,6 @@ void check_options(const RuntimeOptions& o) {
 
 }  // namespace
 
-bool is_valid_model_name(std::string_view name) {
-  if (name.empty() || name.size() > 128 || name == "." || name == "..") return false;
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 ModelSpec parse_model_spec(std::string_view spec) {
   ModelSpec out;
   const auto eq = spec.find('=');

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "model/encoder.h"
+#include "runtime/model_name.h"
 #include "runtime/service.h"
 #include "tokenizer/tokenizer.h"
 
@@ -35,10 +36,6 @@ struct ModelSpec {
 // Parses "NAME=DIR" or "DIR" (the name is then the folder's name). Throws kInvalidArgument when
 // the name is not a valid model name.
 ModelSpec parse_model_spec(std::string_view spec);
-
-// A model name: 1 to 128 characters of [A-Za-z0-9._-], not "." or "..". Requests' model names
-// are only ever compared against registered names, never used as paths.
-bool is_valid_model_name(std::string_view name);
 
 // How a model folder becomes an Encoder and a Tokenizer. Tests inject fakes; empty members use
 // model::load_encoder and tokenizer::load_tokenizer.

@@ -332,6 +332,13 @@ TEST(Dialects, HealthInfoMetricsAndModelManagement) {
   r = post_json(port, "/models",
                 json{{"model_name", "x2"}, {"url", dir + "/../bert-tiny-nli"}}.dump());
   EXPECT_EQ(r.status, 400) << r.body;
+  // A name the registry could never hold is the body's fault, with the rule in the message.
+  for (const std::string& bad :
+       std::vector<std::string>{"my model", "..", "a/b", std::string(129, 'a')}) {
+    r = post_json(port, "/models", json{{"model_name", bad}, {"url", dir}}.dump());
+    EXPECT_EQ(r.status, 400) << bad;
+    EXPECT_NE(r.body.find("A-Z a-z 0-9"), std::string::npos) << r.body;
+  }
   r = post_json(port, "/models/extra/invoke", R"({"inputs":"a"})");
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(get(port, "/models/extra").status, 200);

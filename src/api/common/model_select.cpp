@@ -1,10 +1,14 @@
 #include "api/common/model_select.h"
 
 #include "api/common/api_error.h"
+#include "runtime/model_name.h"
 
 namespace onepass::api {
 
 namespace {
+
+// SageMaker's own limit on TargetModel.
+constexpr std::size_t kMaxTargetModelBytes = 1024;
 
 [[noreturn]] void invalid_name() {
   throw ApiError(ApiErrorKind::kNotFound, "model name is not valid", "model");
@@ -13,16 +17,11 @@ namespace {
 }  // namespace
 
 void validate_model_name(std::string_view name) {
-  if (name.empty() || name.size() > kMaxModelNameBytes || name == "." || name == "..")
-    invalid_name();
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f || c == '/' || c == '\\' || c == '%') invalid_name();
-  }
+  if (!runtime::is_valid_model_name(name)) invalid_name();
 }
 
 std::string sagemaker_target_name(std::string_view value) {
-  if (value.empty() || value.size() > kMaxModelNameBytes) invalid_name();
+  if (value.empty() || value.size() > kMaxTargetModelBytes) invalid_name();
   std::size_t start = 0;
   std::string_view base;
   while (true) {

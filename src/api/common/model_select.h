@@ -12,10 +12,8 @@
 
 namespace onepass::api {
 
-inline constexpr std::size_t kMaxModelNameBytes = 256;
-
-// Throws ApiError kNotFound when `name` cannot be a registered model name: empty, longer than
-// kMaxModelNameBytes, a control character or NUL, '/', '\\', '%', or a "." / ".." name.
+// Throws ApiError kNotFound when `name` cannot be a registered model name
+// (runtime::is_valid_model_name: the registry's own rule).
 void validate_model_name(std::string_view name);
 
 // X-Amzn-SageMaker-Target-Model: "sub/dir/nli.tar.gz" selects "nli". Path segments of "." or

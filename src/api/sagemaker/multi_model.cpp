@@ -8,6 +8,7 @@
 #include "api/common/model_select.h"
 #include "api/sagemaker/sagemaker.h"
 #include "base/error.h"
+#include "runtime/model_name.h"
 
 namespace onepass::api::sagemaker {
 
@@ -51,7 +52,12 @@ void handle_load_model(Call& call) {
   const auto url = get_string(body, "url");
   if (!name || !url)
     throw ApiError(ApiErrorKind::kValidation, "'model_name' and 'url' are required");
-  validate_model_name(*name);
+  // A name no model can be registered under is a bad field of this body, not a missing model.
+  if (!runtime::is_valid_model_name(*name)) {
+    throw ApiError(ApiErrorKind::kValidation,
+                   "'model_name' must be 1 to " + std::to_string(runtime::kMaxModelNameBytes) +
+                       " characters of A-Z a-z 0-9 . _ -, not '.' or '..'");
+  }
   call.reply.set_model(*name);
   const auto path = checked_model_path(*url);
   if (call.service.find_model(*name))
