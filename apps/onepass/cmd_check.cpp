@@ -147,7 +147,7 @@ std::unique_ptr<tokenizer::Tokenizer> open_tokenizer(const std::filesystem::path
 
 int run_check(const CheckOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  const model::Precision precision = model::precision_from_name(o.precision);
+  const model::Precision precision = kernels::precision_from_name(o.precision);
   if (precision == model::Precision::kFp32) {
     throw Error(ErrorKind::kInvalidArgument,
                 "--precision must be bf16 or int8 (fp32 is the reference)");
@@ -191,7 +191,7 @@ int run_check(const CheckOptions& o) {
 
   json report{{"model", hub::default_model_name(o.model_dir)},
               {"architecture", info.architecture},
-              {"precision", model::precision_name(precision)},
+              {"precision", kernels::precision_name(precision)},
               {"inputs", source},
               {"examples", r.examples},
               {"label_agreement", r.label_agreement},

@@ -39,11 +39,11 @@ namespace {
 
 using nlohmann::json;
 
-// --precision is read by the one parser of precision names (model::precision_from_name); an
+// --precision is read by the one parser of precision names (kernels::precision_from_name); an
 // unknown name is refused while the flags are parsed, naming the accepted ones.
 std::string precision_flag_check(const std::string& value) {
   try {
-    model::precision_from_name(value);
+    kernels::precision_from_name(value);
     return {};
   } catch (const Error& e) {
     return e.what();
@@ -317,7 +317,7 @@ int run_command(const RunOptions& options) {
   if (options.pin_threads) model::pin_forward_teams(0);
   model::LoadOptions load;
   load.threads = options.threads;
-  load.precision = model::precision_from_name(options.precision);
+  load.precision = kernels::precision_from_name(options.precision);
   load.force_precision = options.force_precision;
   std::shared_ptr<tokenizer::Tokenizer> check_tok;
   if (load.precision != model::Precision::kFp32 && !load.force_precision) {

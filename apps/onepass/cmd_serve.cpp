@@ -309,7 +309,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   options.lazy = flags.lazy;
   options.idle_unload =
       std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
-  options.precision = model::precision_from_name(flags.precision);
+  options.precision = kernels::precision_from_name(flags.precision);
   model::require_cpu_support(options.precision);  // before any model loads or port opens
   options.force_precision = flags.force_precision;
   if (flags.pooling == "cls")

@@ -24,11 +24,9 @@
 #include <memory>
 
 #include "kernels/activation.h"
+#include "kernels/precision.h"
 
 namespace onepass::kernels {
-
-enum class MatmulPrecision { kFp32, kBf16, kInt8 };
-const char* precision_name(MatmulPrecision precision);
 
 // What this CPU can run, from oneDNN's run-time ISA query (not from the build's flags).
 // bf16 needs AVX512_BF16 or AMX: elsewhere oneDNN has no bf16 matmul. int8 runs everywhere: on
@@ -37,7 +35,7 @@ const char* precision_name(MatmulPrecision precision);
 bool cpu_has_bf16_matmul();
 bool cpu_has_int8_vnni();
 // Empty when this CPU runs `precision`; otherwise the reason, naming the missing feature.
-const char* precision_unsupported_reason(MatmulPrecision precision);
+const char* precision_unsupported_reason(Precision precision);
 
 class Linear {
  public:
@@ -46,7 +44,7 @@ class Linear {
   // inputs this Linear will read (0: in_features, i.e. contiguous rows).
   Linear(const float* weight, const float* bias, std::int64_t out_features,
          std::int64_t in_features, Activation act = Activation::kIdentity, std::int64_t ldx = 0,
-         MatmulPrecision precision = MatmulPrecision::kFp32);
+         Precision precision = Precision::kFp32);
   ~Linear();
   Linear(Linear&&) noexcept;
   Linear& operator=(Linear&&) noexcept;
@@ -59,7 +57,7 @@ class Linear {
   std::int64_t out_features() const { return out_; }
   const float* bias() const { return bias_; }
   Activation activation() const { return act_; }
-  MatmulPrecision precision() const { return precision_; }
+  Precision precision() const { return precision_; }
 
  private:
   struct Impl;
@@ -69,7 +67,7 @@ class Linear {
   std::int64_t in_ = 0;
   std::int64_t ldx_ = 0;
   Activation act_ = Activation::kIdentity;
-  MatmulPrecision precision_ = MatmulPrecision::kFp32;
+  Precision precision_ = Precision::kFp32;
 };
 
 namespace testing {

@@ -1,5 +1,5 @@
 // Conversions around the reduced-precision matrix products (kernels::Linear with
-// MatmulPrecision kBf16 / kInt8): fp32 activations to bf16 or to per-token u8, fp32 weights to
+// Precision kBf16 / kInt8): fp32 activations to bf16 or to per-token u8, fp32 weights to
 // per-output-channel s8, and the int8 product's s32 accumulators back to fp32.
 //
 // Quantization scheme (what the int8 Linear computes):

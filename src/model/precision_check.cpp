@@ -83,18 +83,6 @@ char* percent(char* buf, std::size_t size, double fraction) {
 
 }  // namespace
 
-kernels::MatmulPrecision to_matmul_precision(Precision precision) {
-  switch (precision) {
-    case Precision::kFp32:
-      return kernels::MatmulPrecision::kFp32;
-    case Precision::kBf16:
-      return kernels::MatmulPrecision::kBf16;
-    case Precision::kInt8:
-      return kernels::MatmulPrecision::kInt8;
-  }
-  return kernels::MatmulPrecision::kFp32;
-}
-
 std::vector<CheckExample> tokenize_check_texts(const TextTokenizer& tokenize,
                                                std::span<const CheckText> texts) {
   std::vector<CheckExample> out;
@@ -127,28 +115,8 @@ void enforce_precision_gate(const Encoder& candidate, const std::filesystem::pat
 }
 
 void require_cpu_support(Precision precision) {
-  const char* reason = kernels::precision_unsupported_reason(to_matmul_precision(precision));
+  const char* reason = kernels::precision_unsupported_reason(precision);
   if (*reason != '\0') throw Error(ErrorKind::kUnsupported, reason);
-}
-
-const char* precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::kFp32:
-      return "fp32";
-    case Precision::kBf16:
-      return "bf16";
-    case Precision::kInt8:
-      return "int8";
-  }
-  return "?";
-}
-
-Precision precision_from_name(const std::string& name) {
-  if (name == "fp32") return Precision::kFp32;
-  if (name == "bf16") return Precision::kBf16;
-  if (name == "int8") return Precision::kInt8;
-  throw Error(ErrorKind::kInvalidArgument,
-              "unknown precision '" + name.substr(0, 32) + "' (fp32, bf16 or int8)");
 }
 
 std::vector<CheckExample> synthetic_check_inputs(const ModelInfo& info, std::size_t count,

@@ -90,13 +90,9 @@ std::string summarize_failures(const PrecisionReport& report);
 void enforce_precision_gate(const Encoder& candidate, const std::filesystem::path& model_dir,
                             const LoadOptions& options);
 
-kernels::MatmulPrecision to_matmul_precision(Precision precision);
 // Throws onepass::Error(kUnsupported) naming the missing CPU feature when this CPU cannot run
 // `precision` (bf16 without AVX512_BF16 or AMX), detected at run time. load_encoder calls it
 // before reading any weight; the CLI calls it on --precision before anything else.
 void require_cpu_support(Precision precision);
-const char* precision_name(Precision precision);
-// "fp32", "bf16", "int8"; throws onepass::Error(kInvalidArgument) naming the value otherwise.
-Precision precision_from_name(const std::string& name);
 
 }  // namespace onepass::model

@@ -296,7 +296,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
   log::Fields fields;
   fields.add("model", spec.name)
       .add("source", spec.dir.string())
-      .add("precision", model::precision_name(options_.load.precision));
+      .add("precision", kernels::precision_name(options_.load.precision));
   try {
     auto model = load_files(spec, std::move(description));
     fields.add_ms("duration_ms", Clock::now() - start)

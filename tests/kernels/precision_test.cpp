@@ -181,7 +181,7 @@ std::vector<float> contiguous(const std::vector<float>& x, std::int64_t rows, st
 }
 
 struct Case {
-  MatmulPrecision precision;
+  Precision precision;
   Activation act;
   bool with_bias;
   std::int64_t ldx_extra;
@@ -191,7 +191,7 @@ class PrecisionLinearTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PrecisionLinearTest, MatchesEmulationAndStaysNearFp32) {
   const Case tc = GetParam();
-  if (tc.precision == MatmulPrecision::kBf16 && !cpu_has_bf16_matmul())
+  if (tc.precision == Precision::kBf16 && !cpu_has_bf16_matmul())
     GTEST_SKIP() << "this CPU has neither AVX512_BF16 nor AMX";
   const std::int64_t in = 96, out = 72, ldx = in + tc.ldx_extra;
   const auto w = random_values(out * in, 11, -0.08f, 0.08f);
@@ -213,7 +213,7 @@ TEST_P(PrecisionLinearTest, MatchesEmulationAndStaysNearFp32) {
       reference::linear(xc.data(), rows, in, w.data(), bias, out, tc.act, accumulate, fp32.data());
       std::vector<float> emulated;
       float exact_tol = 0.0f, fp32_tol = 0.0f;
-      if (tc.precision == MatmulPrecision::kBf16) {
+      if (tc.precision == Precision::kBf16) {
         const auto xr = round_to_bf16(xc), wr = round_to_bf16(w);
         emulated = start;
         reference::linear(xr.data(), rows, in, wr.data(), bias, out, tc.act, accumulate,
@@ -235,14 +235,13 @@ TEST_P(PrecisionLinearTest, MatchesEmulationAndStaysNearFp32) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Precisions, PrecisionLinearTest,
-    ::testing::Values(Case{MatmulPrecision::kBf16, Activation::kIdentity, true, 0},
-                      Case{MatmulPrecision::kBf16, Activation::kGeluErf, true, 16},
-                      Case{MatmulPrecision::kBf16, Activation::kTanh, false, 0},
-                      Case{MatmulPrecision::kInt8, Activation::kIdentity, true, 0},
-                      Case{MatmulPrecision::kInt8, Activation::kGeluErf, true, 16},
-                      Case{MatmulPrecision::kInt8, Activation::kTanh, false, 5}));
+INSTANTIATE_TEST_SUITE_P(Precisions, PrecisionLinearTest,
+                         ::testing::Values(Case{Precision::kBf16, Activation::kIdentity, true, 0},
+                                           Case{Precision::kBf16, Activation::kGeluErf, true, 16},
+                                           Case{Precision::kBf16, Activation::kTanh, false, 0},
+                                           Case{Precision::kInt8, Activation::kIdentity, true, 0},
+                                           Case{Precision::kInt8, Activation::kGeluErf, true, 16},
+                                           Case{Precision::kInt8, Activation::kTanh, false, 5}));
 
 TEST(PrecisionLinear, Fp32ChunkedRowCountsMatchReference) {
   const std::int64_t in = 64, out = 48;
@@ -265,9 +264,9 @@ TEST(PrecisionLinear, WrongInt8ScaleIsFarFromFp32) {
   const auto w = random_values(out * in, 41, -0.1f, 0.1f);
   const auto x = random_values(rows * in, 42, -1.0f, 1.0f);
   testing::set_int8_weight_scale_multiplier(1.0f / 16.0f);
-  const Linear broken(w.data(), nullptr, out, in, Activation::kIdentity, 0, MatmulPrecision::kInt8);
+  const Linear broken(w.data(), nullptr, out, in, Activation::kIdentity, 0, Precision::kInt8);
   testing::set_int8_weight_scale_multiplier(1.0f);
-  const Linear good(w.data(), nullptr, out, in, Activation::kIdentity, 0, MatmulPrecision::kInt8);
+  const Linear good(w.data(), nullptr, out, in, Activation::kIdentity, 0, Precision::kInt8);
   std::vector<float> yb(rows * out), yg(rows * out), expected(rows * out);
   broken.forward(x.data(), rows, yb.data());
   good.forward(x.data(), rows, yg.data());
@@ -289,9 +288,8 @@ TEST(PrecisionLinear, RowsAreBitIdenticalWhateverTheRowCountInEveryPrecision) {
   const std::int64_t in = 96, out = 192, total = 700;
   const auto w = random_values(out * in, 50, -0.1f, 0.1f), b = random_values(out, 51, -0.1f, 0.1f);
   const auto x = random_values(total * in, 52, -1.0f, 1.0f);
-  for (const auto precision :
-       {MatmulPrecision::kFp32, MatmulPrecision::kBf16, MatmulPrecision::kInt8}) {
-    if (precision == MatmulPrecision::kBf16 && !cpu_has_bf16_matmul()) continue;  // see below
+  for (const auto precision : {Precision::kFp32, Precision::kBf16, Precision::kInt8}) {
+    if (precision == Precision::kBf16 && !cpu_has_bf16_matmul()) continue;  // see below
     for (const bool accumulate : {false, true}) {
       const Linear linear(w.data(), b.data(), out, in, Activation::kGeluErf, 0, precision);
       std::vector<float> full(total * out, 0.5f);
@@ -314,15 +312,15 @@ TEST(PrecisionLinear, Bf16OnACpuWithoutItIsANamedUnsupportedError) {
   if (cpu_has_bf16_matmul()) GTEST_SKIP() << "this CPU has AVX512_BF16 or AMX";
   const std::vector<float> w(16 * 8, 0.1f);
   try {
-    const Linear linear(w.data(), nullptr, 16, 8, Activation::kIdentity, 0, MatmulPrecision::kBf16);
+    const Linear linear(w.data(), nullptr, 16, 8, Activation::kIdentity, 0, Precision::kBf16);
     FAIL() << "a bf16 Linear was built on a CPU without bf16 instructions";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
     EXPECT_NE(std::string(e.what()).find("AVX512_BF16"), std::string::npos) << e.what();
   }
-  EXPECT_NE(std::string(precision_unsupported_reason(MatmulPrecision::kBf16)), "");
-  EXPECT_EQ(std::string(precision_unsupported_reason(MatmulPrecision::kInt8)), "");
-  EXPECT_EQ(std::string(precision_unsupported_reason(MatmulPrecision::kFp32)), "");
+  EXPECT_NE(std::string(precision_unsupported_reason(Precision::kBf16)), "");
+  EXPECT_EQ(std::string(precision_unsupported_reason(Precision::kInt8)), "");
+  EXPECT_EQ(std::string(precision_unsupported_reason(Precision::kFp32)), "");
 }
 
 }  // namespace

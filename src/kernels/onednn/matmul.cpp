@@ -180,18 +180,6 @@ ThreadBuffers& thread_buffers() {
 
 }  // namespace
 
-const char* precision_name(MatmulPrecision precision) {
-  switch (precision) {
-    case MatmulPrecision::kFp32:
-      return "fp32";
-    case MatmulPrecision::kBf16:
-      return "bf16";
-    case MatmulPrecision::kInt8:
-      return "int8";
-  }
-  return "?";
-}
-
 namespace {
 dnnl_cpu_isa_t effective_isa() {
   static const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
@@ -213,8 +201,8 @@ bool cpu_has_int8_vnni() { return isa_has(dnnl_cpu_isa_avx512_core_vnni); }
 // Without VNNI oneDNN's u8 x s8 products saturate (packed_gemm.h): int8 runs there instead.
 bool use_packed_int8() { return has_packed_gemm() && !cpu_has_int8_vnni(); }
 
-const char* precision_unsupported_reason(MatmulPrecision precision) {
-  if (precision == MatmulPrecision::kBf16 && !cpu_has_bf16_matmul())
+const char* precision_unsupported_reason(Precision precision) {
+  if (precision == Precision::kBf16 && !cpu_has_bf16_matmul())
     return "bf16 precision needs AVX512_BF16 (or AMX); this CPU has neither (use fp32 or int8)";
   return "";
 }
@@ -269,8 +257,7 @@ Linear::Linear(Linear&&) noexcept = default;
 Linear& Linear::operator=(Linear&&) noexcept = default;
 
 Linear::Linear(const float* weight, const float* bias, std::int64_t out_features,
-               std::int64_t in_features, Activation act, std::int64_t ldx,
-               MatmulPrecision precision)
+               std::int64_t in_features, Activation act, std::int64_t ldx, Precision precision)
     : impl_(std::make_unique<Impl>()),
       bias_(bias),
       out_(out_features),
@@ -292,7 +279,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   auto& stream = thread_stream();
   try {
     switch (precision_) {
-      case MatmulPrecision::kFp32: {
+      case Precision::kFp32: {
         if (use_packed_gemm()) {
           impl_->panels = pack_panels(weight, out_, in_);
           return;  // no oneDNN primitive
@@ -307,7 +294,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         stream.wait();
         break;
       }
-      case MatmulPrecision::kBf16: {
+      case Precision::kBf16: {
         s.src = s.weights = dt::bf16;
         s.ld_src = in_;  // the converted copy is contiguous
         impl_->weights_md = packed_weights_desc(s);
@@ -319,7 +306,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         stream.wait();
         break;
       }
-      case MatmulPrecision::kInt8: {
+      case Precision::kInt8: {
         // s32 out of oneDNN; scales, zero-point correction, bias, activation and residual in
         // dequantize_rows' single pass (oneDNN 2.6 has no per-row scale on the product).
         s.src = dt::u8;
@@ -350,7 +337,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   }
   impl_->plain = s;
   impl_->accumulate = s;
-  if (precision_ != MatmulPrecision::kInt8) impl_->accumulate.accumulate = true;
+  if (precision_ != Precision::kInt8) impl_->accumulate.accumulate = true;
   // Primitives for a single row and the longest chunk up front: the cache then holds this
   // class before the first request.
   for (const ClassSpec* spec : {&impl_->plain, &impl_->accumulate}) {
@@ -366,7 +353,7 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
   const ClassSpec& s = accumulate ? m.accumulate : m.plain;
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
   switch (precision_) {
-    case MatmulPrecision::kFp32:
+    case Precision::kFp32:
       if (!m.panels.empty()) {
         packed_linear(x, rows, ldx_, m.panels.data(), in_, out_, bias_, act_, accumulate, y);
         return;
@@ -374,14 +361,14 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
       m.run(s, x, static_cast<std::size_t>(ldx_) * sizeof(float), rows, y, dst_row_bytes, bias_,
             m.packed.get_data_handle());
       return;
-    case MatmulPrecision::kBf16: {
+    case Precision::kBf16: {
       std::uint16_t* xb = thread_buffer(thread_buffers().bf16, rows * in_);
       convert_rows_to_bf16(x, rows, in_, ldx_, xb);
       m.run(s, xb, static_cast<std::size_t>(in_) * sizeof(std::uint16_t), rows, y, dst_row_bytes,
             bias_, m.packed.get_data_handle());
       return;
     }
-    case MatmulPrecision::kInt8: {
+    case Precision::kInt8: {
       // Quantize, multiply and dequantize a chunk of rows at a time, so that the epilogue reads
       // the chunk's s32 products back from cache rather than a whole batch's from memory
       // (mDeBERTa-base, 32 x 64 tokens: 1 thread, 128-row chunks 7% faster than whole batches

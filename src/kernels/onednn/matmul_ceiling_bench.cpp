@@ -118,12 +118,12 @@ void BM_Ceiling(benchmark::State& state) { run_primitive(state, false); }
 void BM_RuntimeRows(benchmark::State& state) { run_primitive(state, true); }
 
 void BM_LinearPrecision(benchmark::State& state) {
-  using onepass::kernels::MatmulPrecision;
+  using onepass::kernels::Precision;
   const auto precision = state.range(0), rows = state.range(1), in = state.range(2),
              out = state.range(3);
-  const MatmulPrecision p = precision == 1   ? MatmulPrecision::kBf16
-                            : precision == 2 ? MatmulPrecision::kInt8
-                                             : MatmulPrecision::kFp32;
+  const Precision p = precision == 1   ? Precision::kBf16
+                      : precision == 2 ? Precision::kInt8
+                                       : Precision::kFp32;
   const auto x = random_values<float>(static_cast<std::size_t>(rows * in), 1, -1.0f, 1.0f);
   const auto w = random_values<float>(static_cast<std::size_t>(in * out), 2, -0.05f, 0.05f);
   const auto bias = random_values<float>(static_cast<std::size_t>(out), 3, -0.02f, 0.02f);

@@ -28,13 +28,14 @@ LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::s
 }
 
 BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefix,
-                     const weights::ModelConfig& config, kernels::MatmulPrecision precision,
+                     const weights::ModelConfig& config, kernels::Precision precision,
                      const BertLayerNames& names)
     : hidden_(config.hidden_size),
       heads_(config.num_attention_heads),
-      // int8 keeps attention fp32: on the XLM-R perf shape even a bf16 P·V alone raised its mean
-      // logit error by 19% (DeBERTa's int8 takes P·V and its relative products in bf16).
-      bf16_attention_(precision == kernels::MatmulPrecision::kBf16) {
+      // One kernel for both products: bf16 when the policy takes both (kernels/precision.h).
+      bf16_attention_(kernels::attention_precision(precision, kernels::AttentionKind::kStandard,
+                                                   config.hidden_size / config.num_attention_heads)
+                          .bf16_scores) {
   const std::int64_t h = hidden_;
   const std::int64_t inter = config.intermediate_size;
   // Query, key and value rows stacked into one [3 hidden, hidden] product; the Linear packs its

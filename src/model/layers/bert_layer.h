@@ -63,7 +63,7 @@ class BertLayer {
   // attention's products in bf16 (LayerNorm, softmax and GELU stay fp32).
   BertLayer(const weights::WeightStore& store, const std::string& prefix,
             const weights::ModelConfig& config,
-            kernels::MatmulPrecision precision = kernels::MatmulPrecision::kFp32,
+            kernels::Precision precision = kernels::Precision::kFp32,
             const BertLayerNames& names = {});
 
   // x: [tokens, hidden], updated in place. offsets: num_seqs + 1 token offsets.
