@@ -67,7 +67,7 @@ std::vector<std::string> tokenizer_files(const fs::path& dir, std::string_view s
 
 json precision_check(const model::Encoder& reference, const fs::path& dir,
                      const tokenizer::Tokenizer* tok, model::Precision precision) {
-  json out{{"precision", model::precision_name(precision)}};
+  json out{{"precision", kernels::precision_name(precision)}};
   try {
     model::require_cpu_support(precision);
   } catch (const Error& e) {
@@ -109,7 +109,7 @@ json describe(const std::string& reference, const fs::path& dir, bool check) {
 
   // The loader's own config reader and architecture table decide support, as load_encoder does.
   try {
-    const auto config = weights::load_model_config(dir);
+    const auto config = weights::load_pretrained_config(dir);
     const std::string arch = config.architectures.empty() ? "" : config.architectures.front();
     r["architecture"] = arch;
     r["model_type"] = config.model_type;

@@ -14,11 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/precision.h"
 #include "weights/config.h"
 
 namespace onepass::model {
 
-enum class Precision { kFp32, kBf16, kInt8 };
+using Precision = kernels::Precision;  // kernels/precision.h: the one Precision type
 
 // What the checkpoint's head produces.
 enum class HeadKind {
@@ -98,10 +99,15 @@ class Encoder {
 const std::vector<std::string>& supported_architectures();
 bool is_supported_architecture(std::string_view name);
 
-// DIR/config.json parsed (weights::load_model_config), an architecture outside the table
-// refused (kUnsupported, listing the supported ones) before the sizes are checked. The one
-// reader of config.json for load_encoder and the runtime's model description.
+// DIR/config.json parsed once: the PretrainedConfig fields (weights::load_pretrained_config),
+// an architecture outside the table refused (kUnsupported, listing the supported ones), then the
+// family's config class defaults and fields (ArchitectureFamily::read_config) and the size
+// checks (kInvalidModel). The one reader of config.json for load_encoder and the runtime's model
+// description; kNotFound without config.json.
 weights::ModelConfig read_model_config(const std::filesystem::path& model_dir);
+
+// The same for config.json text.
+weights::ModelConfig parse_model_config(std::string_view json_text);
 
 // What a checkpoint serves, from its parsed config.json alone: architecture, head (from the
 // architecture table), labels, problem_type, the position limit and the vocabulary sizes. Every

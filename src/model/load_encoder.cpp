@@ -1,5 +1,6 @@
 // load_encoder and describe_checkpoint: config.json parsed once (weights/config.h), the
-// architecture looked up in the one table (architectures/table.cpp), the weights opened.
+// architecture looked up in the one table (architectures/table.cpp) and its family's config read,
+// the weights opened.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,9 +50,24 @@ const std::vector<std::string>& supported_architectures() {
 
 bool is_supported_architecture(std::string_view name) { return find_architecture(name) != nullptr; }
 
+namespace {
+
+// The architecture is looked up before the sizes are read, so that a foreign config (GPT-2's) is
+// named unsupported rather than misshapen by the defaults of an encoder it is not.
+weights::ModelConfig read_family_config(weights::ModelConfig config) {
+  architecture_of(config).family->read_config(config);
+  weights::validate_encoder_sizes(config);
+  return config;
+}
+
+}  // namespace
+
+weights::ModelConfig parse_model_config(std::string_view json_text) {
+  return read_family_config(weights::parse_pretrained_config(json_text));
+}
+
 weights::ModelConfig read_model_config(const std::filesystem::path& model_dir) {
-  return weights::load_model_config(model_dir,
-                                    [](const weights::ModelConfig& c) { architecture_of(c); });
+  return read_family_config(weights::load_pretrained_config(model_dir));
 }
 
 ModelInfo describe_checkpoint(const weights::ModelConfig& config) {
@@ -95,7 +111,7 @@ std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
   require_cpu_support(options.precision);
   const auto config = read_model_config(model_dir);
   const Architecture& architecture = architecture_of(config);
-  auto encoder = architecture.loader(config, weights::WeightStore::open(model_dir), options);
+  auto encoder = architecture.family->load(config, weights::WeightStore::open(model_dir), options);
   enforce_precision_gate(*encoder, model_dir,
                          options);  // bf16 / int8 unless forced; see precision_check.h
   return encoder;

@@ -1,14 +1,14 @@
-// config.json of a Hugging Face model folder as a typed struct. Field names are transformers'
-// own, verbatim; a field absent from the file takes the default of the config class that
-// model_type selects (BertConfig, XLMRobertaConfig/RobertaConfig, DebertaV2Config at v4.47.1), or
-// the getattr() default of the modeling code for the DeBERTa fields the config class does not
-// declare (share_att_key, position_buckets, norm_rel_ebd, conv_*).
+// config.json of a Hugging Face model folder: parsed once (ConfigFields), then read into a typed
+// config. The fields every architecture has live here (ModelConfig: PretrainedConfig's labels and
+// problem_type, and the encoder sizes under BERT's names); each architecture family owns its own
+// config struct, its defaults and its own fields beside its code
+// (src/model/architectures/<family>/*_config.h), read from the same ConfigFields. Field names are
+// transformers' own, verbatim.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <filesystem>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +16,38 @@
 
 namespace onepass::weights {
 
+struct ModelConfig;
+
+// The one parse of a config.json text: a JSON object with typed field readers. Every reader
+// leaves `out` unchanged when the key is absent or null (null is how transformers writes "use
+// the default", e.g. classifier_dropout) and throws onepass::Error(kInvalidModel) naming the
+// field when it has the wrong type.
+class ConfigFields {
+ public:
+  // Throws kInvalidModel for text that is not JSON or not a JSON object.
+  explicit ConfigFields(std::string_view json_text);
+  ~ConfigFields();
+  ConfigFields(const ConfigFields&) = delete;
+  ConfigFields& operator=(const ConfigFields&) = delete;
+
+  void read(const char* key, int& out) const;
+  void read(const char* key, double& out) const;
+  void read(const char* key, bool& out) const;
+  void read(const char* key, std::string& out) const;
+  void read(const char* key, std::vector<std::string>& out) const;  // a list of strings
+  // null is None here (pad_token_id: null), distinct from an absent key.
+  void read(const char* key, std::optional<int>& out) const;
+  // The field is a JSON string (and not a list, say).
+  bool holds_string(const char* key) const;
+
+ private:
+  friend ModelConfig parse_pretrained_config(std::string_view json_text);
+  struct Json;
+  std::unique_ptr<Json> json_;
+};
+
+// The fields every supported architecture's config has. An architecture family sets its config
+// class's defaults and reads its own fields on top (ArchitectureFamily::read_config).
 struct ModelConfig {
   // PretrainedConfig
   std::vector<std::string> architectures;
@@ -26,7 +58,8 @@ struct ModelConfig {
                                       // "multi_label_classification"
   std::optional<int> pad_token_id;
 
-  // Shared by BERT, RoBERTa, XLM-R and DeBERTa-v2
+  // The encoder sizes (BERT's names; DistilBERT maps its own, as its attribute_map does). The
+  // defaults here are BertConfig's; each family sets its own before reading.
   int vocab_size = 30522;
   int hidden_size = 768;
   int num_hidden_layers = 12;
@@ -36,23 +69,9 @@ struct ModelConfig {
   int max_position_embeddings = 512;
   int type_vocab_size = 2;
   double layer_norm_eps = 1e-12;
-  std::string position_embedding_type = "absolute";  // BERT family; only "absolute" runs
 
-  // DebertaV2Config
-  bool relative_attention = false;
-  int max_relative_positions = -1;
-  int position_buckets = -1;
-  std::vector<std::string> pos_att_type;  // subset/order of "c2p", "p2c" (string "c2p|p2c" split)
-  bool share_att_key = false;
-  std::string norm_rel_ebd = "none";  // "none" or e.g. "layer_norm"
-  bool position_biased_input = true;
-  int embedding_size = 0;  // DeBERTa: getattr(.., hidden_size), 0: hidden_size; ELECTRA: 128
-  int conv_kernel_size = 0;
-  std::string conv_act = "tanh";
-  int conv_groups = 1;
-  int pooler_hidden_size = 768;  // default: hidden_size
-  std::string pooler_hidden_act = "gelu";
-  double pooler_dropout = 0.0;
+  // The parse these were read from: the family's own config reads its fields from it.
+  std::shared_ptr<const ConfigFields> fields;
 
   int head_dim() const { return hidden_size / num_attention_heads; }
   bool multi_label() const { return problem_type == "multi_label_classification"; }
@@ -65,20 +84,24 @@ inline std::string default_label_name(std::size_t index) {
   return "LABEL_" + std::to_string(index);
 }
 
-// Runs on the fields as read, before the sizes are validated: the loader refuses an
-// architecture it does not have there, so that a foreign config (GPT-2's) is named unsupported
-// rather than misshapen by the defaults of an encoder it is not.
-using ConfigCheck = std::function<void(const ModelConfig&)>;
+// Parses config.json text and reads the PretrainedConfig fields (architectures, model_type,
+// id2label / num_labels, problem_type); the sizes keep BertConfig's defaults until a family
+// reads them. Throws kInvalidModel naming the field (invalid JSON, a field of the wrong type,
+// id2label keys that are not 0..n-1).
+ModelConfig parse_pretrained_config(std::string_view json_text);
 
-// Parses config.json text. Throws onepass::Error(kInvalidModel) naming the field for invalid
-// JSON, a field of the wrong type or an impossible value (hidden_size not divisible by
-// num_attention_heads, non-positive sizes, id2label keys that are not 0..n-1), or what
-// `before_validation` throws.
-ModelConfig parse_model_config(std::string_view json_text,
-                               const ConfigCheck& before_validation = {});
+// Reads DIR/config.json as parse_pretrained_config does; kNotFound when it is missing.
+ModelConfig load_pretrained_config(const std::filesystem::path& model_dir);
 
-// Reads DIR/config.json; kNotFound when it is missing.
-ModelConfig load_model_config(const std::filesystem::path& model_dir,
-                              const ConfigCheck& before_validation = {});
+// Reads pad_token_id and the encoder sizes under BERT's field names over the values `config`
+// holds (the family's defaults).
+void read_encoder_sizes(ModelConfig& config);
+
+// Throws kInvalidModel for impossible sizes: non-positive sizes, hidden_size not divisible by
+// num_attention_heads, a negative type_vocab_size or layer_norm_eps.
+void validate_encoder_sizes(const ModelConfig& config);
+
+// Throws kInvalidModel "config.json: <problem>": for a family's own checks.
+[[noreturn]] void config_error(const std::string& problem);
 
 }  // namespace onepass::weights

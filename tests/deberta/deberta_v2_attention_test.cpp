@@ -1,6 +1,6 @@
 // Fast DeBERTa-v2 relative positions and disentangled attention against hand-computed bucket
 // values and the naive Hugging Face transcription in reference/attention_reference.cpp.
-#include "model/architectures/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2/deberta_v2_attention.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 
 #include "kernels/quantize.h"
 #include "kernels/small_gemm_bf16.h"
-#include "model/architectures/deberta_v2_relative.h"
+#include "model/architectures/deberta_v2/deberta_v2_relative.h"
 #include "reference/attention_reference.h"
 
 namespace onepass::model::deberta_v2 {

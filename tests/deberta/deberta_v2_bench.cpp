@@ -14,7 +14,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/small_gemm_bf16.h"
-#include "model/architectures/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2/deberta_v2_attention.h"
 #include "model/encoder.h"
 #include "model/precision_check.h"
 
@@ -32,7 +32,7 @@ std::unique_ptr<Encoder> load(const std::filesystem::path& dir) {
   options.threads = threads();
   // ONEPASS_PRECISION=bf16|int8 times a reduced precision (no accuracy check: speed only).
   if (const char* precision = std::getenv("ONEPASS_PRECISION")) {
-    options.precision = onepass::model::precision_from_name(precision);
+    options.precision = onepass::kernels::precision_from_name(precision);
     options.force_precision = true;
   }
   return onepass::model::load_encoder(dir, options);

@@ -1,11 +1,11 @@
-// The list of supported architectures: one Architecture line per config.json "architectures"
-// name (architectures/table.cpp), and one loader per architecture family, declared here and
-// defined in the family's own file(s) below src/model/architectures/. load_encoder, the runtime's
-// model description, `onepass info` and the tests all read this one table.
+// The supported architectures: one folder per family below src/model/architectures/ (its config
+// struct, its loader, its forward pass) and one line for it in table.cpp. load_encoder, the
+// runtime's model description, `onepass info` and the tests all read that one table.
 #pragma once
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "model/encoder.h"
@@ -14,45 +14,40 @@
 
 namespace onepass::model {
 
-using Loader = std::unique_ptr<Encoder> (*)(const weights::ModelConfig&, weights::WeightStore,
-                                            const LoadOptions&);
+// One architecture family: what its folder gives the table.
+struct ArchitectureFamily {
+  // Sets the family's config-class defaults on `config` (which holds the PretrainedConfig
+  // fields) and reads the encoder sizes and the family's own fields from config.fields; throws
+  // kInvalidModel for a field of the family's own that is impossible, so that a broken config is
+  // refused before load as well as at it.
+  void (*read_config)(weights::ModelConfig& config);
+  // Builds the encoder from the config read_config filled in and the opened weights.
+  std::unique_ptr<Encoder> (*load)(const weights::ModelConfig& config, weights::WeightStore store,
+                                   const LoadOptions& options);
+};
 
+// A class name config.json's "architectures" can hold, e.g. "BertForSequenceClassification".
 struct Architecture {
-  const char* name;  // config.json "architectures"[0], e.g. "BertForSequenceClassification"
-  Loader loader;
-  HeadKind head;
+  std::string name;
+  const ArchitectureFamily* family = nullptr;
+  HeadKind head = HeadKind::kBaseModel;
   // RoBERTa and XLM-R number positions from pad_token_id + 1 (transformers'
   // create_position_ids_from_input_ids), so pad_token_id + 1 rows of the position table are
   // never used by a real token.
   bool positions_after_padding = false;
 };
 
-// Every supported architecture, in the order `onepass info` lists them.
+// Every supported class name, in the order `onepass info` lists them: for each line of the table,
+// <Prefix>Model, <Prefix>ForSequenceClassification and <Prefix>ForTokenClassification.
 std::span<const Architecture> architecture_table();
 
-// The table's line for `name`; null when it is not supported.
+// The table's entry for `name`; null when it is not supported.
 const Architecture* find_architecture(std::string_view name);
 
-// BertModel, RobertaModel, XLMRobertaModel and their *ForSequenceClassification and
-// *ForTokenClassification heads (architectures/bert.cpp).
-std::unique_ptr<Encoder> load_bert(const weights::ModelConfig& config, weights::WeightStore store,
-                                   const LoadOptions& options);
-
-// DeBERTa-v2 / v3 (mDeBERTa-v3 among them): DebertaV2Model and its sequence- and
-// token-classification heads (architectures/deberta_v2*.cpp). Besides the shared errors, throws
-// kUnsupported for a configuration transformers itself cannot run (an even conv_kernel_size) or
-// an activation the kernels lack.
-std::unique_ptr<Encoder> load_deberta_v2(const weights::ModelConfig& config,
-                                         weights::WeightStore store, const LoadOptions& options);
-
-// DistilBertModel, DistilBertForSequenceClassification, DistilBertForTokenClassification
-// (architectures/distilbert.cpp).
-std::unique_ptr<Encoder> load_distilbert(const weights::ModelConfig& config,
-                                         weights::WeightStore store, const LoadOptions& options);
-
-// ElectraModel, ElectraForSequenceClassification, ElectraForTokenClassification
-// (architectures/electra.cpp).
-std::unique_ptr<Encoder> load_electra(const weights::ModelConfig& config,
-                                      weights::WeightStore store, const LoadOptions& options);
+// The families, each defined in its own folder.
+extern const ArchitectureFamily kBertFamily;        // bert/: BERT, RoBERTa, XLM-R
+extern const ArchitectureFamily kDebertaV2Family;   // deberta_v2/: DeBERTa-v2 / v3
+extern const ArchitectureFamily kDistilBertFamily;  // distilbert/
+extern const ArchitectureFamily kElectraFamily;     // electra/
 
 }  // namespace onepass::model

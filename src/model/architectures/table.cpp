@@ -1,47 +1,65 @@
-// The supported architectures, one line each. A new architecture is its own file(s) in this
-// folder, its loader declared in architectures.h, and its lines here (docs/architecture.md).
+// The supported architectures, one line per family prefix: a class name is the prefix followed
+// by "Model", "ForSequenceClassification" or "ForTokenClassification". A new architecture is its
+// folder here and its line below (docs/architecture.md).
 #include <algorithm>
+#include <vector>
 
 #include "model/architectures/architectures.h"
 
 namespace onepass::model {
 namespace {
 
-constexpr HeadKind kBase = HeadKind::kBaseModel;
-constexpr HeadKind kSequence = HeadKind::kSequenceClassification;
-constexpr HeadKind kToken = HeadKind::kTokenClassification;
+struct TableLine {
+  const char* prefix;  // transformers' class-name prefix
+  const ArchitectureFamily* family;
+  bool positions_after_padding = false;  // see Architecture
+};
 
-constexpr Architecture kTable[] = {
+constexpr TableLine kTable[] = {
     // clang-format off
-    {"BertModel",                           &load_bert,        kBase},
-    {"BertForSequenceClassification",       &load_bert,        kSequence},
-    {"BertForTokenClassification",          &load_bert,        kToken},
-    {"RobertaModel",                        &load_bert,        kBase,     true},
-    {"RobertaForSequenceClassification",    &load_bert,        kSequence, true},
-    {"RobertaForTokenClassification",       &load_bert,        kToken,    true},
-    {"XLMRobertaModel",                     &load_bert,        kBase,     true},
-    {"XLMRobertaForSequenceClassification", &load_bert,        kSequence, true},
-    {"XLMRobertaForTokenClassification",    &load_bert,        kToken,    true},
-    {"DebertaV2Model",                      &load_deberta_v2,  kBase},
-    {"DebertaV2ForSequenceClassification",  &load_deberta_v2,  kSequence},
-    {"DebertaV2ForTokenClassification",     &load_deberta_v2,  kToken},
-    {"DistilBertModel",                     &load_distilbert,  kBase},
-    {"DistilBertForSequenceClassification", &load_distilbert,  kSequence},
-    {"DistilBertForTokenClassification",    &load_distilbert,  kToken},
-    {"ElectraModel",                        &load_electra,     kBase},
-    {"ElectraForSequenceClassification",    &load_electra,     kSequence},
-    {"ElectraForTokenClassification",       &load_electra,     kToken},
+    {"Bert",       &kBertFamily},
+    {"Roberta",    &kBertFamily,        true},
+    {"XLMRoberta", &kBertFamily,        true},
+    {"DebertaV2",  &kDebertaV2Family},
+    {"DistilBert", &kDistilBertFamily},
+    {"Electra",    &kElectraFamily},
     // clang-format on
 };
 
+struct HeadSuffix {
+  const char* suffix;
+  HeadKind head;
+};
+
+constexpr HeadSuffix kHeads[] = {
+    {"Model", HeadKind::kBaseModel},
+    {"ForSequenceClassification", HeadKind::kSequenceClassification},
+    {"ForTokenClassification", HeadKind::kTokenClassification},
+};
+
+const std::vector<Architecture>& all_architectures() {
+  static const std::vector<Architecture> all = [] {
+    std::vector<Architecture> out;
+    for (const auto& line : kTable) {
+      for (const auto& head : kHeads) {
+        out.push_back({std::string(line.prefix) + head.suffix, line.family, head.head,
+                       line.positions_after_padding});
+      }
+    }
+    return out;
+  }();
+  return all;
+}
+
 }  // namespace
 
-std::span<const Architecture> architecture_table() { return kTable; }
+std::span<const Architecture> architecture_table() { return all_architectures(); }
 
 const Architecture* find_architecture(std::string_view name) {
-  const auto it = std::find_if(std::begin(kTable), std::end(kTable),
-                               [&](const Architecture& a) { return name == a.name; });
-  return it == std::end(kTable) ? nullptr : &*it;
+  const auto& all = all_architectures();
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const Architecture& a) { return name == a.name; });
+  return it == all.end() ? nullptr : &*it;
 }
 
 }  // namespace onepass::model

@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/architectures/deberta_v2_relative.h"
+#include "model/architectures/deberta_v2/deberta_v2_relative.h"
 
 namespace onepass::model::deberta_v2 {
 

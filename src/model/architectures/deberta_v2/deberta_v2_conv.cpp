@@ -1,4 +1,4 @@
-#include "model/architectures/deberta_v2_conv.h"
+#include "model/architectures/deberta_v2/deberta_v2_conv.h"
 
 #include <algorithm>
 #include <cstring>

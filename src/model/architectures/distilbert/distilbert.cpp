@@ -14,6 +14,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "model/architectures/architectures.h"
+#include "model/architectures/distilbert/distilbert_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/thread_scope.h"
@@ -74,7 +75,7 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
   layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
     layers_.emplace_back(store_, base + "transformer.layer." + std::to_string(i) + ".", config,
-                         to_matmul_precision(options.precision), kDistilBertLayerNames);
+                         options.precision, kDistilBertLayerNames);
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
@@ -140,9 +141,12 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
 
 }  // namespace
 
-std::unique_ptr<Encoder> load_distilbert(const ModelConfig& config, WeightStore store,
-                                         const LoadOptions& options) {
-  return std::make_unique<DistilBertEncoder>(config, std::move(store), options);
-}
+const ArchitectureFamily kDistilBertFamily = {
+    &read_distilbert_family_config,
+    [](const ModelConfig& config, WeightStore store,
+       const LoadOptions& options) -> std::unique_ptr<Encoder> {
+      return std::make_unique<DistilBertEncoder>(config, std::move(store), options);
+    },
+};
 
 }  // namespace onepass::model

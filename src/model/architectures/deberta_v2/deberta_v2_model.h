@@ -1,5 +1,5 @@
 // DeBERTa-v2 / v3 (mDeBERTa-v3 among them), exact to Hugging Face transformers v4.47.1 in
-// float32 inference. The encoder object behind load_deberta_v2 (private to
+// float32 inference. The encoder object behind kDebertaV2Family (private to
 // src/model/architectures): deberta_v2_load.cpp builds it from config and weights, deberta_v2.cpp
 // runs the forward pass.
 //
@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "kernels/matmul.h"
-#include "model/architectures/deberta_v2_conv.h"
-#include "model/architectures/deberta_v2_relative.h"
+#include "model/architectures/deberta_v2/deberta_v2_config.h"
+#include "model/architectures/deberta_v2/deberta_v2_conv.h"
+#include "model/architectures/deberta_v2/deberta_v2_relative.h"
 #include "model/encoder.h"
 #include "tensor/arena.h"
-#include "weights/config.h"
 #include "weights/weight_store.h"
 
 namespace onepass::model::deberta_v2 {
@@ -49,14 +49,14 @@ struct Layer {
 
 class Model final : public Encoder {
  public:
-  Model(const weights::ModelConfig& config, weights::WeightStore store, const LoadOptions& options);
+  Model(const DebertaV2Config& config, weights::WeightStore store, const LoadOptions& options);
   const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
-  void load_embeddings(const weights::ModelConfig& c);
-  void load_layer(const weights::ModelConfig& c, int index, const float* rel_embeddings);
-  void load_head(const weights::ModelConfig& c);
+  void load_embeddings(const DebertaV2Config& c);
+  void load_layer(const DebertaV2Config& c, int index, const float* rel_embeddings);
+  void load_head(const DebertaV2Config& c);
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              float* scratch) const;
   void attention(const Layer& layer, const float* qkv, float* ctx, const std::size_t* offsets,
@@ -70,11 +70,10 @@ class Model final : public Encoder {
   int heads_ = 0;
   int head_size_ = 0;
   int intermediate_size_ = 0;
-  int threads_ = 0;  // LoadOptions::threads; 0: all cores
-  kernels::MatmulPrecision precision_ =
-      kernels::MatmulPrecision::kFp32;  // encoder layers' products
-  bool bf16_attention_ = false;         // P·V and the relative products in bf16 (bf16, int8)
-  bool bf16_content_scores_ = false;    // Q·Kᵀ in bf16 too (bf16 only)
+  int threads_ = 0;                                           // LoadOptions::threads; 0: all cores
+  kernels::Precision precision_ = kernels::Precision::kFp32;  // encoder layers' products
+  bool bf16_attention_ = false;       // P·V and the relative products in bf16 (bf16, int8)
+  bool bf16_content_scores_ = false;  // Q·Kᵀ in bf16 too (bf16 only)
   float eps_ = 0.0f;
   float scale_ = 1.0f;  // HF's divisor sqrt(head_size * (1 + #c2p/p2c listed))
   bool c2p_ = false;    // relative_attention and "c2p" in pos_att_type

@@ -16,6 +16,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "model/architectures/architectures.h"
+#include "model/architectures/electra/electra_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/thread_scope.h"
@@ -30,7 +31,7 @@ using weights::WeightStore;
 
 class ElectraEncoder final : public Encoder {
  public:
-  ElectraEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options);
+  ElectraEncoder(const ElectraConfig& config, WeightStore store, const LoadOptions& options);
   const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
@@ -55,11 +56,11 @@ class ElectraEncoder final : public Encoder {
   mutable tensor::ArenaPool arenas_;
 };
 
-ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
+ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
                                const LoadOptions& options)
     : store_(std::move(store)),
       threads_(options.threads),
-      embedding_size_(config.embedding_size > 0 ? config.embedding_size : config.hidden_size),
+      embedding_size_(config.embedding_size),
       intermediate_size_(config.intermediate_size) {
   info_ = describe_checkpoint(config);
   const bool sequence_head = info_.head == HeadKind::kSequenceClassification;
@@ -103,7 +104,7 @@ ElectraEncoder::ElectraEncoder(const ModelConfig& config, WeightStore store,
   layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
     layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config,
-                         to_matmul_precision(options.precision));
+                         options.precision);
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
@@ -185,9 +186,12 @@ void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput
 
 }  // namespace
 
-std::unique_ptr<Encoder> load_electra(const ModelConfig& config, WeightStore store,
-                                      const LoadOptions& options) {
-  return std::make_unique<ElectraEncoder>(config, std::move(store), options);
-}
+const ArchitectureFamily kElectraFamily = {
+    &read_electra_family_config,
+    [](const ModelConfig& config, WeightStore store,
+       const LoadOptions& options) -> std::unique_ptr<Encoder> {
+      return std::make_unique<ElectraEncoder>(electra_config(config), std::move(store), options);
+    },
+};
 
 }  // namespace onepass::model

@@ -11,8 +11,8 @@
 #include "kernels/elementwise.h"
 #include "kernels/small_gemm_bf16.h"
 #include "model/architectures/architectures.h"
-#include "model/architectures/deberta_v2_attention.h"
-#include "model/architectures/deberta_v2_model.h"
+#include "model/architectures/deberta_v2/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2/deberta_v2_model.h"
 #include "model/precision_check.h"
 
 namespace onepass::model {
@@ -51,25 +51,22 @@ bool norm_rel_ebd_has_layer_norm(const std::string& text) {
 
 }  // namespace
 
-Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const LoadOptions& options)
+Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOptions& options)
     : store_(std::move(store)) {
   info_ = describe_checkpoint(c);
   const bool classifier = info_.head != HeadKind::kBaseModel;
   prefix_ = classifier ? "deberta." : "";
   hidden_ = c.hidden_size;
-  embedding_size_ = c.embedding_size > 0 ? c.embedding_size : c.hidden_size;
+  embedding_size_ = c.embedding_size;
   heads_ = c.num_attention_heads;
   head_size_ = c.hidden_size / c.num_attention_heads;
   intermediate_size_ = c.intermediate_size;
   threads_ = options.threads;
-  precision_ = to_matmul_precision(options.precision);
-  // The reduced precisions take attention's products in bf16 as well (fp32 accumulation, fp32
-  // softmax; pairs along head_size need it even): bf16 all of them, int8 all but Q·Kᵀ. On the
-  // mDeBERTa perf shape a bf16 Q·Kᵀ raised int8's mean logit error by 14%, P·V and the relative
-  // products together by 4%, for about 4% of int8's time.
-  bf16_attention_ = precision_ != kernels::MatmulPrecision::kFp32 && kernels::has_bf16_gemm() &&
-                    head_size_ % 2 == 0;
-  bf16_content_scores_ = bf16_attention_ && precision_ == kernels::MatmulPrecision::kBf16;
+  precision_ = options.precision;
+  const auto attention =
+      kernels::attention_precision(precision_, kernels::AttentionKind::kDisentangled, head_size_);
+  bf16_attention_ = attention.bf16_values;
+  bf16_content_scores_ = attention.bf16_scores;
   eps_ = static_cast<float>(c.layer_norm_eps);
   // HF counts c2p / p2c for the scale even when relative_attention is off.
   const bool lists_c2p = has_token(c.pos_att_type, "c2p");
@@ -127,7 +124,7 @@ Model::Model(const weights::ModelConfig& c, weights::WeightStore store, const Lo
   store_.drop_resident_pages();  // every matrix is packed now
 }
 
-void Model::load_head(const weights::ModelConfig& c) {
+void Model::load_head(const DebertaV2Config& c) {
   const auto cw = store_.get("classifier.weight", {c.num_labels, hidden_});
   const auto cb = store_.get("classifier.bias", {c.num_labels});
   classifier_ = kernels::Linear(cw.data, cb.data, c.num_labels, hidden_);
@@ -143,7 +140,7 @@ void Model::load_head(const weights::ModelConfig& c) {
                             kernels::activation_from_hf(c.pooler_hidden_act));
 }
 
-void Model::load_embeddings(const weights::ModelConfig& c) {
+void Model::load_embeddings(const DebertaV2Config& c) {
   const std::string p = prefix_ + "embeddings.";
   word_embeddings_ = store_.get(p + "word_embeddings.weight", {c.vocab_size, embedding_size_}).data;
   if (c.position_biased_input)
@@ -161,7 +158,7 @@ void Model::load_embeddings(const weights::ModelConfig& c) {
                      store_.get(p + "LayerNorm.bias", {hidden_}).data};
 }
 
-void Model::load_layer(const weights::ModelConfig& c, int index, const float* rel) {
+void Model::load_layer(const DebertaV2Config& c, int index, const float* rel) {
   const std::string p = prefix_ + "encoder.layer." + std::to_string(index) + ".";
   const std::string a = p + "attention.self.";
   const auto h = static_cast<std::size_t>(hidden_);
@@ -244,9 +241,13 @@ void Model::load_layer(const weights::ModelConfig& c, int index, const float* re
 
 }  // namespace deberta_v2
 
-std::unique_ptr<Encoder> load_deberta_v2(const weights::ModelConfig& config,
-                                         weights::WeightStore store, const LoadOptions& options) {
-  return std::make_unique<deberta_v2::Model>(config, std::move(store), options);
-}
+const ArchitectureFamily kDebertaV2Family = {
+    &read_deberta_v2_family_config,
+    [](const weights::ModelConfig& config, weights::WeightStore store,
+       const LoadOptions& options) -> std::unique_ptr<Encoder> {
+      return std::make_unique<deberta_v2::Model>(deberta_v2_config(config), std::move(store),
+                                                 options);
+    },
+};
 
 }  // namespace onepass::model

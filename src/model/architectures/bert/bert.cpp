@@ -13,6 +13,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "model/architectures/architectures.h"
+#include "model/architectures/bert/bert_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/thread_scope.h"
@@ -31,7 +32,7 @@ enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier }
 
 class BertEncoder final : public Encoder {
  public:
-  BertEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options);
+  BertEncoder(const BertConfig& config, WeightStore store, const LoadOptions& options);
   const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
@@ -57,7 +58,7 @@ class BertEncoder final : public Encoder {
   mutable tensor::ArenaPool arenas_;
 };
 
-BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options)
+BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const LoadOptions& options)
     : store_(std::move(store)),
       threads_(options.threads),
       intermediate_size_(config.intermediate_size) {
@@ -99,7 +100,7 @@ BertEncoder::BertEncoder(const ModelConfig& config, WeightStore store, const Loa
   layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
     layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config,
-                         to_matmul_precision(options.precision));
+                         options.precision);
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
@@ -208,9 +209,12 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
 
 }  // namespace
 
-std::unique_ptr<Encoder> load_bert(const ModelConfig& config, WeightStore store,
-                                   const LoadOptions& options) {
-  return std::make_unique<BertEncoder>(config, std::move(store), options);
-}
+const ArchitectureFamily kBertFamily = {
+    &read_bert_family_config,
+    [](const ModelConfig& config, WeightStore store,
+       const LoadOptions& options) -> std::unique_ptr<Encoder> {
+      return std::make_unique<BertEncoder>(bert_config(config), std::move(store), options);
+    },
+};
 
 }  // namespace onepass::model

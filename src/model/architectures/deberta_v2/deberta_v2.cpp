@@ -16,8 +16,8 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/small_gemm_bf16.h"
-#include "model/architectures/deberta_v2_attention.h"
-#include "model/architectures/deberta_v2_model.h"
+#include "model/architectures/deberta_v2/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2/deberta_v2_model.h"
 #include "model/batch_check.h"
 #include "model/layers/thread_scope.h"
 

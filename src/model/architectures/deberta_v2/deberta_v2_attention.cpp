@@ -1,4 +1,4 @@
-#include "model/architectures/deberta_v2_attention.h"
+#include "model/architectures/deberta_v2/deberta_v2_attention.h"
 
 #include <algorithm>
 #include <cmath>

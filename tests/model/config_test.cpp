@@ -1,0 +1,120 @@
+// Each architecture family's config: its config class's defaults, its own fields, and its
+// refusals, through model::parse_model_config (the architecture picks the family, as at load).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "model/architectures/deberta_v2/deberta_v2_config.h"
+#include "model/architectures/electra/electra_config.h"
+#include "model/encoder.h"
+
+namespace onepass::model {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const std::filesystem::path kModels =
+    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+
+TEST(FamilyConfig, ReadsDebertaFixtureFields) {
+  const auto c = deberta_v2_config(read_model_config(kModels / "deberta-v2-tiny-nli"));
+  EXPECT_TRUE(c.relative_attention);
+  EXPECT_EQ(c.max_relative_positions, -1);
+  EXPECT_EQ(c.position_buckets, 32);
+  EXPECT_THAT(c.pos_att_type, ElementsAre("p2c", "c2p"));
+  EXPECT_TRUE(c.share_att_key);
+  EXPECT_EQ(c.norm_rel_ebd, "layer_norm");
+  EXPECT_FALSE(c.position_biased_input);
+  EXPECT_EQ(c.type_vocab_size, 0);
+  EXPECT_EQ(c.conv_kernel_size, 0);  // absent: modeling code's getattr default
+  EXPECT_EQ(c.conv_act, "tanh");
+  EXPECT_EQ(c.conv_groups, 1);
+  EXPECT_EQ(c.pooler_hidden_size, 64);
+  EXPECT_EQ(c.embedding_size, 64);
+  EXPECT_EQ(c.pooler_hidden_act, "gelu");
+  EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-7);
+}
+
+TEST(FamilyConfig, DefaultsAreEachConfigClasses) {
+  const auto deberta = deberta_v2_config(parse_model_config(
+      R"({"architectures":["DebertaV2Model"],"hidden_size":64,"num_attention_heads":4})"));
+  EXPECT_EQ(deberta.type_vocab_size, 0);
+  EXPECT_EQ(deberta.vocab_size, 128100);
+  EXPECT_TRUE(deberta.position_biased_input);
+  EXPECT_FALSE(deberta.share_att_key);
+  EXPECT_EQ(deberta.position_buckets, -1);
+  EXPECT_EQ(deberta.norm_rel_ebd, "none");
+  EXPECT_TRUE(deberta.pos_att_type.empty());
+  EXPECT_EQ(deberta.pooler_hidden_size, 64);
+  EXPECT_DOUBLE_EQ(deberta.layer_norm_eps, 1e-7);
+
+  const auto xlmr = parse_model_config(R"({"architectures":["XLMRobertaModel"],
+                                           "model_type":"xlm-roberta"})");
+  EXPECT_EQ(xlmr.pad_token_id, 1);
+  EXPECT_EQ(xlmr.hidden_size, 768);
+  EXPECT_EQ(xlmr.type_vocab_size, 2);
+  const auto bert = parse_model_config(R"({"architectures":["BertModel"]})");
+  EXPECT_EQ(bert.pad_token_id, 0);
+
+  const auto electra = electra_config(parse_model_config(R"({"architectures":["ElectraModel"]})"));
+  EXPECT_EQ(electra.embedding_size, 128);
+  EXPECT_EQ(electra.hidden_size, 256);
+  EXPECT_EQ(electra.num_attention_heads, 4);
+  EXPECT_EQ(electra.intermediate_size, 1024);
+}
+
+TEST(FamilyConfig, DistilBertNamesMapToTheSharedSizes) {
+  const auto c = parse_model_config(
+      R"({"architectures":["DistilBertModel"],"dim":32,"n_layers":3,"n_heads":2,
+          "hidden_dim":48,"activation":"relu","hidden_size":999,"layer_norm_eps":0.5})");
+  EXPECT_EQ(c.hidden_size, 32);
+  EXPECT_EQ(c.num_hidden_layers, 3);
+  EXPECT_EQ(c.num_attention_heads, 2);
+  EXPECT_EQ(c.intermediate_size, 48);
+  EXPECT_EQ(c.hidden_act, "relu");
+  EXPECT_EQ(c.type_vocab_size, 0);
+  EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-12);  // fixed in DistilBERT's modeling code
+  const auto defaults = parse_model_config(R"({"architectures":["DistilBertModel"]})");
+  EXPECT_EQ(defaults.num_hidden_layers, 6);
+  EXPECT_EQ(defaults.hidden_size, 768);
+}
+
+TEST(FamilyConfig, PosAttTypeAsPipeString) {
+  const auto c = deberta_v2_config(
+      parse_model_config(R"({"architectures":["DebertaV2Model"],"pos_att_type":"c2p|p2c"})"));
+  EXPECT_THAT(c.pos_att_type, ElementsAre("c2p", "p2c"));
+}
+
+std::string error_of(const std::string& text, ErrorKind kind = ErrorKind::kInvalidModel) {
+  try {
+    parse_model_config(text);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(FamilyConfig, RefusesEachFamilysImpossibleFieldsBeforeLoad) {
+  EXPECT_THAT(error_of(R"({"architectures":["DebertaV2Model"],"relative_attention":1})"),
+              HasSubstr("relative_attention must be true or false"));
+  EXPECT_THAT(error_of(R"({"architectures":["DebertaV2Model"],"conv_groups":0})"),
+              HasSubstr("conv_groups must be positive"));
+  EXPECT_THAT(error_of(R"({"architectures":["ElectraModel"],"embedding_size":-1})"),
+              HasSubstr("embedding_size must be positive"));
+  EXPECT_THAT(error_of(R"({"architectures":["DistilBertModel"],"dim":100,"n_heads":3})"),
+              HasSubstr("not a multiple"));
+}
+
+TEST(FamilyConfig, ForeignArchitectureIsUnsupportedBeforeItsSizesAreRead) {
+  // GPT-2's config has n_embd, not hidden_size: the architecture is named, not a size.
+  EXPECT_THAT(error_of(R"({"architectures":["GPT2LMHeadModel"],"num_attention_heads":7})",
+                       ErrorKind::kUnsupported),
+              HasSubstr("unsupported architecture GPT2LMHeadModel"));
+  EXPECT_THAT(error_of(R"({"model_type":"bert"})", ErrorKind::kUnsupported),
+              HasSubstr("names no architecture"));
+}
+
+}  // namespace
+}  // namespace onepass::model
