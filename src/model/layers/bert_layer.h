@@ -1,5 +1,5 @@
 // One post-LayerNorm transformer encoder layer as BERT, RoBERTa and XLM-R define it
-// (transformers' BertLayer): x = LN(x + attn(x)·Woᵀ + bo); x = LN(x + act(x·Wiᵀ + bi)·Wdᵀ + bd).
+// (transformers' BertLayer): standard self-attention, then post_attention.h's block.
 // Q, K and V are one fused [3·hidden, hidden] product: their weights are concatenated once at
 // load (the only weight copy); every other weight is used in place from the mapping.
 #pragma once
@@ -9,21 +9,12 @@
 #include <string>
 
 #include "kernels/matmul.h"
+#include "model/layers/post_attention.h"
 #include "tensor/arena.h"
 #include "weights/config.h"
 #include "weights/weight_store.h"
 
 namespace onepass::model {
-
-struct LayerNormWeights {
-  const float* gamma = nullptr;
-  const float* beta = nullptr;
-  float eps = 1e-12f;
-};
-
-// Reads `<prefix>.weight` / `<prefix>.bias` of shape [dim].
-LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix,
-                                 std::int64_t dim, double eps);
 
 // Activations of one forward pass, token-major over the whole ragged batch. Owned by the caller
 // (carved from its scratch arena); every layer reuses them.
@@ -45,16 +36,13 @@ struct BertLayerNames {
   const char* query = "attention.self.query";
   const char* key = "attention.self.key";
   const char* value = "attention.self.value";
-  const char* attention_output = "attention.output.dense";
-  const char* attention_norm = "attention.output.LayerNorm";
-  const char* intermediate = "intermediate.dense";
-  const char* output = "output.dense";
-  const char* output_norm = "output.LayerNorm";
+  PostAttentionNames post_attention{};
 };
 
 inline constexpr BertLayerNames kDistilBertLayerNames{
-    "attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
-    "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
+    "attention.q_lin", "attention.k_lin", "attention.v_lin",
+    PostAttentionNames{"attention.out_lin", "sa_layer_norm", "ffn.lin1", "ffn.lin2",
+                       "output_layer_norm"}};
 
 class BertLayer {
  public:
@@ -76,11 +64,7 @@ class BertLayer {
   bool bf16_attention_;
   std::unique_ptr<float[]> qkv_bias_;
   kernels::Linear qkv_;
-  kernels::Linear attention_output_;
-  LayerNormWeights attention_norm_;
-  kernels::Linear intermediate_;  // activation fused into the product
-  kernels::Linear output_;
-  LayerNormWeights output_norm_;
+  PostAttention post_attention_;
 };
 
 }  // namespace onepass::model

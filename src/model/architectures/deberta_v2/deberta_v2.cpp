@@ -84,7 +84,8 @@ void Model::embed(std::span<const SequenceInput> batch, const std::size_t* offse
   }
   const auto tokens = static_cast<std::int64_t>(offsets[batch.size()]);
   if (embedding_size_ != hidden_) embed_proj_.forward(rows, tokens, x);
-  kernels::layer_norm(x, tokens, hidden_, embedding_norm_.gamma, embedding_norm_.beta, eps_);
+  kernels::layer_norm(x, tokens, hidden_, embedding_norm_.gamma, embedding_norm_.beta,
+                      embedding_norm_.eps);
 }
 
 void Model::attention(const Layer& layer, const float* qkv, float* ctx, const std::size_t* offsets,
@@ -180,15 +181,8 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
     const Layer& layer = layers_[l];
     layer.qkv.forward(x, rows, qkv);
     attention(layer, qkv, ctx, offsets, num_seqs, attention_scratch, per_thread);
-    // DebertaV2SelfOutput: LayerNorm(dense(context) + input), the residual add fused into the
-    // product, in place: x becomes the attention block's output.
-    layer.attention_output.forward(ctx, rows, x, /*accumulate=*/true);
-    kernels::layer_norm(x, rows, hidden_, layer.attention_norm.gamma, layer.attention_norm.beta,
-                        eps_);
-    // DebertaV2Intermediate + DebertaV2Output: LayerNorm(dense(act(dense(x))) + x), in place.
-    layer.intermediate.forward(x, rows, inter);
-    layer.output.forward(inter, rows, x, /*accumulate=*/true);
-    kernels::layer_norm(x, rows, hidden_, layer.output_norm.gamma, layer.output_norm.beta, eps_);
+    // DebertaV2SelfOutput, DebertaV2Intermediate, DebertaV2Output: BERT's block, in place.
+    layer.post_attention.forward(ctx, x, rows, inter);
     if (l == 0 && conv_.enabled())
       conv_.apply(embedding_output, x, offsets, num_seqs, conv_scratch);
   }

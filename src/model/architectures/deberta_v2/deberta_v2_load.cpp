@@ -154,8 +154,7 @@ void Model::load_embeddings(const DebertaV2Config& c) {
     const auto w = store_.get(p + "embed_proj.weight", {hidden_, embedding_size_});
     embed_proj_ = kernels::Linear(w.data, nullptr, hidden_, embedding_size_);
   }
-  embedding_norm_ = {store_.get(p + "LayerNorm.weight", {hidden_}).data,
-                     store_.get(p + "LayerNorm.bias", {hidden_}).data};
+  embedding_norm_ = load_layer_norm(store_, p + "LayerNorm", hidden_, c.layer_norm_eps);
 }
 
 void Model::load_layer(const DebertaV2Config& c, int index, const float* rel) {
@@ -220,22 +219,7 @@ void Model::load_layer(const DebertaV2Config& c, int index, const float* rel) {
       pack(layer.pos_query_t, layer.pos_query_pairs);
     }
   }
-  const std::string o = p + "attention.output.";
-  layer.attention_output = kernels::Linear(store_.get(o + "dense.weight", {hidden_, hidden_}).data,
-                                           store_.get(o + "dense.bias", {hidden_}).data, hidden_,
-                                           hidden_, kernels::Activation::kIdentity, 0, precision_);
-  layer.attention_norm = {store_.get(o + "LayerNorm.weight", {hidden_}).data,
-                          store_.get(o + "LayerNorm.bias", {hidden_}).data};
-  layer.intermediate = kernels::Linear(
-      store_.get(p + "intermediate.dense.weight", {intermediate_size_, hidden_}).data,
-      store_.get(p + "intermediate.dense.bias", {intermediate_size_}).data, intermediate_size_,
-      hidden_, kernels::activation_from_hf(c.hidden_act), 0, precision_);
-  layer.output =
-      kernels::Linear(store_.get(p + "output.dense.weight", {hidden_, intermediate_size_}).data,
-                      store_.get(p + "output.dense.bias", {hidden_}).data, hidden_,
-                      intermediate_size_, kernels::Activation::kIdentity, 0, precision_);
-  layer.output_norm = {store_.get(p + "output.LayerNorm.weight", {hidden_}).data,
-                       store_.get(p + "output.LayerNorm.bias", {hidden_}).data};
+  layer.post_attention = PostAttention(store_, p, c, precision_);
   layers_.push_back(std::move(layer));
 }
 

@@ -20,15 +20,11 @@
 #include "model/architectures/deberta_v2/deberta_v2_conv.h"
 #include "model/architectures/deberta_v2/deberta_v2_relative.h"
 #include "model/encoder.h"
+#include "model/layers/post_attention.h"
 #include "tensor/arena.h"
 #include "weights/weight_store.h"
 
 namespace onepass::model::deberta_v2 {
-
-struct LayerNormParams {
-  const float* gamma = nullptr;
-  const float* beta = nullptr;
-};
 
 struct Layer {
   std::vector<float> qkv_bias;  // [3 hidden]
@@ -40,11 +36,7 @@ struct Layer {
   // tables are then empty.
   std::vector<std::uint32_t> pos_key_pairs;
   std::vector<std::uint32_t> pos_query_pairs;
-  kernels::Linear attention_output;
-  LayerNormParams attention_norm;
-  kernels::Linear intermediate;  // hidden_act fused
-  kernels::Linear output;
-  LayerNormParams output_norm;
+  PostAttention post_attention;  // BERT's shape and weight names (model/layers)
 };
 
 class Model final : public Encoder {
@@ -83,7 +75,7 @@ class Model final : public Encoder {
   const float* position_embeddings_ = nullptr;    // null unless position_biased_input
   const float* token_type_embeddings_ = nullptr;  // null when type_vocab_size == 0
   kernels::Linear embed_proj_;                    // only when embedding_size != hidden_size
-  LayerNormParams embedding_norm_;
+  LayerNormWeights embedding_norm_;
   std::unique_ptr<RelativeIndex> index_;
   std::vector<Layer> layers_;
   ConvLayer conv_;
