@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,6 +29,21 @@ inline constexpr const char* kGoldenModels[] = {
     "electra-tiny-ner",
     // clang-format on
 };
+
+inline std::string golden_task(const std::string& model_name);
+
+// The fixtures of kGoldenModels whose golden.json "task" is one of `tasks` ("nli", "rerank",
+// "embedding", "token_classification"), in kGoldenModels' order.
+inline std::vector<std::string> golden_models_for(std::initializer_list<std::string> tasks) {
+  std::vector<std::string> out;
+  for (const char* model : kGoldenModels) {
+    const std::string task = golden_task(model);
+    for (const auto& wanted : tasks) {
+      if (task == wanted) out.emplace_back(model);
+    }
+  }
+  return out;
+}
 
 // gtest parameter names: "bert-tiny-nli" -> "bert_tiny_nli".
 inline std::string golden_test_name(const char* model) {
@@ -66,6 +82,11 @@ inline std::vector<float> float_list(const nlohmann::json& j) {
   std::vector<float> out;
   for (const auto& v : j) out.push_back(static_cast<float>(v.get<double>()));  // exact float32 bits
   return out;
+}
+
+inline std::string golden_task(const std::string& model_name) {
+  std::ifstream in(fixture_model_dir(model_name) / "golden.json");
+  return nlohmann::json::parse(in).at("task").get<std::string>();
 }
 
 inline Golden load_golden(const std::string& model_name) {

@@ -134,7 +134,7 @@ struct WrongInt8Scale {
 };
 
 TEST(PrecisionGate, WrongInt8ScaleFailsTheCheckAndIsRefusedAtLoad) {
-  for (const char* name : {"bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli"}) {
+  for (const std::string& name : onepass::testing::golden_models_for({"nli"})) {
     const auto dir = fixture(name);
     const auto reference = load(dir, Precision::kFp32);
     const WrongInt8Scale broken(1.0f / 16.0f);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/model/golden.h"
 #include "tests/run_cli/cli_runner.h"
 #include "tests/weights/safetensors_writer.h"
 
@@ -54,7 +55,7 @@ double max_abs_diff(const json& a, const json& b) {
   return worst;
 }
 
-class ClassifierGolden : public ::testing::TestWithParam<const char*> {};
+class ClassifierGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
   TempDir dir("run_cli");
@@ -81,7 +82,7 @@ TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ClassifierGolden,
-                         ::testing::Values("bert-tiny-nli", "bert-tiny-rerank", "xlmr-tiny-nli"),
+                         ::testing::ValuesIn(testing::golden_models_for({"nli", "rerank"})),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');

@@ -2,6 +2,8 @@
 // through batching equal the Hugging Face goldens (docs/reliability.md: logits within 1e-4 and the
 // same labels, embeddings with cosine >= 0.9999), and an input alone equals itself inside a
 // batch within 1e-5.
+#include "tests/model/golden.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,8 +21,9 @@ using namespace testing;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const char* const kClassifiers[] = {"bert-tiny-nli", "xlmr-tiny-nli", "deberta-v2-tiny-nli",
-                                    "bert-tiny-rerank"};
+// Every sequence-classification fixture of the one list (tests/model/golden.h).
+const std::vector<std::string> kClassifiers =
+    onepass::testing::golden_models_for({"nli", "rerank"});
 
 json golden(const std::string& model) {
   std::ifstream in(fixture_model(model) / "golden.json");
@@ -64,7 +67,7 @@ class Golden : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     RuntimeOptions o;
-    for (const char* m : kClassifiers) o.models.push_back({m, fixture_model(m)});
+    for (const auto& m : kClassifiers) o.models.push_back({m, fixture_model(m)});
     o.models.push_back({"bert-tiny-embed", fixture_model("bert-tiny-embed")});
     o.threads = 1;  // the shared test machine is small; parallel kernels are the engine's tests
     runtime_ = new Runtime(o);
@@ -87,7 +90,7 @@ class Golden : public ::testing::Test {
 Runtime* Golden::runtime_ = nullptr;
 
 TEST_F(Golden, ClassifierLogitsThroughBatchesMatchAndAloneEqualsBatched) {
-  for (const char* model : kClassifiers) {
+  for (const std::string& model : kClassifiers) {
     SCOPED_TRACE(model);
     if (!served(model)) continue;
     const json g = golden(model);
@@ -151,7 +154,7 @@ TEST_F(Golden, EmbeddingsMatchForBothPoolingsAndTokenStates) {
 }
 
 TEST_F(Golden, TextInputsAreTokenizedOnTheRuntimeAndMatch) {
-  for (const char* model : kClassifiers) {
+  for (const std::string& model : kClassifiers) {
     SCOPED_TRACE(model);
     if (!served(model)) continue;
     const json g = golden(model);
@@ -200,7 +203,7 @@ TEST_F(Golden, ConcurrentClientsAcrossModelsEachGetTheirOwnAnswer) {
     std::vector<float> logits;
   };
   std::vector<Case> cases;
-  for (const char* model : kClassifiers) {
+  for (const std::string& model : kClassifiers) {
     if (!served(model)) continue;
     const json g = golden(model);
     for (const auto& c : g["cases"]) {

@@ -12,6 +12,7 @@
 
 #include "call.h"
 #include "temp_dir.h"
+#include "tests/model/golden.h"
 
 namespace onepass::runtime {
 namespace {
@@ -20,7 +21,9 @@ using namespace testing;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const char* const kModels[] = {"bert-tiny-ner", "xlmr-tiny-ner"};
+// Every token-classification fixture of the one list (tests/model/golden.h).
+const std::vector<std::string> kModels =
+    onepass::testing::golden_models_for({"token_classification"});
 
 json golden(const std::string& model) {
   std::ifstream in(fixture_model(model) / "golden.json");
@@ -38,7 +41,7 @@ class TokenClassification : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     RuntimeOptions o;
-    for (const char* m : kModels) o.models.push_back({m, fixture_model(m)});
+    for (const auto& m : kModels) o.models.push_back({m, fixture_model(m)});
     o.threads = 1;
     runtime_ = new Runtime(o);
     ASSERT_TRUE(runtime_->wait_ready(60s));
@@ -52,7 +55,7 @@ class TokenClassification : public ::testing::Test {
 Runtime* TokenClassification::runtime_ = nullptr;
 
 TEST_F(TokenClassification, TextsGetGoldenTokenLogitsAndNoneEntitiesAreTheNonOTokens) {
-  for (const char* model : kModels) {
+  for (const std::string& model : kModels) {
     SCOPED_TRACE(model);
     const auto described = runtime_->find_model(model);
     ASSERT_TRUE(described);
