@@ -51,6 +51,7 @@ struct ServeFlags {
   std::size_t max_batch_tokens = 16384;
   std::size_t max_batch_requests = 256;
   double max_wait_ms = 0;
+  double max_batch_turn_ms = 100;
   std::size_t max_concurrent_requests = 512;
   std::size_t max_concurrent_requests_per_model = 0;
   std::size_t max_client_batch_size = 32;
@@ -284,6 +285,8 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   choose_default_models(flags);
   if (flags.port < 0 || flags.port > 65535)
     throw Error(ErrorKind::kInvalidArgument, "--port must be between 0 and 65535");
+  if (!(flags.max_batch_turn_ms >= 0 && flags.max_batch_turn_ms <= 3600000))
+    throw Error(ErrorKind::kInvalidArgument, "--max-batch-turn-ms must be between 0 and 3600000");
   const runtime::LongInput long_input = parse_long_input_flag(flags.long_input);
 
   runtime::RuntimeOptions options;
@@ -300,6 +303,8 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   options.max_batch_tokens = flags.max_batch_tokens;
   options.max_batch_requests = flags.max_batch_requests;
   options.max_wait = std::chrono::microseconds(static_cast<long long>(flags.max_wait_ms * 1000));
+  options.max_batch_turn =
+      std::chrono::milliseconds(static_cast<long long>(flags.max_batch_turn_ms));
   options.max_concurrent_requests = flags.max_concurrent_requests;
   options.max_queued_requests_per_model = flags.max_concurrent_requests_per_model;
   options.max_input_length = flags.max_input_length;
@@ -412,6 +417,9 @@ CommandRegistration registration{Command{
           ->envname("ONEPASS_MAX_BATCH_REQUESTS");
       sub.add_option("--max-wait-ms", flags->max_wait_ms, "wait this long to fill a batch")
           ->envname("ONEPASS_MAX_WAIT_MS");
+      sub.add_option("--max-batch-turn-ms", flags->max_batch_turn_ms,
+                     "with several models busy, cut one batch to about this much compute (0: off)")
+          ->envname("ONEPASS_MAX_BATCH_TURN_MS");
       sub.add_option("--max-concurrent-requests", flags->max_concurrent_requests,
                      "requests in flight before 429")
           ->envname("ONEPASS_MAX_CONCURRENT_REQUESTS");

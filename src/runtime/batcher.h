@@ -3,11 +3,15 @@
 // the next due queue in round-robin order, so a flooded model cannot starve another. A batch
 // takes queued inputs in order while they fit the token budget and the input count; inputs are
 // never padded, so the budget counts real tokens. An input longer than the whole budget runs
-// alone rather than never.
+// alone rather than never. While other models have traffic, a model's batch is also cut to about
+// BatchLimits::max_turn of compute, by its measured cost per token (record_cost): one compute
+// thread serves every model, so a flooded large model's batch is what a small model's request
+// waits for.
 //
 // Not thread-safe: the scheduler holds its lock around every call.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +29,13 @@ struct BatchLimits {
   // A queue becomes due once its oldest input waited this long, or once it holds a full batch.
   // 0: due as soon as it holds anything.
   std::chrono::nanoseconds max_wait{0};
+  // While another model pushed inputs within the last kCoHostedWindow, one batch takes at most
+  // about this much compute (at least one input). 0: no cut.
+  std::chrono::nanoseconds max_turn{0};
 };
+
+// How recent another model's traffic must be for max_turn to apply.
+inline constexpr std::chrono::seconds kCoHostedWindow{10};
 
 template <class T>
 class Batcher {
@@ -47,6 +57,7 @@ class Batcher {
   const BatchLimits& limits() const { return limits_; }
 
   void push(QueueId queue, T item, std::size_t tokens, TimePoint now) {
+    last_push_[queue] = now;
     Queue& q = queues_[queue];
     q.entries.push_back(Entry{std::move(item), tokens, now});
     q.tokens += tokens;
@@ -69,7 +80,7 @@ class Batcher {
             q.tokens >= limits_.max_batch_tokens || q.entries.size() >= limits_.max_batch_items;
         if (full || due <= now) {
           last_served_ = start->first;
-          return take(start->first, q);
+          return take(start->first, q, turn_tokens(start->first, now));
         }
         earliest = std::min(earliest, due);
       }
@@ -108,6 +119,15 @@ class Batcher {
     return it == queues_.end() ? 0 : it->second.tokens;
   }
   std::size_t total_items() const { return total_items_; }
+
+  // A batch of `tokens` from `queue` took `elapsed` of compute: the cost per token that max_turn
+  // divides, a moving average over the queue's recent batches.
+  void record_cost(QueueId queue, std::size_t tokens, std::chrono::nanoseconds elapsed) {
+    if (tokens == 0) return;
+    const double per_token = static_cast<double>(elapsed.count()) / static_cast<double>(tokens);
+    auto [it, fresh] = cost_per_token_ns_.try_emplace(queue, per_token);
+    if (!fresh) it->second = 0.75 * it->second + 0.25 * per_token;
+  }
   bool empty() const { return total_items_ == 0; }
 
  private:
@@ -121,19 +141,41 @@ class Batcher {
     std::size_t tokens = 0;
   };
 
-  Batch take(QueueId id, Queue& q) {
+  // The token budget of `id`'s next batch: max_batch_tokens, cut to max_turn of compute while
+  // another model had traffic within kCoHostedWindow and this one's cost is known.
+  std::size_t turn_tokens(QueueId id, TimePoint now) {
+    std::size_t budget = limits_.max_batch_tokens;
+    if (limits_.max_turn.count() <= 0) return budget;
+    const auto cost = cost_per_token_ns_.find(id);
+    if (cost == cost_per_token_ns_.end() || cost->second <= 0.0) return budget;
+    bool others = false;
+    for (auto it = last_push_.begin(); it != last_push_.end();) {
+      if (now - it->second > kCoHostedWindow) {
+        it = last_push_.erase(it);  // forget models that went quiet
+        continue;
+      }
+      others |= it->first != id;
+      ++it;
+    }
+    if (!others) return budget;
+    const double turn = static_cast<double>(limits_.max_turn.count()) / cost->second;
+    return std::max<std::size_t>(
+        1, static_cast<std::size_t>(std::min(static_cast<double>(budget), turn)));
+  }
+
+  Batch take(QueueId id, Queue& q, std::size_t token_budget) {
     Batch batch;
     batch.queue = id;
     while (!q.entries.empty() && batch.items.size() < limits_.max_batch_items) {
       Entry& front = q.entries.front();
-      if (!batch.items.empty() && batch.tokens + front.tokens > limits_.max_batch_tokens) break;
+      if (!batch.items.empty() && batch.tokens + front.tokens > token_budget) break;
       batch.tokens += front.tokens;
       q.tokens -= front.tokens;
       batch.items.push_back(std::move(front.item));
       q.entries.pop_front();
       --total_items_;
       // Once over budget (a lone long input), nothing else joins.
-      if (batch.tokens >= limits_.max_batch_tokens) break;
+      if (batch.tokens >= token_budget) break;
     }
     if (q.entries.empty()) queues_.erase(id);
     return batch;
@@ -149,6 +191,8 @@ class Batcher {
   std::map<QueueId, Queue> queues_;  // ordered, so round robin visits ids in a stable order
   QueueId last_served_ = 0;
   std::size_t total_items_ = 0;
+  std::map<QueueId, TimePoint> last_push_;       // each model's latest input, while recent
+  std::map<QueueId, double> cost_per_token_ns_;  // record_cost's moving average
 };
 
 }  // namespace onepass::runtime

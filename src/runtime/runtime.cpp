@@ -154,6 +154,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   scheduler_options.limits.max_batch_tokens = o.max_batch_tokens;
   scheduler_options.limits.max_batch_items = o.max_batch_requests;
   scheduler_options.limits.max_wait = o.max_wait;
+  scheduler_options.limits.max_turn = o.max_batch_turn;
   scheduler_options.compute_threads = o.compute_threads;
   scheduler_options.tokenizer_threads = o.tokenizer_threads;
   scheduler_options.auto_truncate = o.auto_truncate;

@@ -65,6 +65,10 @@ struct RuntimeOptions {
   std::size_t max_batch_requests = 256;
   // 0: a batch is taken from whatever is queued as soon as a compute thread is free.
   std::chrono::microseconds max_wait{0};
+  // While several models have traffic, one batch takes at most about this much compute (by the
+  // model's measured cost per token; at least one input), so that a small model's request never
+  // waits behind a flooded large model's long batch. 0: no cut (batcher.h).
+  std::chrono::milliseconds max_batch_turn{100};
 
   // Admission: requests (not items) in flight across all models, and requests queued or
   // running per model (0: same as max_concurrent_requests). Beyond either: kOverloaded.

@@ -260,6 +260,11 @@ void Scheduler::compute_loop(int index) {
     const auto end = Clock::now();
 
     lock.lock();
+    if (!live.empty()) {
+      std::size_t tokens = 0;
+      for (const ItemRef& item : live) tokens += item.job->prepared[item.index].input_ids.size();
+      batcher_.record_cost(live.front().job->model->instance_id, tokens, end - start);
+    }
     for (std::size_t i = 0; i < live.size(); ++i) {
       Job& job = *live[i].job;
       if (!results[i].ok) mark_failed(live[i].job, results[i].error);

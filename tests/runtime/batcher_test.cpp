@@ -125,6 +125,64 @@ TEST(Batcher, RoundRobinAlternatesBetweenTwoBusyQueues) {
   EXPECT_EQ(order, (std::vector<int>{0, 10, 1, 11, 2, 12}));
 }
 
+// One compute thread serves every model: while another model has traffic, a batch is cut to
+// about max_turn of compute by the model's measured cost per token.
+TEST(Batcher, ATurnIsCutToMaxTurnOfComputeWhileAnotherModelHasTraffic) {
+  Batcher<int> batcher({16384, 256, 0ns, 100ms});
+  batcher.record_cost(1, 100, 100ms);  // model 1: 1 ms per token
+  for (int i = 0; i < 40; ++i) batcher.push(1, i, 30, t0);
+  // Alone, model 1 takes everything queued in one batch.
+  auto b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->items.size(), 40u);
+
+  for (int i = 0; i < 40; ++i) batcher.push(1, i, 30, t0);
+  batcher.push(2, 99, 5, t0);  // model 2 has traffic: model 1's turn is 100 tokens
+  b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->queue, 2u);  // round robin: model 1 was served last
+  b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->queue, 1u);
+  EXPECT_EQ(b->tokens, 90u);  // three inputs of 30; a fourth would pass 100
+  // Model 2 went quiet kCoHostedWindow ago: model 1 is alone again.
+  b = batcher.next(t0 + kCoHostedWindow + 1ms);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->items.size(), 37u);
+}
+
+TEST(Batcher, ATurnKeepsOneInputLongerThanItAndMaxTurnZeroNeverCuts) {
+  Batcher<int> batcher({16384, 256, 0ns, 10ms});
+  batcher.record_cost(1, 10, 100ms);  // 10 ms per token: the turn is one token
+  batcher.push(2, 99, 5, t0);
+  batcher.push(1, 0, 500, t0);
+  batcher.push(1, 1, 500, t0);
+  auto b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->queue, 1u);
+  EXPECT_EQ(b->items, (std::vector<int>{0}));  // progress: at least one input
+
+  Batcher<int> uncut({16384, 256, 0ns, 0ns});
+  uncut.record_cost(1, 10, 100ms);
+  uncut.push(2, 99, 5, t0);
+  for (int i = 0; i < 5; ++i) uncut.push(1, i, 500, t0);
+  b = uncut.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->items.size(), 5u);
+}
+
+TEST(Batcher, RecordedCostIsAMovingAverage) {
+  Batcher<int> batcher({16384, 256, 0ns, 100ms});
+  batcher.record_cost(1, 100, 100ms);  // 1 ms per token
+  batcher.record_cost(1, 100, 500ms);  // 5 ms: the average moves to 2 ms per token
+  batcher.push(2, 99, 5, t0);
+  for (int i = 0; i < 100; ++i) batcher.push(1, i, 1, t0);
+  const auto b = batcher.next(t0);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->queue, 1u);
+  EXPECT_EQ(b->tokens, 50u);
+}
+
 TEST(Batcher, ADueQueueIsServedWhileAnotherStillWaits) {
   Batcher<int> batcher({1000, 10, 10ms});
   batcher.push(1, 1, 10, t0);
