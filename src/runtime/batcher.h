@@ -67,6 +67,7 @@ class Batcher {
   // The next batch due at `now`, or nullopt. Then `*wake_at` (when given) is the earliest time
   // a queue becomes due by waiting (TimePoint::max() when nothing is queued).
   std::optional<Batch> next(TimePoint now, TimePoint* wake_at = nullptr) {
+    forget_quiet(now);
     TimePoint earliest = TimePoint::max();
     if (!queues_.empty()) {
       // Round robin: start at the first queue after the one served last.
@@ -148,19 +149,27 @@ class Batcher {
     if (limits_.max_turn.count() <= 0) return budget;
     const auto cost = cost_per_token_ns_.find(id);
     if (cost == cost_per_token_ns_.end() || cost->second <= 0.0) return budget;
-    bool others = false;
-    for (auto it = last_push_.begin(); it != last_push_.end();) {
-      if (now - it->second > kCoHostedWindow) {
-        it = last_push_.erase(it);  // forget models that went quiet
-        continue;
-      }
-      others |= it->first != id;
-      ++it;
-    }
+    forget_quiet(now);
+    const bool others = std::any_of(last_push_.begin(), last_push_.end(),
+                                    [&](const auto& entry) { return entry.first != id; });
     if (!others) return budget;
     const double turn = static_cast<double>(limits_.max_turn.count()) / cost->second;
     return std::max<std::size_t>(
         1, static_cast<std::size_t>(std::min(static_cast<double>(budget), turn)));
+  }
+
+  // Forgets the models with no input for kCoHostedWindow and nothing queued, cost included
+  // (models come and go under multi-model endpoints): a model back from quiet is measured anew
+  // by its first batch.
+  void forget_quiet(TimePoint now) {
+    for (auto it = last_push_.begin(); it != last_push_.end();) {
+      const bool quiet = now - it->second > kCoHostedWindow && !queues_.count(it->first);
+      it = quiet ? last_push_.erase(it) : std::next(it);
+    }
+    for (auto it = cost_per_token_ns_.begin(); it != cost_per_token_ns_.end();) {
+      const bool forgotten = !last_push_.count(it->first) && !queues_.count(it->first);
+      it = forgotten ? cost_per_token_ns_.erase(it) : std::next(it);
+    }
   }
 
   Batch take(QueueId id, Queue& q, std::size_t token_budget) {

@@ -149,6 +149,18 @@ TEST(Batcher, ATurnIsCutToMaxTurnOfComputeWhileAnotherModelHasTraffic) {
   b = batcher.next(t0 + kCoHostedWindow + 1ms);
   ASSERT_TRUE(b);
   EXPECT_EQ(b->items.size(), 37u);
+
+  // Model 1 quiet too, nothing queued: its cost is forgotten, and its first batch back is whole
+  // even beside model 2's traffic.
+  const TimePoint later = t0 + 3 * kCoHostedWindow;
+  EXPECT_FALSE(batcher.next(later));
+  batcher.push(2, 98, 5, later);
+  for (int i = 0; i < 10; ++i) batcher.push(1, i, 30, later);
+  std::size_t model_1_items = 0;
+  while (auto next = batcher.next(later)) {
+    if (next->queue == 1u) model_1_items = next->items.size();
+  }
+  EXPECT_EQ(model_1_items, 10u);
 }
 
 TEST(Batcher, ATurnKeepsOneInputLongerThanItAndMaxTurnZeroNeverCuts) {
