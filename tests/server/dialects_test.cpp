@@ -253,6 +253,10 @@ TEST(Dialects, OpenAiFloatAndBase64AgreeAndAreNormalised) {
   auto body = json::parse(r.body);
   EXPECT_EQ(body["object"], "list");
   EXPECT_EQ(body["model"], "embed");
+  // A Hub id, which no registered name can equal, selects the one model too.
+  const auto hub_id = post_json(server.port(), "/v1/embeddings",
+                                R"({"input":"a","model":"BAAI/bge-small-en-v1.5"})");
+  EXPECT_EQ(hub_id.status, 200) << hub_id.body;
   ASSERT_EQ(body["data"].size(), 2u);
   EXPECT_EQ(body["data"][1]["index"], 1);
   EXPECT_EQ(body["usage"]["prompt_tokens"], 6);

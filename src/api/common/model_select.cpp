@@ -70,10 +70,13 @@ runtime::ModelDescription select_model(const runtime::InferenceService& service,
                                        std::string_view name, bool fallback_to_single) {
   if (!name.empty()) {
     if (fallback_to_single) {
-      // Still refuse hostile names rather than silently mapping them to a model.
-      validate_model_name(name);
-      if (auto found = service.find_model(name)) return *found;
+      if (runtime::is_valid_model_name(name)) {
+        if (auto found = service.find_model(name)) return *found;
+      }
+      // One model served: any name selects it, as TEI's OpenAI route does. Clients send Hub ids
+      // ("BAAI/bge-small-en-v1.5") that no registered name can equal; the name is never a path.
       if (auto only = service.find_model("")) return *only;
+      validate_model_name(name);
     } else {
       validate_model_name(name);
       if (auto found = service.find_model(name)) return *found;

@@ -24,8 +24,8 @@ std::string sagemaker_target_name(std::string_view header_value);
 std::optional<std::string> percent_decode(std::string_view segment);
 
 // The model a request names (empty: the only one). Throws ApiError kNotFound. With
-// `fallback_to_single`, an unknown name selects the only registered model (OpenAI clients
-// always send some "model").
+// `fallback_to_single`, any name that is not a registered one, valid or not (a Hub id with '/'),
+// selects the only registered model (OpenAI clients always send some "model").
 runtime::ModelDescription select_model(const runtime::InferenceService& service,
                                        std::string_view name, bool fallback_to_single = false);
 
