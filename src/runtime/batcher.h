@@ -81,7 +81,7 @@ class Batcher {
             q.tokens >= limits_.max_batch_tokens || q.entries.size() >= limits_.max_batch_items;
         if (full || due <= now) {
           last_served_ = start->first;
-          return take(start->first, q, turn_tokens(start->first, now));
+          return take(start->first, q, turn_tokens(start->first));
         }
         earliest = std::min(earliest, due);
       }
@@ -143,13 +143,13 @@ class Batcher {
   };
 
   // The token budget of `id`'s next batch: max_batch_tokens, cut to max_turn of compute while
-  // another model had traffic within kCoHostedWindow and this one's cost is known.
-  std::size_t turn_tokens(QueueId id, TimePoint now) {
+  // another model had traffic within kCoHostedWindow (last_push_ holds only those: next() runs
+  // forget_quiet first) and this one's cost is known.
+  std::size_t turn_tokens(QueueId id) const {
     std::size_t budget = limits_.max_batch_tokens;
     if (limits_.max_turn.count() <= 0) return budget;
     const auto cost = cost_per_token_ns_.find(id);
     if (cost == cost_per_token_ns_.end() || cost->second <= 0.0) return budget;
-    forget_quiet(now);
     const bool others = std::any_of(last_push_.begin(), last_push_.end(),
                                     [&](const auto& entry) { return entry.first != id; });
     if (!others) return budget;

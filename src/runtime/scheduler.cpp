@@ -256,15 +256,12 @@ void Scheduler::compute_loop(int index) {
 
     for (auto& job : finished) finish(job);
     finished.clear();
-    if (!live.empty()) run_batch(live, scratch, results);
+    const std::size_t tokens = live.empty() ? 0 : run_batch(live, scratch, results);
     const auto end = Clock::now();
 
     lock.lock();
-    if (!live.empty()) {
-      std::size_t tokens = 0;
-      for (const ItemRef& item : live) tokens += item.job->prepared[item.index].input_ids.size();
+    if (!live.empty())
       batcher_.record_cost(live.front().job->model->instance_id, tokens, end - start);
-    }
     for (std::size_t i = 0; i < live.size(); ++i) {
       Job& job = *live[i].job;
       if (!results[i].ok) mark_failed(live[i].job, results[i].error);
@@ -279,8 +276,8 @@ void Scheduler::compute_loop(int index) {
   }
 }
 
-void Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
-                          std::vector<ItemResult>& results) {
+std::size_t Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
+                                 std::vector<ItemResult>& results) {
   results.assign(items.size(), ItemResult{});
   const LoadedModel& model = *items.front().job->model;
   std::vector<model::SequenceInput>& inputs = scratch.inputs;
@@ -298,10 +295,10 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
     // the culprit by running each item alone so that the others are served.
     if (items.size() == 1) {
       results[0] = ItemResult{false, std::current_exception()};
-      return;
+      return tokens;
     }
     for (std::size_t i = 0; i < items.size(); ++i) run_alone(items[i], scratch, results[i]);
-    return;
+    return tokens;
   }
   metrics_.record_batch(items.front().job->model_name, items.size(), tokens);
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -321,6 +318,7 @@ void Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
       results[i] = ItemResult{false, std::current_exception()};
     }
   }
+  return tokens;
 }
 
 void Scheduler::run_alone(const ItemRef& item, Scratch& scratch, ItemResult& result) {

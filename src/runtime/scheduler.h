@@ -83,8 +83,9 @@ class Scheduler {
     model::ForwardOutput forward;
     std::vector<model::SequenceInput> inputs;
   };
-  void run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
-                 std::vector<ItemResult>& results);
+  // Returns the batch's tokens (what the batcher's cost per token divides).
+  std::size_t run_batch(const std::vector<ItemRef>& items, Scratch& scratch,
+                        std::vector<ItemResult>& results);
   void run_alone(const ItemRef& item, Scratch& scratch, ItemResult& result);
   void finish(const JobRef& job);                                 // no lock held
   void mark_failed(const JobRef& job, std::exception_ptr error);  // under mutex_

@@ -109,7 +109,7 @@ Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOpt
   if (c.conv_kernel_size > 0) {
     if (c.conv_kernel_size % 2 == 0)
       unsupported("an even conv_kernel_size changes the sequence length (transformers fails too)");
-    if (c.conv_groups < 1 || hidden_ % c.conv_groups != 0)
+    if (hidden_ % c.conv_groups != 0)  // conv_groups > 0: deberta_v2_config
       throw Error(ErrorKind::kInvalidModel, "DeBERTa-v2: conv_groups must divide hidden_size");
     const std::string p = prefix_ + "encoder.conv.";
     const auto w =
