@@ -67,6 +67,7 @@ struct Server::State {
   std::function<void(error_code, int)> on_signal;
 
   void do_accept();
+  void close_listener();
   void start_drain();
   void poll_drain();
 };
@@ -228,17 +229,29 @@ void Server::State::do_accept() {
   acceptor.async_accept(
       asio::make_strand(ioc),
       asio::bind_executor(accept_strand, [this](error_code ec, tcp::socket socket) {
+        // A connection accepted just before the drain closed the listener is still answered
+        // (503 while draining): dropping it would look to the client like a lost request.
+        if (!ec) std::make_shared<Session>(std::move(socket), this)->start();
         if (!acceptor.is_open()) return;
-        if (!ec) {
-          std::make_shared<Session>(std::move(socket), this)->start();
-          do_accept();
-          return;
-        }
+        if (!ec) return do_accept();
         // Out of descriptors and the like: back off instead of spinning.
         auto timer = std::make_shared<asio::steady_timer>(ioc, std::chrono::milliseconds(50));
         timer->async_wait(
             asio::bind_executor(accept_strand, [this, timer](error_code) { do_accept(); }));
       }));
+}
+
+void Server::State::close_listener() {
+  // Connections whose handshake the kernel already completed wait in the listen backlog;
+  // closing the listener would reset them unanswered. Take them first, so they get their 503;
+  // only a handshake completing in the instant between the last accept and the close is reset.
+  error_code ec;
+  acceptor.non_blocking(true, ec);
+  while (!ec) {
+    tcp::socket socket = acceptor.accept(asio::make_strand(ioc), ec);
+    if (!ec) std::make_shared<Session>(std::move(socket), this)->start();
+  }
+  acceptor.close(ec);
 }
 
 void Server::State::start_drain() {
@@ -262,10 +275,7 @@ void Server::State::poll_drain() {
       // give the ones already accepted a moment to send their request and get their 503.
       listener_closed = true;
       close_grace_end = now + std::chrono::milliseconds(100);
-      asio::post(accept_strand, [this] {
-        error_code ec;
-        acceptor.close(ec);
-      });
+      asio::post(accept_strand, [this] { close_listener(); });
     } else if (now >= close_grace_end) {
       ioc.stop();
       return;

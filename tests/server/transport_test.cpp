@@ -405,11 +405,16 @@ TEST(Transport, DrainAnswersConnectionsAlreadyAcceptedThenRefusesNewOnes) {
   EXPECT_EQ(raw_status(answer), 503) << answer;
   EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
   // The listener closes once nothing is in flight (polled every 10 ms): from then on a new
-  // connection is refused, not accepted and dropped; until then it is answered 503.
+  // connection is refused; until then it is answered 503. One whose handshake the kernel
+  // completes in the instant between the server's last accept and its close is reset by the
+  // kernel with no byte read (no server can answer what it never accepted): that one counts as
+  // neither, and the loop goes on until a connect is refused.
   EXPECT_TRUE(wait_for([&] {
     try {
       const std::string late = raw_exchange(server.port(), ping, 500);
-      EXPECT_EQ(raw_status(late), 503) << late;
+      if (!late.empty()) {
+        EXPECT_EQ(raw_status(late), 503) << late;
+      }
       return false;
     } catch (const std::exception&) {
       return true;
