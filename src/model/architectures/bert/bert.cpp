@@ -5,7 +5,6 @@
 // *ForTokenClassification head (one linear "classifier" on every token; no pooler).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,7 +15,8 @@
 #include "model/architectures/bert/bert_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
-#include "model/layers/thread_scope.h"
+#include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_heads.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -166,45 +166,30 @@ void BertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t*
 
 void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
   if (!begin_forward(batch, info_, out)) return;
-  const std::size_t n = batch.size();
+  BertStackPass pass(threads_, arenas_, out, batch.size(), info_.hidden_size, intermediate_size_);
+  embed(batch, pass.offsets, pass.x, *pass.arena);
+  pass.run(layers_);
 
-  const ThreadScope thread_scope(threads_);
-  auto arena = arenas_.acquire();
-  const std::size_t* offsets = out.token_offsets.data();
-  const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
-  const std::int64_t h = info_.hidden_size;
-  float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
-  const auto scratch = LayerScratch::carve(*arena, offsets, n, h, intermediate_size_);
-
-  embed(batch, offsets, x, *arena);
-  for (const auto& layer : layers_) layer.forward(x, tokens, offsets, n, scratch);
-
-  if (head_ == Head::kBase) {
-    out.hidden_states.assign(x, x + tokens * h);
-    if (info_.has_pooler) {
-      float* first = arena->alloc(n * h);
-      for (std::size_t s = 0; s < n; ++s)
-        std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
-      out.pooler_output.resize(n * h);
-      pooler_.forward(first, static_cast<std::int64_t>(n), out.pooler_output.data());
-    }
-    return;
+  switch (head_) {
+    case Head::kBase:
+      out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
+      if (info_.has_pooler) {
+        float* first = pass.arena->alloc(pass.num_seqs * static_cast<std::size_t>(pass.hidden));
+        gather_first_tokens(pass.x, pass.offsets, pass.num_seqs, pass.hidden, first);
+        out.pooler_output.resize(pass.num_seqs * static_cast<std::size_t>(pass.hidden));
+        pooler_.forward(first, static_cast<std::int64_t>(pass.num_seqs), out.pooler_output.data());
+      }
+      return;
+    case Head::kTokenClassifier:
+      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
+      return;
+    case Head::kBertClassifier:
+    case Head::kRobertaClassifier:
+      classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden,
+                         head_ == Head::kBertClassifier ? pooler_ : head_dense_, classifier_,
+                         info_.num_labels, *pass.arena, out.logits);
+      return;
   }
-  if (head_ == Head::kTokenClassifier) {
-    out.logits.resize(static_cast<std::size_t>(tokens) *
-                      static_cast<std::size_t>(info_.num_labels));
-    classifier_.forward(x, tokens, out.logits.data());
-    return;
-  }
-  // Sequence classifiers read only each sequence's first token ([CLS] / <s>).
-  float* first = arena->alloc(n * h);
-  float* pooled = arena->alloc(n * h);
-  for (std::size_t s = 0; s < n; ++s)
-    std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
-  const kernels::Linear& dense = head_ == Head::kBertClassifier ? pooler_ : head_dense_;
-  dense.forward(first, static_cast<std::int64_t>(n), pooled);
-  out.logits.resize(n * static_cast<std::size_t>(info_.num_labels));
-  classifier_.forward(pooled, static_cast<std::int64_t>(n), out.logits.data());
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "model/architectures/deberta_v2/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2/deberta_v2_model.h"
 #include "model/batch_check.h"
+#include "model/layers/encoder_heads.h"
 #include "model/layers/thread_scope.h"
 
 namespace onepass::model::deberta_v2 {
@@ -192,18 +193,12 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
     return;
   }
   if (info_.head == HeadKind::kTokenClassification) {
-    out.logits.resize(tokens * static_cast<std::size_t>(info_.num_labels));
-    classifier_.forward(x, rows, out.logits.data());
+    classify_tokens(x, rows, classifier_, info_.num_labels, out.logits);
     return;
   }
-  // ContextPooler: hidden state of each sequence's first token -> dense -> activation.
-  float* first = arena.alloc(num_seqs * h);
-  for (std::size_t s = 0; s < num_seqs; ++s)
-    std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
-  float* pooled = arena.alloc(num_seqs * h);
-  pooler_.forward(first, static_cast<std::int64_t>(num_seqs), pooled);
-  out.logits.resize(num_seqs * static_cast<std::size_t>(info_.num_labels));
-  classifier_.forward(pooled, static_cast<std::int64_t>(num_seqs), out.logits.data());
+  // ContextPooler (dense -> activation on each sequence's first token), then the classifier.
+  classify_sequences(x, offsets, num_seqs, hidden_, pooler_, classifier_, info_.num_labels, arena,
+                     out.logits);
 }
 
 }  // namespace onepass::model::deberta_v2

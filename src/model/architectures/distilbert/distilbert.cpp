@@ -6,7 +6,6 @@
 // logits[t] = classifier(h[t]) on every token.
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,8 @@
 #include "model/architectures/distilbert/distilbert_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
-#include "model/layers/thread_scope.h"
+#include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_heads.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -95,48 +95,33 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
 
 void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
   if (!begin_forward(batch, info_, out)) return;
-  const std::size_t n = batch.size();
-
-  const ThreadScope thread_scope(threads_);
-  auto arena = arenas_.acquire();
-  const std::size_t* offsets = out.token_offsets.data();
-  const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
-  const std::int64_t h = info_.hidden_size;
-  float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
-  const auto scratch = LayerScratch::carve(*arena, offsets, n, h, intermediate_size_);
+  BertStackPass pass(threads_, arenas_, out, batch.size(), info_.hidden_size, intermediate_size_);
 
   // Embeddings: word + position (0, 1, ... per sequence), then LayerNorm.
-  auto* ids = arena->alloc_as<std::int32_t>(static_cast<std::size_t>(tokens));
-  auto* positions = arena->alloc_as<std::int32_t>(static_cast<std::size_t>(tokens));
-  for (std::size_t s = 0; s < n; ++s) {
+  auto* ids = pass.arena->alloc_as<std::int32_t>(static_cast<std::size_t>(pass.tokens));
+  auto* positions = pass.arena->alloc_as<std::int32_t>(static_cast<std::size_t>(pass.tokens));
+  for (std::size_t s = 0; s < pass.num_seqs; ++s) {
     for (std::size_t i = 0; i < batch[s].input_ids.size(); ++i) {
-      ids[offsets[s] + i] = batch[s].input_ids[i];
-      positions[offsets[s] + i] = static_cast<std::int32_t>(i);
+      ids[pass.offsets[s] + i] = batch[s].input_ids[i];
+      positions[pass.offsets[s] + i] = static_cast<std::int32_t>(i);
     }
   }
-  kernels::embedding_gather(word_embeddings_, h, ids, tokens, x, false);
-  kernels::embedding_gather(position_embeddings_, h, positions, tokens, x, true);
-  kernels::layer_norm(x, tokens, h, embedding_norm_.gamma, embedding_norm_.beta,
+  const std::int64_t h = pass.hidden;
+  kernels::embedding_gather(word_embeddings_, h, ids, pass.tokens, pass.x, false);
+  kernels::embedding_gather(position_embeddings_, h, positions, pass.tokens, pass.x, true);
+  kernels::layer_norm(pass.x, pass.tokens, h, embedding_norm_.gamma, embedding_norm_.beta,
                       embedding_norm_.eps);
-  for (const auto& layer : layers_) layer.forward(x, tokens, offsets, n, scratch);
+  pass.run(layers_);
 
   if (!classifier_head_) {
-    out.hidden_states.assign(x, x + tokens * h);
-    return;
+    out.hidden_states.assign(pass.x, pass.x + pass.tokens * h);
+  } else if (token_head_) {
+    classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
+  } else {
+    // pre_classifier (ReLU), then classifier, on the first token.
+    classify_sequences(pass.x, pass.offsets, pass.num_seqs, h, pre_classifier_, classifier_,
+                       info_.num_labels, *pass.arena, out.logits);
   }
-  if (token_head_) {
-    out.logits.resize(static_cast<std::size_t>(tokens) *
-                      static_cast<std::size_t>(info_.num_labels));
-    classifier_.forward(x, tokens, out.logits.data());
-    return;
-  }
-  float* first = arena->alloc(n * h);
-  float* pooled = arena->alloc(n * h);
-  for (std::size_t s = 0; s < n; ++s)
-    std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
-  pre_classifier_.forward(first, static_cast<std::int64_t>(n), pooled);
-  out.logits.resize(n * static_cast<std::size_t>(info_.num_labels));
-  classifier_.forward(pooled, static_cast<std::int64_t>(n), out.logits.data());
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 //   ElectraForTokenClassification: logits[t] = classifier(h[t]) for every token.
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,8 @@
 #include "model/architectures/electra/electra_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
-#include "model/layers/thread_scope.h"
+#include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_heads.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -149,38 +149,22 @@ void ElectraEncoder::embed(std::span<const SequenceInput> batch, const std::size
 
 void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
   if (!begin_forward(batch, info_, out)) return;
-  const std::size_t n = batch.size();
+  BertStackPass pass(threads_, arenas_, out, batch.size(), info_.hidden_size, intermediate_size_);
+  embed(batch, pass.offsets, pass.x, *pass.arena);
+  pass.run(layers_);
 
-  const ThreadScope thread_scope(threads_);
-  auto arena = arenas_.acquire();
-  const std::size_t* offsets = out.token_offsets.data();
-  const std::int64_t tokens = static_cast<std::int64_t>(offsets[n]);
-  const std::int64_t h = info_.hidden_size;
-  float* x = arena->alloc(static_cast<std::size_t>(tokens * h));
-  const auto scratch = LayerScratch::carve(*arena, offsets, n, h, intermediate_size_);
-
-  embed(batch, offsets, x, *arena);
-  for (const auto& layer : layers_) layer.forward(x, tokens, offsets, n, scratch);
-
-  const auto labels = static_cast<std::size_t>(info_.num_labels);
   switch (info_.head) {
     case HeadKind::kBaseModel:
-      out.hidden_states.assign(x, x + tokens * h);
+      out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
       return;
     case HeadKind::kTokenClassification:
-      out.logits.resize(static_cast<std::size_t>(tokens) * labels);
-      classifier_.forward(x, tokens, out.logits.data());
+      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
       return;
-    case HeadKind::kSequenceClassification: {
-      float* first = arena->alloc(n * h);
-      float* pooled = arena->alloc(n * h);
-      for (std::size_t s = 0; s < n; ++s)
-        std::memcpy(first + s * h, x + offsets[s] * h, h * sizeof(float));
-      head_dense_.forward(first, static_cast<std::int64_t>(n), pooled);
-      out.logits.resize(n * labels);
-      classifier_.forward(pooled, static_cast<std::int64_t>(n), out.logits.data());
+    case HeadKind::kSequenceClassification:
+      // ElectraClassificationHead: dense with GELU, then out_proj, on the first token.
+      classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden, head_dense_, classifier_,
+                         info_.num_labels, *pass.arena, out.logits);
       return;
-    }
   }
 }
 
