@@ -4,7 +4,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -85,8 +87,12 @@ void RepoCache::write_ref(const std::string& revision, const std::string& commit
   const fs::path ref = repo_dir_ / "refs" / revision;
   make_dirs(ref.parent_path());
   if (auto known = commit_for(revision); known && *known == commit) return;
-  // Written beside and renamed, so a reader never sees a half-written ref.
-  const fs::path tmp = ref.string() + ".tmp" + std::to_string(::getpid());
+  // Written beside and renamed, so a reader never sees a half-written ref. The name is the
+  // writer's own (process and a per-process count): two threads of one server resolving the
+  // same repository must not rename each other's file away.
+  static std::atomic<std::uint64_t> writes{0};
+  const fs::path tmp = ref.string() + ".tmp" + std::to_string(::getpid()) + "." +
+                       std::to_string(writes.fetch_add(1));
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << commit;
