@@ -245,6 +245,7 @@ void log_config(const ServeFlags& flags, const std::vector<runtime::ModelSpec>& 
     if (!models.empty()) models += ',';
     models += spec.name + "=" + spec.dir.string();
   }
+  const char* spin = std::getenv("GOMP_SPINCOUNT");  // openmp_spin.h
   log::info("start", log::Fields()
                          .add("host", flags.host)
                          .add("port", flags.port)
@@ -253,6 +254,7 @@ void log_config(const ServeFlags& flags, const std::vector<runtime::ModelSpec>& 
                          .add("threads", flags.threads)
                          .add("compute_threads", flags.compute_threads)
                          .add("pin_threads", flags.pin_threads)
+                         .add("gomp_spincount", spin != nullptr ? spin : "libgomp default")
                          .add("precision", flags.precision)
                          .add("max_batch_tokens", flags.max_batch_tokens)
                          .add("max_concurrent_requests", flags.max_concurrent_requests)

@@ -6,8 +6,10 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <string_view>
 
 #include "apps/onepass/command.h"
+#include "apps/onepass/openmp_spin.h"
 #include "base/error.h"
 
 namespace onepass::app {
@@ -21,6 +23,8 @@ std::vector<Command>& command_registry() {
 
 int main(int argc, char** argv) {
   using onepass::app::command_registry;
+  // Before anything else runs: libgomp read its environment before main() (openmp_spin.h).
+  if (argc > 1 && std::string_view(argv[1]) == "serve") onepass::app::reexec_with_serve_spin(argv);
   CLI::App app{"onepass: an inference server and benchmark for encoder transformer models"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "onepass 0.1.0");

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -102,6 +104,71 @@ TEST(ServeCpu, AnIdleServerUsesUnderOnePercentOfACore) {
   std::this_thread::sleep_for(std::chrono::seconds(10));
   const double used = cpu_seconds(server.pid()) - before;
   EXPECT_LT(used, 0.1) << "an idle server used " << used << " s of CPU in 10 s";
+}
+
+// The variable the server's libgomp started with (/proc/PID/environ), or "" if unset.
+std::string environment_of(pid_t pid, const std::string& name) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+  std::string entry;
+  while (std::getline(in, entry, '\0')) {
+    if (entry.rfind(name + "=", 0) == 0) return entry.substr(name.size() + 1);
+  }
+  return "";
+}
+
+// Sets (or with nullptr unsets) an environment variable for one scope of this test process.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(ServeCpu, WorkersSpinBrieflyAfterAForwardUnlessTheUserChose) {
+  ScopedEnv no_policy("OMP_WAIT_POLICY", nullptr);
+  {
+    // libgomp's default spin would hold a core for milliseconds after each forward pass, in
+    // the way of the I/O thread that answers: serve runs again with a short one.
+    ScopedEnv unset("GOMP_SPINCOUNT", nullptr);
+    ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli")});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    serve_a_few(server.port());
+    EXPECT_EQ(environment_of(server.pid(), "GOMP_SPINCOUNT"), "10000");
+    EXPECT_NE(server.log().find("gomp_spincount=10000"), std::string::npos) << server.log();
+  }
+  {
+    ScopedEnv chosen("GOMP_SPINCOUNT", "250");
+    ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli")});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    EXPECT_EQ(environment_of(server.pid(), "GOMP_SPINCOUNT"), "250");
+  }
+  {
+    ScopedEnv unset("GOMP_SPINCOUNT", nullptr);
+    ScopedEnv policy("OMP_WAIT_POLICY", "passive");
+    ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli")});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    EXPECT_EQ(environment_of(server.pid(), "GOMP_SPINCOUNT"), "");
+    EXPECT_NE(server.log().find("gomp_spincount=\"libgomp default\""), std::string::npos)
+        << server.log();
+  }
 }
 
 TEST(ServeCpu, ForwardThreadsRunOnCoresOfTheirOwnUnlessTurnedOff) {
