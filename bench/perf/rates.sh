@@ -61,8 +61,8 @@ echo "| back to back (first / last) | $first_p50 / $last_p50 | $first_p90 / $las
 for row in "${rows[@]}"; do
   read -r rate p50 p90 <<<"$row"
   note=$(node -e "console.log(1000 / $rate < $base ? ' (beyond capacity: interval < back-to-back p50)' : '')")
-  idle=$(node -e "console.log(Math.max(0, Math.round(1000 / $rate - $base)))")
-  e=$(engine "$idle")
+  gap_ms=$(node -e "console.log(Math.max(0, Math.round(1000 / $rate - $base)))")
+  e=$(engine "$gap_ms")
   echo "| $rate req/s | $p50 | $p90 | $(node -e "console.log(($p50 / $base).toFixed(2))")x$note |" \
-    "$e, $(node -e "console.log(($e / $engine_base).toFixed(2))")x after $idle ms |"
+    "$e, $(node -e "console.log(($e / $engine_base).toFixed(2))")x after $gap_ms ms |"
 done
