@@ -294,7 +294,7 @@ TEST(PrecisionLinear, RowsAreBitIdenticalWhateverTheRowCountInEveryPrecision) {
       const Linear linear(w.data(), b.data(), out, in, Activation::kGeluErf, 0, precision);
       std::vector<float> full(total * out, 0.5f);
       linear.forward(x.data(), total, full.data(), accumulate);
-      for (const std::int64_t rows : {1, 3, 15, 16, 17, 40, 129, 300}) {
+      for (const std::int64_t rows : {1, 2, 3, 15, 16, 17, 40, 129, 161, 300}) {
         for (const std::int64_t first : {0, 9, 355}) {
           std::vector<float> part(rows * out, 0.5f);
           linear.forward(x.data() + first * in, rows, part.data(), accumulate);

@@ -10,6 +10,7 @@
 #include <dnnl.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -72,9 +73,13 @@ dnnl::algorithm eltwise_algorithm(Activation act, float& alpha) {
 
 // Row counts a primitive is made for: up to 128 rows exactly; above, chunks of a multiple of 32
 // rows (at most 512), the remainder (< 32) going to an exact one. At most 140 sizes per class.
+// A chunk never leaves a single row behind: on AMX CPUs oneDNN multiplies one bf16 row with
+// another kernel than two or more, whose sums round differently, and a row must come out the
+// same in every batch (Linear::forward pads a call of one row).
 std::int64_t next_chunk(std::int64_t remaining) {
-  if (remaining <= 128) return remaining;
-  return std::min<std::int64_t>(512, remaining / 32 * 32);
+  const std::int64_t n =
+      remaining <= 128 ? remaining : std::min<std::int64_t>(512, remaining / 32 * 32);
+  return remaining - n == 1 ? n - 1 : n;
 }
 
 // Rows the int8 path quantizes, multiplies and dequantizes together (Linear::forward): 256 per
@@ -166,6 +171,7 @@ T* thread_buffer(std::vector<T>& buffer, std::int64_t n) {
 
 struct ThreadBuffers {
   std::vector<std::uint16_t> bf16;
+  std::vector<float> bf16_one_row_out;  // bf16, a call of one row: two rows out (next_chunk)
   std::vector<std::uint8_t> u8;
   std::vector<float> row_scales;
   std::vector<std::int32_t> zero_points;
@@ -362,10 +368,22 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
             m.packed.get_data_handle());
       return;
     case Precision::kBf16: {
-      std::uint16_t* xb = thread_buffer(thread_buffers().bf16, rows * in_);
+      // One row runs as two (a zero row added), so that it takes the kernel every larger call
+      // takes (next_chunk).
+      const std::int64_t padded = std::max<std::int64_t>(rows, 2);
+      ThreadBuffers& b = thread_buffers();
+      std::uint16_t* xb = thread_buffer(b.bf16, padded * in_);
       convert_rows_to_bf16(x, rows, in_, ldx_, xb);
-      m.run(s, xb, static_cast<std::size_t>(in_) * sizeof(std::uint16_t), rows, y, dst_row_bytes,
-            bias_, m.packed.get_data_handle());
+      const std::size_t xb_row_bytes = static_cast<std::size_t>(in_) * sizeof(std::uint16_t);
+      if (padded == rows) {
+        m.run(s, xb, xb_row_bytes, rows, y, dst_row_bytes, bias_, m.packed.get_data_handle());
+        return;
+      }
+      std::fill(xb + in_, xb + padded * in_, std::uint16_t{0});
+      float* staged = thread_buffer(b.bf16_one_row_out, padded * out_);
+      std::copy(y, y + out_, staged);  // the residual, when accumulating
+      m.run(s, xb, xb_row_bytes, padded, staged, dst_row_bytes, bias_, m.packed.get_data_handle());
+      std::copy(staged, staged + out_, y);
       return;
     }
     case Precision::kInt8: {
