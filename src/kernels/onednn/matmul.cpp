@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/huge_page_buffer.h"
 #include "kernels/elementwise.h"
 #include "kernels/packed_gemm.h"
 #include "kernels/quantize.h"
@@ -221,11 +222,17 @@ struct Linear::Impl {
   ClassSpec plain;       // y = act(x·Wᵀ + b)
   ClassSpec accumulate;  // y += act(x·Wᵀ + b)
   memory::desc weights_md;
+  HugePageBuffer packed_bytes;          // packed's storage (huge_page_buffer.h says why)
   memory packed;                        // the weights (fp32, bf16 or s8) in weights_md's layout
   std::vector<float> col_scales;        // int8: per output channel
   std::vector<std::int32_t> col_sums;   // int8: Σk q[c, k]
   std::vector<std::int32_t> panels_s8;  // int8 without VNNI: packed_gemm.h's layout
   std::vector<float> panels;            // fp32 without AVX-512: packed_gemm.h's layout
+
+  void allocate_packed() {
+    packed_bytes = HugePageBuffer(weights_md.get_size());
+    packed = memory(weights_md, cpu_engine(), packed_bytes.data());
+  }
 
   // Runs rows in primitive-sized chunks; src / dst advance by their own row strides.
   void run(const ClassSpec& s, const void* src, std::size_t src_row_bytes, std::int64_t rows,
@@ -295,7 +302,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         s.ld_src = ldx;
         impl_->weights_md = packed_weights_desc(s);
         memory source({{in_, out_}, dt::f32, tag::ba}, engine, const_cast<float*>(weight));
-        impl_->packed = memory(impl_->weights_md, engine);
+        impl_->allocate_packed();
         dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
         stream.wait();
         break;
@@ -307,7 +314,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         std::vector<std::uint16_t> plain(static_cast<std::size_t>(out_ * in_));
         convert_rows_to_bf16(weight, out_, in_, in_, plain.data());
         memory source({{in_, out_}, dt::bf16, tag::ba}, engine, plain.data());
-        impl_->packed = memory(impl_->weights_md, engine);
+        impl_->allocate_packed();
         dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
         stream.wait();
         break;
@@ -332,7 +339,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
         }
         impl_->weights_md = packed_weights_desc(s);
         memory source({{in_, out_}, dt::s8, tag::ba}, engine, q.data());
-        impl_->packed = memory(impl_->weights_md, engine);
+        impl_->allocate_packed();
         dnnl::reorder(source, impl_->packed).execute(stream, source, impl_->packed);
         stream.wait();
         break;
