@@ -151,8 +151,8 @@ TEST(ServeCpu, WorkersSpinBrieflyAfterAForwardUnlessTheUserChose) {
     ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli")});
     ASSERT_TRUE(server.wait_ready()) << server.log();
     serve_a_few(server.port());
-    EXPECT_EQ(environment_of(server.pid(), "GOMP_SPINCOUNT"), "10000");
-    EXPECT_NE(server.log().find("gomp_spincount=10000"), std::string::npos) << server.log();
+    EXPECT_EQ(environment_of(server.pid(), "GOMP_SPINCOUNT"), "30000");
+    EXPECT_NE(server.log().find("gomp_spincount=30000"), std::string::npos) << server.log();
   }
   {
     ScopedEnv chosen("GOMP_SPINCOUNT", "250");
