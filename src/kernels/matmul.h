@@ -1,12 +1,14 @@
-// Dense products on oneDNN (the implementation lives in onednn/, the only folder that includes
-// oneDNN headers).
+// Dense products, on oneDNN or the kernels below (the implementation lives in onednn/, the only
+// folder that includes oneDNN headers).
 //
 // Linear is one nn.Linear: y[rows, out] = act(x·Wᵀ + b) (+ y when accumulating, the residual add
 // fused into the product). W is PyTorch's [out, in] row-major weight, read only by the
 // constructor, which packs it once into oneDNN's blocked layout (brgemm otherwise repacks weight
 // blocks on every call); the bias must outlive the Linear. Input, output, bias and activation
 // are fp32 in every precision:
-//   kFp32  W packed as fp32;
+//   kFp32  W packed as fp32: on kernels/stream_gemm.h in a build with AVX-512 (faster than
+//          oneDNN's brgemm when the weights come from memory), on kernels/packed_gemm.h in an
+//          AVX2 build, on oneDNN's brgemm in an AVX2 build running on an AVX-512 CPU;
 //   kBf16  W converted to bf16 and packed; x converted per call; AVX512-BF16 products with fp32
 //          accumulation (the constructor throws kUnsupported on a CPU without AVX512_BF16/AMX);
 //   kInt8  W quantized once per output channel to s8 and packed, x quantized per token to u8 on

@@ -28,6 +28,7 @@
 #include "kernels/packed_gemm.h"
 #include "kernels/quantize.h"
 #include "kernels/small_gemm.h"
+#include "kernels/stream_gemm.h"
 
 namespace onepass::kernels {
 namespace {
@@ -195,8 +196,10 @@ dnnl_cpu_isa_t effective_isa() {
 bool isa_has(dnnl_cpu_isa_t isa) { return (effective_isa() & isa) == isa; }
 }  // namespace
 
-// oneDNN 2.6's brgemm matmul (row-count-stable, see the file comment) needs AVX-512; below it
-// fp32 products run on kernels/packed_gemm.h instead of oneDNN's jit sgemm.
+// fp32 products: on kernels/stream_gemm.h where the build has AVX-512 (faster than brgemm when
+// the weights stream from memory). oneDNN 2.6's brgemm matmul (row-count-stable, see the file
+// comment) needs AVX-512; below it fp32 products run on kernels/packed_gemm.h instead of
+// oneDNN's jit sgemm. brgemm remains for a build without AVX-512 on a CPU with it.
 bool use_packed_gemm() { return has_packed_gemm() && !isa_has(dnnl_cpu_isa_avx512_core); }
 
 bool cpu_has_bf16_matmul() {
@@ -228,6 +231,7 @@ struct Linear::Impl {
   std::vector<std::int32_t> col_sums;   // int8: Σk q[c, k]
   std::vector<std::int32_t> panels_s8;  // int8 without VNNI: packed_gemm.h's layout
   std::vector<float> panels;            // fp32 without AVX-512: packed_gemm.h's layout
+  HugePageBuffer stream_panels;         // fp32 with AVX-512: stream_gemm.h's layout
 
   void allocate_packed() {
     packed_bytes = HugePageBuffer(weights_md.get_size());
@@ -293,6 +297,10 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   try {
     switch (precision_) {
       case Precision::kFp32: {
+        if (has_stream_gemm()) {
+          impl_->stream_panels = pack_stream_panels(weight, out_, in_);
+          return;  // no oneDNN primitive
+        }
         if (use_packed_gemm()) {
           impl_->panels = pack_panels(weight, out_, in_);
           return;  // no oneDNN primitive
@@ -367,6 +375,11 @@ void Linear::forward(const float* x, std::int64_t rows, float* y, bool accumulat
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
   switch (precision_) {
     case Precision::kFp32:
+      if (m.stream_panels.data() != nullptr) {
+        stream_linear(x, rows, ldx_, static_cast<const float*>(m.stream_panels.data()), in_, out_,
+                      bias_, act_, accumulate, y);
+        return;
+      }
       if (!m.panels.empty()) {
         packed_linear(x, rows, ldx_, m.panels.data(), in_, out_, bias_, act_, accumulate, y);
         return;

@@ -12,6 +12,11 @@
 // BM_LinearPrecision: onepass's kernels::Linear in each precision, conversion and quantization
 // of the fp32 input included: the cost a layer really pays.
 //
+// BM_StreamedWeights: every fp32 matrix of a 12-layer, 768-wide encoder (Q, K, V, attention
+// output, FFN up, FFN down: 340 MiB, more than any cache) one after the other, as a forward pass
+// runs them, so the weights come from memory: onepass's Linear (kernels/stream_gemm.h on AVX-512)
+// against oneDNN's brgemm (as BM_Ceiling). Args: implementation (0 onepass, 1 oneDNN), rows.
+//
 // Args: precision (0 fp32, 1 bf16, 2 int8), rows, in, out. Rows: 59 (one 59-token request), 472
 // (8 x 59), 512 (one 512-token request), 2080 (32 mixed-length texts, 10..120 tokens).
 #include <benchmark/benchmark.h>
@@ -138,6 +143,60 @@ void BM_LinearPrecision(benchmark::State& state) {
   set_flops(state, rows, in, out, types_for(precision).name, "onepass Linear");
 }
 
+void BM_StreamedWeights(benchmark::State& state) {
+  const bool onednn = state.range(0) == 1;
+  const auto rows = state.range(1);
+  constexpr int kLayers = 12;
+  constexpr std::int64_t kShapes[][2] = {{768, 768}, {768, 768},  {768, 768},
+                                         {768, 768}, {768, 3072}, {3072, 768}};  // in, out
+  auto& eng = engine();
+  dnnl::stream stream(eng);
+  std::vector<onepass::kernels::Linear> linears;
+  std::vector<dnnl::matmul> prims;
+  std::vector<std::unordered_map<int, memory>> args;
+  const auto x = random_values<float>(static_cast<std::size_t>(rows * 3072), 1, -1.0f, 1.0f);
+  std::vector<float> y(static_cast<std::size_t>(rows * 3072));
+  double flops = 0.0;
+  unsigned seed = 2;
+  for (int layer = 0; layer < kLayers; ++layer) {
+    for (const auto& [in, out] : kShapes) {
+      flops += 2.0 * static_cast<double>(rows * in * out);
+      const auto w =
+          random_values<float>(static_cast<std::size_t>(in * out), seed++, -0.05f, 0.05f);
+      if (!onednn) {
+        linears.emplace_back(w.data(), nullptr, out, in);
+        continue;
+      }
+      const dnnl::matmul::primitive_desc pd(
+          dnnl::matmul::desc(memory::desc({rows, in}, dt::f32, tag::ab),
+                             memory::desc({in, out}, dt::f32, tag::any),
+                             memory::desc({rows, out}, dt::f32, tag::ab)),
+          eng);
+      memory plain({{in, out}, dt::f32, tag::ba}, eng, const_cast<float*>(w.data()));
+      memory packed(pd.weights_desc(), eng);
+      dnnl::reorder(plain, packed).execute(stream, plain, packed);
+      stream.wait();
+      prims.emplace_back(pd);
+      args.push_back({{DNNL_ARG_SRC,
+                       memory({{rows, in}, dt::f32, tag::ab}, eng, const_cast<float*>(x.data()))},
+                      {DNNL_ARG_WEIGHTS, packed},
+                      {DNNL_ARG_DST, memory({{rows, out}, dt::f32, tag::ab}, eng, y.data())}});
+    }
+  }
+  for (auto _ : state) {
+    if (onednn) {
+      for (std::size_t i = 0; i < prims.size(); ++i) prims[i].execute(stream, args[i]);
+      stream.wait();
+    } else {
+      for (const auto& linear : linears) linear.forward(x.data(), rows, y.data());
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+  state.SetLabel(onednn ? "oneDNN brgemm" : "onepass Linear");
+}
+
 void shapes(benchmark::internal::Benchmark* b) {
   for (const long precision : {0L, 1L, 2L}) {
     for (const long rows : {59L, 472L, 512L, 2080L}) {
@@ -159,5 +218,9 @@ void shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_Ceiling)->Apply(shapes)->UseRealTime();
 BENCHMARK(BM_RuntimeRows)->Apply(shapes)->UseRealTime();
 BENCHMARK(BM_LinearPrecision)->Apply(shapes)->UseRealTime();
+BENCHMARK(BM_StreamedWeights)
+    ->ArgsProduct({{0, 1}, {31, 128, 512, 2048}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
