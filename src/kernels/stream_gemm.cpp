@@ -180,9 +180,9 @@ void stream_linear(const float* x, std::int64_t rows, std::int64_t ldx, const fl
       const std::int64_t first = part_begin(t, rows, n_tiles);
       const std::int64_t n = part_begin(t + 1, rows, n_tiles) - first;
       float* dst = a + first * in;
-      for (std::int64_t r = 0; r < n; ++r) {
-        const float* src = x + (first + r) * ldx;
-        for (std::int64_t k = 0; k < in; ++k) dst[k * n + r] = src[k];
+      const float* src = x + first * ldx;
+      for (std::int64_t k = 0; k < in; ++k, dst += n) {
+        for (std::int64_t r = 0; r < n; ++r) dst[r] = src[r * ldx + k];
       }
     }
     // Item = (chunk of row tiles, panel), panels innermost: a thread's items are consecutive

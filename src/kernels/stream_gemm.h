@@ -9,7 +9,7 @@
 // broadcasts from one pointer at fixed offsets: 28 FMAs for 16 loads, no address arithmetic.
 // All 72 matrices of a 12-layer, 768-wide encoder one after the other (kernels_bench
 // BM_StreamedWeights), this VM's Xeon: at 31 rows 1 thread 40-43 ms against oneDNN's 50-51 ms,
-// 2 threads 21-23 against 25-27 ms; at 128 and 512 rows level or ahead; at 2048 rows about 10%
+// 2 threads 21-23 against 25-27 ms; at 128 and 512 rows level or ahead; at 2048 rows 7-8%
 // behind (oneDNN's blocking suits big compute-bound products better; one kernel must serve every
 // row count, see below).
 //
