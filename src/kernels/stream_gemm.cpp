@@ -12,14 +12,19 @@
 #include <immintrin.h>
 // GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
 // (_mm512_undefined_*), which -Wmaybe-uninitialized reports at every inlined use.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 namespace onepass::kernels {
 namespace {
 
 constexpr std::int64_t kPanel = 32;  // output channels per packed panel (two zmm)
-constexpr int kMaxTileRows = 14;     // 28 accumulators + 2 weight vectors + 1 broadcast: 31 zmm
+
+#if defined(__AVX512F__)
+
+constexpr int kMaxTileRows = 14;  // 28 accumulators + 2 weight vectors + 1 broadcast: 31 zmm
 constexpr std::int64_t kLineBytes = 64;
 // Rows are split into chunks of row tiles; a chunk's tiles work through one panel (from L2)
 // before the next. Up to kOneChunkBytes of copied rows (a request or a small batch) stay in L2
@@ -28,8 +33,6 @@ constexpr std::int64_t kLineBytes = 64;
 // weights from the shared cache once per chunk of its own.
 constexpr std::int64_t kOneChunkBytes = 1 << 20;
 constexpr std::int64_t kChunkBytes = 512 << 10;
-
-#if defined(__AVX512F__)
 
 // acc[R, 32] = a · panel, a the tile's rows k-major (a[k R + r]). Meanwhile prefetches `lines`
 // cache lines from `prefetch` into L2, spread evenly over the k loop (null: none). (Splitting k
@@ -122,13 +125,13 @@ FinishFn finish_for(Activation act) {
   return &finish<Activation::kIdentity>;
 }
 
-#endif  // __AVX512F__
-
 // The first of n items in part `i` of `parts` even parts: rows of a tile (none holds more than
 // kMaxTileRows), tiles of a chunk.
 std::int64_t part_begin(std::int64_t i, std::int64_t n, std::int64_t parts) {
   return i * n / parts;
 }
+
+#endif  // __AVX512F__
 
 }  // namespace
 
