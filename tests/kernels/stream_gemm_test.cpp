@@ -32,7 +32,7 @@ std::vector<float> run(const Shape& s, const float* x, const HugePageBuffer& pan
 
 TEST(StreamGemm, MatchesTheNaiveLinearOnEveryPath) {
   if (!has_stream_gemm()) GTEST_SKIP() << "built without AVX-512";
-  // 1 row; 31 rows (3 tiles, one chunk); 1000 x 320 (1.3 MB of rows: 4 chunks), out not a
+  // 1 row; 31 rows (3 tiles, one chunk); 1000 x 320 (1.3 MB of rows: 3 chunks of tiles), out not a
   // multiple of 32.
   for (const Shape s : {Shape{1, 768, 40}, Shape{31, 768, 96}, Shape{1000, 320, 72}}) {
     const auto w = random_vector(static_cast<std::size_t>(s.out * s.in), 1, 0.05f);
