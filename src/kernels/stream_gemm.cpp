@@ -105,26 +105,6 @@ void finish(const float* acc, std::int64_t rows, const float* bias, std::int64_t
 using FinishFn = void (*)(const float*, std::int64_t, const float*, std::int64_t, bool, float*,
                           std::int64_t);
 
-FinishFn finish_for(Activation act) {
-  switch (act) {
-    case Activation::kIdentity:
-      return &finish<Activation::kIdentity>;
-    case Activation::kGeluErf:
-      return &finish<Activation::kGeluErf>;
-    case Activation::kGeluTanh:
-      return &finish<Activation::kGeluTanh>;
-    case Activation::kRelu:
-      return &finish<Activation::kRelu>;
-    case Activation::kTanh:
-      return &finish<Activation::kTanh>;
-    case Activation::kSilu:
-      return &finish<Activation::kSilu>;
-    case Activation::kQuickGelu:
-      return &finish<Activation::kQuickGelu>;
-  }
-  return &finish<Activation::kIdentity>;
-}
-
 // The first of n items in part `i` of `parts` even parts: rows of a tile (none holds more than
 // kMaxTileRows), tiles of a chunk.
 std::int64_t part_begin(std::int64_t i, std::int64_t n, std::int64_t parts) {
@@ -168,7 +148,8 @@ void stream_linear(const float* x, std::int64_t rows, std::int64_t ldx, const fl
   const std::int64_t items = n_chunks * n_panels;
   const std::int64_t panel_lines =
       in * kPanel * static_cast<std::int64_t>(sizeof(float)) / kLineBytes;
-  const FinishFn finish_tile = finish_for(act);
+  FinishFn finish_tile = nullptr;
+  vec::with_activation(act, [&](auto kind) { finish_tile = &finish<decltype(kind)::value>; });
 
   thread_local std::vector<float> copied;
   if (copied.size() < static_cast<std::size_t>(rows * in))
