@@ -83,12 +83,25 @@ check_user() {
   [ "$uid" != 0 ] || { echo "FAIL: runs as root"; exit 1; }
 }
 
+# check_kernel NAME: the fp32 kernel the image chose at run time (its start-up line) is the
+# AVX-512 one exactly where this CPU has the x86-64-v4 set, so the goldens below ran on it.
+check_kernel() {
+  local want=stream_gemm got flag
+  for flag in avx512f avx512bw avx512dq avx512vl avx512cd; do
+    grep -qw "$flag" /proc/cpuinfo || want=packed_gemm
+  done
+  got=$(podman logs "$1" 2>&1 | grep -o '"fp32_kernel":"[a-z_]*"' | head -1 | cut -d'"' -f4)
+  echo "$1: fp32 kernel $got (this CPU: $want)"
+  [ "$got" = "$want" ] || { echo "FAIL: fp32 kernel $got, expected $want"; exit 1; }
+}
+
 MODEL=bert-tiny-nli
 echo "== single model at /opt/ml/model"
 start single -v "$FIXTURES/$MODEL:/opt/ml/model:ro" "$IMAGE" serve
 URL=$(url_of single)
 $CHECK ping "$URL"
 check_user single
+check_kernel single
 $CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/single.ids"
 stop_and_check single
 

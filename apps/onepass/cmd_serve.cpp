@@ -33,6 +33,7 @@
 #include "http/server.h"
 #include "hub/progress.h"
 #include "hub/resolve.h"
+#include "kernels/matmul.h"
 #include "model/precision_check.h"
 #include "runtime/model_config.h"
 #include "runtime/runtime.h"
@@ -256,6 +257,7 @@ void log_config(const ServeFlags& flags, const std::vector<runtime::ModelSpec>& 
                          .add("pin_threads", flags.pin_threads)
                          .add("gomp_spincount", spin != nullptr ? spin : "libgomp default")
                          .add("precision", flags.precision)
+                         .add("fp32_kernel", kernels::fp32_linear_kernel())
                          .add("max_batch_tokens", flags.max_batch_tokens)
                          .add("max_concurrent_requests", flags.max_concurrent_requests)
                          .add("payload_limit_bytes", flags.payload_limit)

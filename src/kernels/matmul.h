@@ -38,6 +38,9 @@ bool cpu_has_bf16_matmul();
 bool cpu_has_int8_vnni();
 // Empty when this CPU runs `precision`; otherwise the reason, naming the missing feature.
 const char* precision_unsupported_reason(Precision precision);
+// Which kernel runs fp32 Linear products on this CPU in this build: "stream_gemm" (AVX-512),
+// "packed_gemm" (AVX2) or "onednn" (oneDNN's brgemm or jit sgemm). Logged at start-up.
+const char* fp32_linear_kernel();
 
 class Linear {
  public:

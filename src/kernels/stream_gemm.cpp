@@ -1,31 +1,21 @@
 #include "kernels/stream_gemm.h"
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
-#include <utility>
 #include <vector>
 
-#include "kernels/vec_math.h"
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-// GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
-// (_mm512_undefined_*), which -Wmaybe-uninitialized reports at every inlined use.
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#endif
+#include "kernels/stream_gemm_avx512.h"
 
 namespace onepass::kernels {
+
+using avx512::kPanel;
+
+#if defined(ONEPASS_STREAM_GEMM_AVX512)
 namespace {
 
-constexpr std::int64_t kPanel = 32;  // output channels per packed panel (two zmm)
+using avx512::kLineBytes;
+using avx512::kMaxTileRows;
 
-#if defined(__AVX512F__)
-
-constexpr int kMaxTileRows = 14;  // 28 accumulators + 2 weight vectors + 1 broadcast: 31 zmm
-constexpr std::int64_t kLineBytes = 64;
 // Rows are split into chunks of row tiles; a chunk's tiles work through one panel (from L2)
 // before the next. Up to kOneChunkBytes of copied rows (a request or a small batch) stay in L2
 // as one chunk, and threads split the panels: each weight is read from memory once. Above, a
@@ -34,90 +24,24 @@ constexpr std::int64_t kLineBytes = 64;
 constexpr std::int64_t kOneChunkBytes = 1 << 20;
 constexpr std::int64_t kChunkBytes = 512 << 10;
 
-// acc[R, 32] = a · panel, a the tile's rows k-major (a[k R + r]). Meanwhile prefetches `lines`
-// cache lines from `prefetch` into L2, spread evenly over the k loop (null: none). (Splitting k
-// into blocks that keep the panel in L1 across a chunk's tiles was 5-15% slower here.)
-template <int R>
-void tile(const float* a, const float* panel, std::int64_t in, const char* prefetch,
-          std::int64_t lines, float* acc) {
-  __m512 lo[R], hi[R];
-  for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm512_setzero_ps();
-  // Line of step k: (k · step) >> 16, step = lines / in in 16.16 fixed point (no division in the
-  // loop); at more than one line per step (a single tile per panel: two), that line and the next.
-  const std::int64_t step = prefetch != nullptr ? (lines << 16) / in : 0;
-  const bool two_per_step = lines > in;
-  for (std::int64_t k = 0; k < in; ++k) {
-    if (prefetch != nullptr) {
-      const char* line = prefetch + ((k * step) >> 16) * kLineBytes;
-      _mm_prefetch(line, _MM_HINT_T1);
-      if (two_per_step) _mm_prefetch(line + kLineBytes, _MM_HINT_T1);
-    }
-    const __m512 w_lo = _mm512_loadu_ps(panel + k * kPanel);
-    const __m512 w_hi = _mm512_loadu_ps(panel + k * kPanel + 16);
-    for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(a[k * R + r]);
-      lo[r] = _mm512_fmadd_ps(av, w_lo, lo[r]);
-      hi[r] = _mm512_fmadd_ps(av, w_hi, hi[r]);
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    _mm512_storeu_ps(acc + r * kPanel, lo[r]);
-    _mm512_storeu_ps(acc + r * kPanel + 16, hi[r]);
-  }
-}
-
-using TileFn = void (*)(const float*, const float*, std::int64_t, const char*, std::int64_t,
-                        float*);
-
-template <int... I>
-constexpr std::array<TileFn, sizeof...(I)> tiles_by_rows(std::integer_sequence<int, I...>) {
-  return {{&tile<I + 1>...}};
-}
-// kTiles[R - 1] is the tile of R rows.
-constexpr auto kTiles = tiles_by_rows(std::make_integer_sequence<int, kMaxTileRows>{});
-
-// y[rows, cols] (+)= act(acc + bias) for one tile against one panel; cols <= 32 (the last panel
-// of a ragged out_features is masked).
-template <Activation kAct>
-void finish(const float* acc, std::int64_t rows, const float* bias, std::int64_t cols,
-            bool accumulate, float* y, std::int64_t ldy) {
-  const auto mask_of = [](std::int64_t n) {
-    return n >= 16 ? __mmask16{0xFFFF}
-                   : static_cast<__mmask16>((1u << std::max<std::int64_t>(n, 0)) - 1);
-  };
-  const __mmask16 m_lo = mask_of(cols), m_hi = mask_of(cols - 16);
-  const __m512 b_lo = bias != nullptr ? _mm512_maskz_loadu_ps(m_lo, bias) : _mm512_setzero_ps();
-  const __m512 b_hi =
-      bias != nullptr ? _mm512_maskz_loadu_ps(m_hi, bias + 16) : _mm512_setzero_ps();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* dst = y + r * ldy;
-    __m512 v_lo = vec::activate<kAct>(_mm512_add_ps(_mm512_loadu_ps(acc + r * kPanel), b_lo));
-    __m512 v_hi = vec::activate<kAct>(_mm512_add_ps(_mm512_loadu_ps(acc + r * kPanel + 16), b_hi));
-    if (accumulate) {
-      v_lo = _mm512_add_ps(_mm512_maskz_loadu_ps(m_lo, dst), v_lo);
-      v_hi = _mm512_add_ps(_mm512_maskz_loadu_ps(m_hi, dst + 16), v_hi);
-    }
-    _mm512_mask_storeu_ps(dst, m_lo, v_lo);
-    _mm512_mask_storeu_ps(dst + 16, m_hi, v_hi);
-  }
-}
-
-using FinishFn = void (*)(const float*, std::int64_t, const float*, std::int64_t, bool, float*,
-                          std::int64_t);
-
 // The first of n items in part `i` of `parts` even parts: rows of a tile (none holds more than
 // kMaxTileRows), tiles of a chunk.
 std::int64_t part_begin(std::int64_t i, std::int64_t n, std::int64_t parts) {
   return i * n / parts;
 }
 
-#endif  // __AVX512F__
-
 }  // namespace
+#endif
 
 bool has_stream_gemm() {
-#if defined(__AVX512F__)
-  return true;
+#if defined(ONEPASS_STREAM_GEMM_AVX512)
+  // The instructions stream_gemm_avx512.cpp may use (the x86-64-v4 set); libgcc's check also
+  // asks the OS whether it saves the AVX-512 registers.
+  static const bool cpu_has_them =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512cd");
+  return cpu_has_them;
 #else
   return false;
 #endif
@@ -137,7 +61,7 @@ HugePageBuffer pack_stream_panels(const float* w, std::int64_t out, std::int64_t
 void stream_linear(const float* x, std::int64_t rows, std::int64_t ldx, const float* panels,
                    std::int64_t in, std::int64_t out, const float* bias, Activation act,
                    bool accumulate, float* y) {
-#if defined(__AVX512F__)
+#if defined(ONEPASS_STREAM_GEMM_AVX512)
   const std::int64_t n_panels = (out + kPanel - 1) / kPanel;
   const std::int64_t n_tiles = (rows + kMaxTileRows - 1) / kMaxTileRows;
   const std::int64_t row_bytes = in * static_cast<std::int64_t>(sizeof(float));
@@ -148,8 +72,7 @@ void stream_linear(const float* x, std::int64_t rows, std::int64_t ldx, const fl
   const std::int64_t items = n_chunks * n_panels;
   const std::int64_t panel_lines =
       in * kPanel * static_cast<std::int64_t>(sizeof(float)) / kLineBytes;
-  FinishFn finish_tile = nullptr;
-  vec::with_activation(act, [&](auto kind) { finish_tile = &finish<decltype(kind)::value>; });
+  const avx512::FinishFn finish_tile = avx512::finish_of(act);
 
   thread_local std::vector<float> copied;
   if (copied.size() < static_cast<std::size_t>(rows * in))
@@ -189,7 +112,7 @@ void stream_linear(const float* x, std::int64_t rows, std::int64_t ldx, const fl
         // This tile's share of the next panel's lines.
         const std::int64_t line_begin = (t - t_begin) * panel_lines / (t_end - t_begin);
         const std::int64_t line_end = (t - t_begin + 1) * panel_lines / (t_end - t_begin);
-        kTiles[static_cast<std::size_t>(n - 1)](
+        avx512::tile_of_rows(static_cast<int>(n))(
             a + first * in, panel, in, next != nullptr ? next + line_begin * kLineBytes : nullptr,
             line_end - line_begin, acc);
         finish_tile(acc, n, bias != nullptr ? bias + col : nullptr, cols, accumulate,

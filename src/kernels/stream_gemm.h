@@ -1,4 +1,5 @@
-// fp32 Linear product for AVX-512 CPUs (in place of oneDNN 2.6's brgemm there).
+// fp32 Linear product for AVX-512 CPUs (in place of oneDNN 2.6's brgemm there), chosen at run
+// time, so that the portable container image runs it too.
 //
 // A short request is bound by streaming the weights from memory: mDeBERTa-base reads 340 MiB of
 // fp32 matrices per forward pass and uses each weight for only ~30 rows. Here each panel of 32
@@ -25,7 +26,10 @@
 
 namespace onepass::kernels {
 
-// Whether this build has the kernel (AVX-512F); without it the functions below must not run.
+// Whether this build has the kernel and this CPU the instructions it needs (the x86-64-v4 set:
+// AVX-512 F, BW, DQ, VL, CD). A portable build (x86-64-v3) has it too: its AVX-512 part is
+// compiled on its own (stream_gemm_avx512.h) and runs only where this says true. Without it
+// stream_linear must not run.
 bool has_stream_gemm();
 
 // Panels of W[out, in] (PyTorch layout), on huge pages: ceil(out / 32) panels, panel p holding

@@ -26,7 +26,18 @@
 #include <immintrin.h>
 #endif
 
+// Every function here lives in an inline namespace named after the instruction set its file is
+// compiled for. A build whose baseline lacks AVX-512 still compiles stream_gemm_avx512.cpp for
+// it: without distinct names, that file's copies of these inline functions would share symbols
+// with the baseline copies, and the linker could keep the AVX-512 ones for every caller.
+#if defined(__AVX512F__)
+#define ONEPASS_VEC_ISA avx512
+#else
+#define ONEPASS_VEC_ISA baseline
+#endif
+
 namespace onepass::kernels::vec {
+inline namespace ONEPASS_VEC_ISA {
 
 // Scalar forms of the same functions (std:: based; used where AVX-512 is unavailable).
 inline float exp_scalar(float x) { return std::exp(x); }
@@ -272,4 +283,5 @@ inline void with_activation(Activation act, F&& f) {
   }
 }
 
+}  // namespace ONEPASS_VEC_ISA
 }  // namespace onepass::kernels::vec

@@ -196,11 +196,17 @@ dnnl_cpu_isa_t effective_isa() {
 bool isa_has(dnnl_cpu_isa_t isa) { return (effective_isa() & isa) == isa; }
 }  // namespace
 
-// fp32 products: on kernels/stream_gemm.h where the build has AVX-512 (faster than brgemm when
+// fp32 products: on kernels/stream_gemm.h where the CPU has AVX-512 (faster than brgemm when
 // the weights stream from memory). oneDNN 2.6's brgemm matmul (row-count-stable, see the file
 // comment) needs AVX-512; below it fp32 products run on kernels/packed_gemm.h instead of
-// oneDNN's jit sgemm. brgemm remains for a build without AVX-512 on a CPU with it.
+// oneDNN's jit sgemm. brgemm remains for a compiler that cannot target AVX-512.
 bool use_packed_gemm() { return has_packed_gemm() && !isa_has(dnnl_cpu_isa_avx512_core); }
+
+const char* fp32_linear_kernel() {
+  if (has_stream_gemm()) return "stream_gemm";
+  if (use_packed_gemm()) return "packed_gemm";
+  return "onednn";
+}
 
 bool cpu_has_bf16_matmul() {
   return isa_has(dnnl_cpu_isa_avx512_core_bf16) || isa_has(dnnl_cpu_isa_avx512_core_amx);
