@@ -6,7 +6,8 @@
 #      X-Request-Id, SIGTERM exits 0 within 30 s after logging the drain;
 #   2. the same with SAGEMAKER_MULTI_MODEL=true (models loaded through POST /models from
 #      /opt/ml/models);
-#   3. the single-model run again with a read-only root filesystem;
+#   3. the single-model run again with a read-only root filesystem, and again on an emulated
+#      CPU without AVX-512 (qemu-x86_64 -cpu Haswell): the x86-64-v3 image must run there;
 #   4. HF_MODEL_ID (+ HF_MODEL_REVISION, HF_TASK) from a Hub on the host (tests/hub/hub_server.py
 #      on 127.0.0.1, reached through host networking), read-only root filesystem, the Hub
 #      cache on a writable volume; then again with HF_HUB_OFFLINE=1 and the Hub stopped,
@@ -83,13 +84,16 @@ check_user() {
   [ "$uid" != 0 ] || { echo "FAIL: runs as root"; exit 1; }
 }
 
-# check_kernel NAME: the fp32 kernel the image chose at run time (its start-up line) is the
-# AVX-512 one exactly where this CPU has the x86-64-v4 set, so the goldens below ran on it.
+# check_kernel NAME [WANT]: the fp32 kernel the image chose at run time (its start-up line) is
+# WANT, by default the AVX-512 one exactly where this CPU has the x86-64-v4 set, so the goldens
+# below ran on it.
 check_kernel() {
-  local want=stream_gemm got flag
-  for flag in avx512f avx512bw avx512dq avx512vl avx512cd; do
-    grep -qw "$flag" /proc/cpuinfo || want=packed_gemm
-  done
+  local want=${2:-stream_gemm} got flag
+  if [ -z "${2:-}" ]; then
+    for flag in avx512f avx512bw avx512dq avx512vl avx512cd; do
+      grep -qw "$flag" /proc/cpuinfo || want=packed_gemm
+    done
+  fi
   got=$(podman logs "$1" 2>&1 | grep -o '"fp32_kernel":"[a-z_]*"' | head -1 | cut -d'"' -f4)
   echo "$1: fp32 kernel $got (this CPU: $want)"
   [ "$got" = "$want" ] || { echo "FAIL: fp32 kernel $got, expected $want"; exit 1; }
@@ -120,6 +124,21 @@ URL=$(url_of readonly)
 $CHECK ping "$URL"
 $CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/readonly.ids"
 stop_and_check readonly
+
+echo "== on a CPU without AVX-512: qemu-x86_64 -cpu Haswell (x86-64-v3)"
+# The image targets x86-64-v3 and compiles one kernel apart for AVX-512. Emulated as a Haswell
+# (QEMU's TCG has no AVX-512 at all: any such instruction kills the process), the same image
+# must choose packed_gemm and answer the goldens. GOMP_SPINCOUNT set: serve would otherwise
+# execute itself again (apps/onepass/openmp_spin.h), natively. The features switched off are
+# the system ones TCG cannot emulate (each would print a warning into the JSON log).
+start haswell -e GOMP_SPINCOUNT=30000 -v "$(command -v qemu-x86_64-static):/usr/local/bin/qemu:ro" \
+  -v "$FIXTURES/$MODEL:/opt/ml/model:ro" --entrypoint /usr/local/bin/qemu \
+  "$IMAGE" -cpu Haswell,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm /usr/local/bin/onepass serve
+URL=$(url_of haswell)
+$CHECK ping "$URL"
+check_kernel haswell packed_gemm
+$CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/haswell.ids"
+stop_and_check haswell
 
 echo "== HF_MODEL_ID from a Hub on the host, read-only root, cache on a volume"
 python3 "$ROOT_DIR/tests/hub/hub_server.py" "$FIXTURES" > "$WORK/hub.ports" &
