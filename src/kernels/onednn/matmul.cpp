@@ -199,11 +199,14 @@ bool isa_has(dnnl_cpu_isa_t isa) { return (effective_isa() & isa) == isa; }
 // fp32 products: on kernels/stream_gemm.h where the CPU has AVX-512 (faster than brgemm when
 // the weights stream from memory). oneDNN 2.6's brgemm matmul (row-count-stable, see the file
 // comment) needs AVX-512; below it fp32 products run on kernels/packed_gemm.h instead of
-// oneDNN's jit sgemm. brgemm remains for a compiler that cannot target AVX-512.
+// oneDNN's jit sgemm. brgemm remains for a compiler that cannot target AVX-512. Both choices
+// follow oneDNN's effective ISA, so ONEDNN_MAX_CPU_ISA=AVX2 (set against AVX-512's frequency
+// drop on some Xeons, or to measure the AVX2 path) keeps AVX-512 out of every product.
+bool use_stream_gemm() { return has_stream_gemm() && isa_has(dnnl_cpu_isa_avx512_core); }
 bool use_packed_gemm() { return has_packed_gemm() && !isa_has(dnnl_cpu_isa_avx512_core); }
 
 const char* fp32_linear_kernel() {
-  if (has_stream_gemm()) return "stream_gemm";
+  if (use_stream_gemm()) return "stream_gemm";
   if (use_packed_gemm()) return "packed_gemm";
   return "onednn";
 }
@@ -303,7 +306,7 @@ Linear::Linear(const float* weight, const float* bias, std::int64_t out_features
   try {
     switch (precision_) {
       case Precision::kFp32: {
-        if (has_stream_gemm()) {
+        if (use_stream_gemm()) {
           impl_->stream_panels = pack_stream_panels(weight, out_, in_);
           return;  // no oneDNN primitive
         }
