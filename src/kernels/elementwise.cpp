@@ -9,7 +9,9 @@
 #if defined(__AVX512F__)
 // GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
 // (_mm512_undefined_*), which -Wmaybe-uninitialized reports at every inlined use.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 namespace onepass::kernels {
@@ -95,6 +97,37 @@ void softmax_row_impl(float* row, std::int64_t cols) {
     _mm512_storeu_ps(row + c, _mm512_mul_ps(_mm512_loadu_ps(row + c), inv));
   if (tail != 0)
     _mm512_mask_storeu_ps(row + c, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, row + c), inv));
+#elif defined(__AVX2__) && defined(__FMA__)
+  // 8 lanes; the tail through masked loads (padded with -inf for the max, 0 after exp) so that
+  // every element goes through the same exp.
+  const std::int64_t full = cols - cols % 8;
+  const __m256i tail = vec::tail_lanes(cols % 8);
+  const __m256 tail_f = _mm256_castsi256_ps(tail);
+  __m256 vmax = _mm256_set1_ps(-INFINITY);
+  std::int64_t c = 0;
+  for (; c < full; c += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(row + c));
+  if (c < cols) {
+    const __m256 t = _mm256_blendv_ps(vmax, _mm256_maskload_ps(row + c, tail), tail_f);
+    vmax = _mm256_max_ps(vmax, t);
+  }
+  const __m256 max = _mm256_set1_ps(vec::reduce_max(vmax));
+  __m256 vsum = _mm256_setzero_ps();
+  for (c = 0; c < full; c += 8) {
+    const __m256 e = vec::exp(_mm256_sub_ps(_mm256_loadu_ps(row + c), max));
+    _mm256_storeu_ps(row + c, e);
+    vsum = _mm256_add_ps(vsum, e);
+  }
+  if (c < cols) {
+    const __m256 e =
+        _mm256_and_ps(vec::exp(_mm256_sub_ps(_mm256_maskload_ps(row + c, tail), max)), tail_f);
+    _mm256_maskstore_ps(row + c, tail, e);
+    vsum = _mm256_add_ps(vsum, e);
+  }
+  const __m256 inv = _mm256_set1_ps(1.0f / vec::reduce_add(vsum));
+  for (c = 0; c < full; c += 8)
+    _mm256_storeu_ps(row + c, _mm256_mul_ps(_mm256_loadu_ps(row + c), inv));
+  if (c < cols)
+    _mm256_maskstore_ps(row + c, tail, _mm256_mul_ps(_mm256_maskload_ps(row + c, tail), inv));
 #else
   float max = row[0];
   for (std::int64_t c = 1; c < cols; ++c) max = std::max(max, row[c]);
@@ -116,6 +149,13 @@ void activate_block(float* x, std::int64_t n) {
   if (i < n) {
     const __mmask16 m = vec::tail_mask(n - i);
     _mm512_mask_storeu_ps(x + i, m, vec::activate<kAct>(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+#elif defined(__AVX2__) && defined(__FMA__)
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, vec::activate<kAct>(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    const __m256i m = vec::tail_lanes(n - i);
+    _mm256_maskstore_ps(x + i, m, vec::activate<kAct>(_mm256_maskload_ps(x + i, m)));
   }
 #else
   for (std::int64_t i = 0; i < n; ++i) x[i] = vec::activate_scalar(x[i], kAct);

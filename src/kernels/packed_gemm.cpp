@@ -12,13 +12,14 @@ namespace onepass::kernels {
 namespace {
 
 constexpr std::int64_t kPanel = 16;  // output channels per packed panel (two ymm)
-constexpr int kRows = 6;             // rows per tile: 12 accumulators + 2 B + 1 broadcast
+
+#if defined(__AVX2__) && defined(__FMA__)
+
+constexpr int kRows = 6;  // rows per tile: 12 accumulators + 2 B + 1 broadcast
 // Work handed to a thread: kChunkRows rows against kGroupPanels panels. A panel (in · 64 bytes)
 // then stays in L2 across the chunk's row tiles. Sizes do not change any result.
 constexpr std::int64_t kChunkRows = 8 * kRows;
 constexpr std::int64_t kGroupPanels = 4;
-
-#if defined(__AVX2__) && defined(__FMA__)
 
 // One tile: R rows of x against one panel, then bias, activation and the optional residual,
 // written to the first `cols` (<= 16) columns of y.
@@ -36,34 +37,36 @@ void tile(const float* x, std::int64_t ldx, const float* panel, std::int64_t in,
       acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
     }
   }
-  if (cols == kPanel && act == Activation::kIdentity) {
-    const __m256 bias0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
-    const __m256 bias1 = bias ? _mm256_loadu_ps(bias + 8) : _mm256_setzero_ps();
+  // (acc + b), the activation, then the residual; the last panel's ragged columns through
+  // masked loads and stores, so that every column takes the same arithmetic.
+  const bool full = cols == kPanel;
+  const __m256i m0 = vec::tail_lanes(std::min<std::int64_t>(cols, 8));
+  const __m256i m1 = vec::tail_lanes(std::clamp<std::int64_t>(cols - 8, 0, 8));
+  const __m256 bias0 = bias ? _mm256_maskload_ps(bias, m0) : _mm256_setzero_ps();
+  const __m256 bias1 = bias ? _mm256_maskload_ps(bias + 8, m1) : _mm256_setzero_ps();
+  vec::with_activation(act, [&](auto kind) {
+    constexpr Activation kAct = decltype(kind)::value;
     for (int r = 0; r < R; ++r) {
       float* dst = y + r * ldy;
-      __m256 v0 = _mm256_add_ps(acc0[r], bias0), v1 = _mm256_add_ps(acc1[r], bias1);
-      if (accumulate) {
-        v0 = _mm256_add_ps(_mm256_loadu_ps(dst), v0);
-        v1 = _mm256_add_ps(_mm256_loadu_ps(dst + 8), v1);
+      __m256 v0 = vec::activate<kAct>(_mm256_add_ps(acc0[r], bias0));
+      __m256 v1 = vec::activate<kAct>(_mm256_add_ps(acc1[r], bias1));
+      if (full) {
+        if (accumulate) {
+          v0 = _mm256_add_ps(_mm256_loadu_ps(dst), v0);
+          v1 = _mm256_add_ps(_mm256_loadu_ps(dst + 8), v1);
+        }
+        _mm256_storeu_ps(dst, v0);
+        _mm256_storeu_ps(dst + 8, v1);
+      } else {
+        if (accumulate) {
+          v0 = _mm256_add_ps(_mm256_maskload_ps(dst, m0), v0);
+          v1 = _mm256_add_ps(_mm256_maskload_ps(dst + 8, m1), v1);
+        }
+        _mm256_maskstore_ps(dst, m0, v0);
+        _mm256_maskstore_ps(dst + 8, m1, v1);
       }
-      _mm256_storeu_ps(dst, v0);
-      _mm256_storeu_ps(dst + 8, v1);
     }
-    return;
-  }
-  // Activations and the last panel's ragged columns, element by element (same arithmetic as
-  // the vector path above: (acc + b), act, then residual + value).
-  alignas(32) float lanes[kPanel];
-  for (int r = 0; r < R; ++r) {
-    _mm256_store_ps(lanes, acc0[r]);
-    _mm256_store_ps(lanes + 8, acc1[r]);
-    float* dst = y + r * ldy;
-    for (std::int64_t j = 0; j < cols; ++j) {
-      float v = bias ? lanes[j] + bias[j] : lanes[j] + 0.0f;
-      v = vec::activate_scalar(v, act);
-      dst[j] = accumulate ? dst[j] + v : v;
-    }
-  }
+  });
 }
 
 template <int R>

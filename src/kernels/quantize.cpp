@@ -11,7 +11,9 @@
 #include <immintrin.h>
 // GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined register
 // (_mm512_undefined_*), which -Wmaybe-uninitialized reports at every inlined use.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 namespace onepass::kernels {
@@ -72,6 +74,28 @@ void dequantize_row(const std::int32_t* a, std::int64_t cols, float sa, std::int
   std::int64_t c = 0;
   for (; c + 16 <= cols; c += 16) lanes(c, 0xffff);
   if (c < cols) lanes(c, vec::tail_mask(cols - c));
+#elif defined(__AVX2__) && defined(__FMA__)
+  const __m256i vza = _mm256_set1_epi32(za);
+  const __m256 vsa = _mm256_set1_ps(sa);
+  // The same arithmetic 8 lanes at a time; the tail through masked loads and stores.
+  auto lanes = [&](std::int64_t c, __m256i m, bool full) {
+    const __m256i centred =
+        _mm256_sub_epi32(_mm256_maskload_epi32(a + c, m),
+                         _mm256_mullo_epi32(vza, _mm256_maskload_epi32(col_sums + c, m)));
+    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(centred),
+                             _mm256_mul_ps(vsa, _mm256_maskload_ps(col_scales + c, m)));
+    if constexpr (kBias) v = _mm256_add_ps(v, _mm256_maskload_ps(bias + c, m));
+    v = vec::activate<kAct>(v);
+    if constexpr (kAccumulate) v = _mm256_add_ps(_mm256_maskload_ps(dst + c, m), v);
+    if (full) {
+      _mm256_storeu_ps(dst + c, v);
+    } else {
+      _mm256_maskstore_ps(dst + c, m, v);
+    }
+  };
+  std::int64_t c = 0;
+  for (; c + 8 <= cols; c += 8) lanes(c, _mm256_set1_epi32(-1), true);
+  if (c < cols) lanes(c, vec::tail_lanes(cols - c), false);
 #else
   for (std::int64_t c = 0; c < cols; ++c) {
     float v = static_cast<float>(a[c] - za * col_sums[c]) * (sa * col_scales[c]);

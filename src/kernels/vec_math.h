@@ -2,9 +2,10 @@
 // kernels (softmax, layer_norm, GELU in activate() and in the int8 Linear's epilogue). libm's
 // scalar expf/erff were 11% of an int8 mDeBERTa forward; these run 16 lanes per instruction.
 //
-// AVX-512 versions where the build targets it (the release preset's -march=native on the
-// Zen4 servers), the std:: functions otherwise: callers use the scalar *_scalar names for
-// tails only when __AVX512F__ is undefined (with AVX-512 tails go through masked loads).
+// AVX-512 versions (16 lanes) where the build targets it (the release preset's -march=native
+// on an AVX-512 machine), AVX2 + FMA versions (8 lanes) where it targets x86-64-v3 (the
+// container image), both from one template per function; the std:: functions otherwise, and
+// for the AVX2 callers' tails (with AVX-512 tails go through masked loads).
 //
 // Accuracy (tests/kernels/vec_math_test.cpp sweeps them against double-precision libm):
 //   exp: relative error < 3e-7 for results in the normal range; +inf above ~88.72,
@@ -18,11 +19,12 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/activation.h"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -39,7 +41,8 @@
 namespace onepass::kernels::vec {
 inline namespace ONEPASS_VEC_ISA {
 
-// Scalar forms of the same functions (std:: based; used where AVX-512 is unavailable).
+// Scalar forms of the same functions (std:: based; for builds without AVX-512 or AVX2 and for
+// the tails of AVX2 loops).
 inline float exp_scalar(float x) { return std::exp(x); }
 inline float erf_scalar(float x) { return std::erf(x); }
 inline float gelu_erf_scalar(float x) {
@@ -52,123 +55,234 @@ inline float gelu_tanh_scalar(float x) {
 // x · sigmoid(k · x): SiLU (k = 1) and quick_gelu (k = 1.702).
 inline float x_sigmoid_scalar(float x, float k) { return x / (1.0f + std::exp(-k * x)); }
 
+namespace detail {
+
+// The functions below are written once, over the vector operations of an instruction set:
+// Avx512 (16 lanes, comparisons into k registers) and Avx2 (AVX2 + FMA, 8 lanes, comparisons
+// as lane masks). Both run the same operations in the same order: the same polynomials, the
+// same rounding steps.
 #if defined(__AVX512F__)
+struct Avx512 {
+  using V = __m512;
+  using Mask = __mmask16;
+  static V set1(float f) { return _mm512_set1_ps(f); }
+  static V zero() { return _mm512_setzero_ps(); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V div(V a, V b) { return _mm512_div_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }    // a·b + c
+  static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a·b
+  static V fmsub(V a, V b, V c) { return _mm512_fmsub_ps(a, b, c); }    // a·b - c
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }                // b when either is NaN
+  static V min(V a, V b) { return _mm512_min_ps(a, b); }
+  static V round(V x) {
+    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  // p · 2^n for integral n (vscalefps: also the overflow and subnormal results).
+  static V scale(V p, V n) { return _mm512_scalef_ps(p, n); }
+  static V abs(V x) { return _mm512_abs_ps(x); }
+  // |magnitude| with x's sign bit: keeps -0 and NaN as they are.
+  static V with_sign_of(V magnitude, V x) {
+    const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(magnitude), sign));
+  }
+  static Mask le(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+  static Mask lt(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static bool all(Mask m) { return m == 0xffff; }
+  static V select(Mask m, V if_set, V otherwise) {
+    return _mm512_mask_blend_ps(m, otherwise, if_set);
+  }
+};
+#endif
+
+#if defined(__AVX2__) && defined(__FMA__)
+struct Avx2 {
+  using V = __m256;
+  using Mask = __m256;
+  static V set1(float f) { return _mm256_set1_ps(f); }
+  static V zero() { return _mm256_setzero_ps(); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V div(V a, V b) { return _mm256_div_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+  static V fmsub(V a, V b, V c) { return _mm256_fmsub_ps(a, b, c); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V round(V x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  // p · 2^n for integral n in [-150, 128] (exp's range): 2^n as two powers of two in the
+  // normal range, so that only the last product rounds (into a subnormal, or to inf or 0), as
+  // vscalefps does. A NaN n comes with a NaN p, and the product stays NaN.
+  static V scale(V p, V n) {
+    const __m256i whole = _mm256_cvtps_epi32(n);
+    const __m256i half = _mm256_srai_epi32(whole, 1);
+    const __m256i rest = _mm256_sub_epi32(whole, half);
+    const auto pow2 = [](__m256i k) {
+      return _mm256_castsi256_ps(
+          _mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
+    };
+    return _mm256_mul_ps(_mm256_mul_ps(p, pow2(half)), pow2(rest));
+  }
+  static V abs(V x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+  static V with_sign_of(V magnitude, V x) {
+    return _mm256_or_ps(magnitude, _mm256_and_ps(x, _mm256_set1_ps(-0.0f)));
+  }
+  static Mask le(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+  static Mask lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static bool all(Mask m) { return _mm256_movemask_ps(m) == 0xff; }
+  static V select(Mask m, V if_set, V otherwise) { return _mm256_blendv_ps(otherwise, if_set, m); }
+};
+#endif
 
 // e^x: x = n·ln2 + r with |r| <= ln2/2 (ln2 split in two so n·ln2 stays exact), e^r by its
-// degree-7 Taylor polynomial (truncation < 6e-9 on that interval), 2^n applied by vscalefps,
-// which also produces the overflow (+inf) and underflow (0) results.
-inline __m512 exp(__m512 x) {
+// degree-7 Taylor polynomial (truncation < 6e-9 on that interval), then scaled by 2^n, which
+// also produces the overflow (+inf) and underflow (0) results.
+template <class I>
+inline typename I::V exp(typename I::V x) {
   // max/min return their second operand when either is NaN: x goes second so NaN survives.
-  x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
-  x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r =
-      _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);  // ln2 high part (exact n·hi)
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);  // ln2 low part
-  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(p, n);
+  x = I::max(I::set1(-104.0f), x);
+  x = I::min(I::set1(89.0f), x);
+  const auto n = I::round(I::mul(x, I::set1(1.44269504088896341f)));
+  auto r = I::fnmadd(n, I::set1(0.693145751953125f), x);  // ln2 high part (exact n·hi)
+  r = I::fnmadd(n, I::set1(1.428606765330187e-06f), r);   // ln2 low part
+  auto p = I::set1(1.0f / 5040.0f);
+  p = I::fmadd(p, r, I::set1(1.0f / 720.0f));
+  p = I::fmadd(p, r, I::set1(1.0f / 120.0f));
+  p = I::fmadd(p, r, I::set1(1.0f / 24.0f));
+  p = I::fmadd(p, r, I::set1(1.0f / 6.0f));
+  p = I::fmadd(p, r, I::set1(0.5f));
+  p = I::fmadd(p, r, I::set1(1.0f));
+  p = I::fmadd(p, r, I::set1(1.0f));
+  return I::scale(p, n);
 }
-
-namespace detail {
 
 // erf(a) / a as a polynomial in a² for 0 <= a <= 1 (least-squares fit in relative error,
 // |error| < 2e-9 before float rounding).
-inline __m512 erf_small(__m512 a) {
-  const __m512 a2 = _mm512_mul_ps(a, a);
-  __m512 p = _mm512_set1_ps(7.897490286e-05f);
-  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(-8.024125127e-04f));
-  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(5.190025549e-03f));
-  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(-2.685479261e-02f));
-  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(1.128361225e-01f));
-  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(-3.761262894e-01f));
-  p = _mm512_fmadd_ps(p, a2, _mm512_set1_ps(1.128379226e+00f));
-  return _mm512_mul_ps(a, p);
+template <class I>
+inline typename I::V erf_small(typename I::V a) {
+  const auto a2 = I::mul(a, a);
+  auto p = I::set1(7.897490286e-05f);
+  p = I::fmadd(p, a2, I::set1(-8.024125127e-04f));
+  p = I::fmadd(p, a2, I::set1(5.190025549e-03f));
+  p = I::fmadd(p, a2, I::set1(-2.685479261e-02f));
+  p = I::fmadd(p, a2, I::set1(1.128361225e-01f));
+  p = I::fmadd(p, a2, I::set1(-3.761262894e-01f));
+  p = I::fmadd(p, a2, I::set1(1.128379226e+00f));
+  return I::mul(a, p);
 }
 
 // erfc(a) for a >= 1: e^(-a²) · R(t), t = 1 / (1 + 0.3275911 a), R a degree-8 polynomial fitted
 // in relative error over a in [1, 10] (2e-8 with float coefficients; beyond 10, e^(-a²) is
-// (nearly) 0). a² is split into its
-// rounded value and the exact remainder so the exponent carries no rounding error.
-inline __m512 erfc_large(__m512 a) {
-  a = _mm512_min_ps(_mm512_set1_ps(11.0f), a);  // e^(-121) is 0 in float; NaN survives
-  const __m512 a2 = _mm512_mul_ps(a, a);
-  const __m512 a2_lo = _mm512_fmsub_ps(a, a, a2);
-  __m512 e = exp(_mm512_sub_ps(_mm512_setzero_ps(), a2));
-  e = _mm512_fnmadd_ps(e, a2_lo, e);  // e^(-a2 - lo) ≈ e^(-a2) · (1 - lo)
-  const __m512 t =
-      _mm512_div_ps(_mm512_set1_ps(1.0f),
-                    _mm512_fmadd_ps(_mm512_set1_ps(3.275910914e-01f), a, _mm512_set1_ps(1.0f)));
-  __m512 p = _mm512_set1_ps(-1.422054023e-01f);
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(5.099726319e-01f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-4.446855187e-01f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(5.061646104e-01f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.489376184e-02f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(2.240540683e-01f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.759282649e-01f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.857404560e-01f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-4.108571011e-05f));
-  return _mm512_mul_ps(e, p);
+// (nearly) 0). a² is split into its rounded value and the exact remainder so the exponent
+// carries no rounding error.
+template <class I>
+inline typename I::V erfc_large(typename I::V a) {
+  a = I::min(I::set1(11.0f), a);  // e^(-121) is 0 in float; NaN survives
+  const auto a2 = I::mul(a, a);
+  const auto a2_lo = I::fmsub(a, a, a2);
+  auto e = exp<I>(I::sub(I::zero(), a2));
+  e = I::fnmadd(e, a2_lo, e);  // e^(-a2 - lo) ≈ e^(-a2) · (1 - lo)
+  const auto t = I::div(I::set1(1.0f), I::fmadd(I::set1(3.275910914e-01f), a, I::set1(1.0f)));
+  auto p = I::set1(-1.422054023e-01f);
+  p = I::fmadd(p, t, I::set1(5.099726319e-01f));
+  p = I::fmadd(p, t, I::set1(-4.446855187e-01f));
+  p = I::fmadd(p, t, I::set1(5.061646104e-01f));
+  p = I::fmadd(p, t, I::set1(-1.489376184e-02f));
+  p = I::fmadd(p, t, I::set1(2.240540683e-01f));
+  p = I::fmadd(p, t, I::set1(1.759282649e-01f));
+  p = I::fmadd(p, t, I::set1(1.857404560e-01f));
+  p = I::fmadd(p, t, I::set1(-4.108571011e-05f));
+  return I::mul(e, p);
 }
 
-inline __m512 abs(__m512 x) { return _mm512_abs_ps(x); }
-
-}  // namespace detail
-
-inline __m512 erf(__m512 x) {
-  const __m512 a = detail::abs(x);
-  const __mmask16 small = _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_LE_OQ);
-  __m512 result = detail::erf_small(a);
-  if (small != 0xffff) {
-    const __m512 large = _mm512_sub_ps(_mm512_set1_ps(1.0f), detail::erfc_large(a));
-    result = _mm512_mask_blend_ps(small, large, result);
+template <class I>
+inline typename I::V erf(typename I::V x) {
+  const auto a = I::abs(x);
+  const auto small = I::le(a, I::set1(1.0f));
+  auto result = erf_small<I>(a);
+  if (!I::all(small)) {
+    const auto large = I::sub(I::set1(1.0f), erfc_large<I>(a));
+    result = I::select(small, result, large);
   }
-  // Copy x's sign onto |erf|: keeps -0 and NaN as they are.
-  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
-  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(result), sign));
+  return I::with_sign_of(result, x);
 }
 
 // 0.5 · x · (1 + erf(x / √2)), transformers' exact GELU.
-inline __m512 gelu_erf(__m512 x) {
-  const __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752f));
-  const __m512 a = detail::abs(z);
-  const __m512 one = _mm512_set1_ps(1.0f);
-  const __mmask16 small = _mm512_cmp_ps_mask(a, one, _CMP_LE_OQ);
-  const __mmask16 negative = _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ);
-  const __m512 e = detail::erf_small(a);
+template <class I>
+inline typename I::V gelu_erf(typename I::V x) {
+  const auto z = I::mul(x, I::set1(0.70710678118654752f));
+  const auto a = I::abs(z);
+  const auto one = I::set1(1.0f);
+  const auto small = I::le(a, one);
+  const auto negative = I::lt(z, I::zero());
+  const auto e = erf_small<I>(a);
   // |z| <= 1: 1 ± erf(|z|).
-  __m512 one_plus = _mm512_mask_sub_ps(_mm512_add_ps(one, e), negative, one, e);
-  if (small != 0xffff) {
+  auto one_plus = I::select(negative, I::sub(one, e), I::add(one, e));
+  if (!I::all(small)) {
     // |z| > 1: 2 - erfc(|z|) for z > 0, erfc(|z|) itself for z < 0 (no cancellation).
-    const __m512 c = detail::erfc_large(a);
-    const __m512 large = _mm512_mask_blend_ps(negative, _mm512_sub_ps(_mm512_set1_ps(2.0f), c), c);
-    one_plus = _mm512_mask_blend_ps(small, large, one_plus);
+    const auto c = erfc_large<I>(a);
+    const auto large = I::select(negative, c, I::sub(I::set1(2.0f), c));
+    one_plus = I::select(small, one_plus, large);
   }
-  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), one_plus);
+  return I::mul(I::mul(I::set1(0.5f), x), one_plus);
 }
 
 // x · sigmoid(k · x) = x / (1 + e^(-k·x)).
-inline __m512 x_sigmoid(__m512 x, float k) {
-  const __m512 e = exp(_mm512_mul_ps(_mm512_set1_ps(-k), x));
-  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+template <class I>
+inline typename I::V x_sigmoid(typename I::V x, float k) {
+  const auto e = exp<I>(I::mul(I::set1(-k), x));
+  return I::div(x, I::add(I::set1(1.0f), e));
 }
 
 // 0.5 · x · (1 + tanh(u)) with u = √(2/π)(x + 0.044715 x³), rewritten as x · sigmoid(2u): the
 // same function without tanh's cancellation.
-inline __m512 gelu_tanh(__m512 x) {
-  const __m512 x2 = _mm512_mul_ps(x, x);
-  const __m512 u =
-      _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.7978845608028654f), x),
-                    _mm512_fmadd_ps(_mm512_set1_ps(0.044715f), x2, _mm512_set1_ps(1.0f)));
-  const __m512 e = exp(_mm512_mul_ps(_mm512_set1_ps(-2.0f), u));
-  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+template <class I>
+inline typename I::V gelu_tanh(typename I::V x) {
+  const auto x2 = I::mul(x, x);
+  const auto u = I::mul(I::mul(I::set1(0.7978845608028654f), x),
+                        I::fmadd(I::set1(0.044715f), x2, I::set1(1.0f)));
+  const auto e = exp<I>(I::mul(I::set1(-2.0f), u));
+  return I::div(x, I::add(I::set1(1.0f), e));
+}
+
+// act(x) lane by lane, the activation fixed at compile time so loops carry no switch.
+template <Activation kAct, class I>
+inline typename I::V activate(typename I::V x) {
+  if constexpr (kAct == Activation::kIdentity) {
+    return x;
+  } else if constexpr (kAct == Activation::kGeluErf) {
+    return gelu_erf<I>(x);
+  } else if constexpr (kAct == Activation::kGeluTanh) {
+    return gelu_tanh<I>(x);
+  } else if constexpr (kAct == Activation::kQuickGelu) {
+    return x_sigmoid<I>(x, 1.702f);
+  } else if constexpr (kAct == Activation::kSilu) {
+    return x_sigmoid<I>(x, 1.0f);
+  } else if constexpr (kAct == Activation::kRelu) {
+    return I::max(I::zero(), x);  // NaN survives (second operand)
+  } else {
+    // tanh: only poolers use it (one row per sequence); libm keeps its relative accuracy.
+    alignas(64) float lanes[sizeof(typename I::V) / sizeof(float)];
+    std::memcpy(lanes, &x, sizeof x);
+    for (float& v : lanes) v = std::tanh(v);
+    std::memcpy(&x, lanes, sizeof x);
+    return x;
+  }
+}
+
+}  // namespace detail
+
+#if defined(__AVX512F__)
+inline __m512 exp(__m512 x) { return detail::exp<detail::Avx512>(x); }
+inline __m512 erf(__m512 x) { return detail::erf<detail::Avx512>(x); }
+inline __m512 gelu_erf(__m512 x) { return detail::gelu_erf<detail::Avx512>(x); }
+inline __m512 x_sigmoid(__m512 x, float k) { return detail::x_sigmoid<detail::Avx512>(x, k); }
+inline __m512 gelu_tanh(__m512 x) { return detail::gelu_tanh<detail::Avx512>(x); }
+template <Activation kAct>
+inline __m512 activate(__m512 x) {
+  return detail::activate<kAct, detail::Avx512>(x);
 }
 
 // The first n (< 16) lanes, for a row's tail.
@@ -208,31 +322,39 @@ inline float reduce_max(__m512 v) {
   return _mm_cvtss_f32(m1);
 }
 
-// act(x) lane by lane, the activation fixed at compile time so loops carry no switch.
+#endif  // __AVX512F__
+
+// The same functions 8 lanes at a time where the build has AVX2 and FMA (x86-64-v3, the
+// container image) but not AVX-512.
+#if defined(__AVX2__) && defined(__FMA__)
+inline __m256 exp(__m256 x) { return detail::exp<detail::Avx2>(x); }
+inline __m256 erf(__m256 x) { return detail::erf<detail::Avx2>(x); }
+inline __m256 gelu_erf(__m256 x) { return detail::gelu_erf<detail::Avx2>(x); }
+inline __m256 x_sigmoid(__m256 x, float k) { return detail::x_sigmoid<detail::Avx2>(x, k); }
+inline __m256 gelu_tanh(__m256 x) { return detail::gelu_tanh<detail::Avx2>(x); }
 template <Activation kAct>
-inline __m512 activate(__m512 x) {
-  if constexpr (kAct == Activation::kIdentity) {
-    return x;
-  } else if constexpr (kAct == Activation::kGeluErf) {
-    return gelu_erf(x);
-  } else if constexpr (kAct == Activation::kGeluTanh) {
-    return gelu_tanh(x);
-  } else if constexpr (kAct == Activation::kQuickGelu) {
-    return x_sigmoid(x, 1.702f);
-  } else if constexpr (kAct == Activation::kSilu) {
-    return x_sigmoid(x, 1.0f);
-  } else if constexpr (kAct == Activation::kRelu) {
-    return _mm512_max_ps(_mm512_setzero_ps(), x);  // NaN survives (second operand)
-  } else {
-    // tanh: only poolers use it (one row per sequence); libm keeps its relative accuracy.
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, x);
-    for (float& v : lanes) v = std::tanh(v);
-    return _mm512_load_ps(lanes);
-  }
+inline __m256 activate(__m256 x) {
+  return detail::activate<kAct, detail::Avx2>(x);
 }
 
-#endif  // __AVX512F__
+// The first n lanes (n in [0, 8]), for _mm256_maskload_ps / _mm256_maskstore_ps on a tail.
+inline __m256i tail_lanes(long n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Horizontal sum and max: halves, then pairs, then the last two lanes.
+inline float reduce_add(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+inline float reduce_max(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+}
+#endif
 
 // The scalar twin of activate<kAct> (builds without AVX-512).
 inline float activate_scalar(float x, Activation act) {

@@ -29,7 +29,24 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// Each instruction set the build has vec_math.h's vector functions for: its width, its loads
+// and stores. The sweeps below run for each.
 #if defined(__AVX512F__)
+struct Avx512Lanes {
+  static constexpr std::size_t kWidth = 16;
+  static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
+};
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+struct Avx2Lanes {
+  static constexpr std::size_t kWidth = 8;
+  static __m256 load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+};
+#endif
+
 // Every float step over [lo, hi] in `steps` equal steps, plus both ends.
 std::vector<float> sweep(double lo, double hi, int steps) {
   std::vector<float> xs;
@@ -48,29 +65,29 @@ std::vector<float> log_sweep(int lo_exp, int hi_exp) {
   return xs;
 }
 
-// fn applied to xs 16 lanes at a time (the last vector padded with the first value).
-template <class VecFn>
+// fn applied to xs L::kWidth lanes at a time (the last vector padded with the first value).
+template <class L, class VecFn>
 std::vector<float> lanewise(const VecFn& fn, const std::vector<float>& xs) {
   std::vector<float> out(xs.size());
-  for (std::size_t i = 0; i < xs.size(); i += 16) {
-    alignas(64) float lanes[16];
-    for (std::size_t l = 0; l < 16; ++l) lanes[l] = i + l < xs.size() ? xs[i + l] : xs[0];
-    _mm512_store_ps(lanes, fn(_mm512_load_ps(lanes)));
-    for (std::size_t l = 0; l < 16 && i + l < xs.size(); ++l) out[i + l] = lanes[l];
+  for (std::size_t i = 0; i < xs.size(); i += L::kWidth) {
+    float lanes[L::kWidth];
+    for (std::size_t l = 0; l < L::kWidth; ++l) lanes[l] = i + l < xs.size() ? xs[i + l] : xs[0];
+    L::store(lanes, fn(L::load(lanes)));
+    for (std::size_t l = 0; l < L::kWidth && i + l < xs.size(); ++l) out[i + l] = lanes[l];
   }
   return out;
 }
 
-template <class VecFn>
+template <class L, class VecFn>
 float one(const VecFn& fn, float x) {
-  return lanewise(fn, std::vector<float>{x})[0];
+  return lanewise<L>(fn, std::vector<float>{x})[0];
 }
 
 // Largest |got - want| / max(|want|, floor) over xs.
-template <class VecFn>
+template <class L, class VecFn>
 double worst_error(const VecFn& fn, const std::vector<float>& xs,
                    const std::function<double(double)>& want, double floor) {
-  const auto got = lanewise(fn, xs);
+  const auto got = lanewise<L>(fn, xs);
   double worst = 0.0;
   float worst_x = 0.0f;
   for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -86,107 +103,123 @@ double worst_error(const VecFn& fn, const std::vector<float>& xs,
   return worst;
 }
 
-const auto kExp = [](__m512 x) { return vec::exp(x); };
-const auto kErf = [](__m512 x) { return vec::erf(x); };
-const auto kGeluErf = [](__m512 x) { return vec::gelu_erf(x); };
-const auto kGeluTanh = [](__m512 x) { return vec::gelu_tanh(x); };
-const auto kSilu = [](__m512 x) { return vec::x_sigmoid(x, 1.0f); };
+const auto kExp = [](auto x) { return vec::exp(x); };
+const auto kErf = [](auto x) { return vec::erf(x); };
+const auto kGeluErf = [](auto x) { return vec::gelu_erf(x); };
+const auto kGeluTanh = [](auto x) { return vec::gelu_tanh(x); };
+const auto kSilu = [](auto x) { return vec::x_sigmoid(x, 1.0f); };
+
+template <class L>
+class VecMath : public ::testing::Test {};
+#if defined(__AVX512F__)
+using Isas = ::testing::Types<Avx512Lanes, Avx2Lanes>;
+#else
+using Isas = ::testing::Types<Avx2Lanes>;
+#endif
+TYPED_TEST_SUITE(VecMath, Isas);
 
 double gelu_erf_exact(double x) {
   // 1 + erf(z) = erfc(-z): no cancellation in the reference either.
   return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
 }
 
-TEST(VecMath, ExpRelativeErrorOverTheNormalRange) {
+TYPED_TEST(VecMath, ExpRelativeErrorOverTheNormalRange) {
   // exp(-87.3) is just above FLT_MIN; exp(88.72) just below FLT_MAX.
   auto xs = sweep(-87.3, 88.72, 400000);
   for (float x : log_sweep(-30, 1)) xs.push_back(x);
-  const double err = worst_error(
+  const double err = worst_error<TypeParam>(
       kExp, xs, [](double x) { return std::exp(x); }, 0.0);
   EXPECT_LT(err, 3e-7) << "max relative error";
 }
 
-TEST(VecMath, ExpExtremesAndSpecialValues) {
-  EXPECT_EQ(one(kExp, 0.0f), 1.0f);
-  EXPECT_EQ(one(kExp, -0.0f), 1.0f);
-  for (float x : {88.73f, 89.0f, 100.0f, 1e10f, 3e38f, kInf}) EXPECT_EQ(one(kExp, x), kInf) << x;
-  for (float x : {-104.0f, -110.0f, -1e10f, -3e38f, -kInf}) EXPECT_EQ(one(kExp, x), 0.0f) << x;
+TYPED_TEST(VecMath, ExpExtremesAndSpecialValues) {
+  EXPECT_EQ(one<TypeParam>(kExp, 0.0f), 1.0f);
+  EXPECT_EQ(one<TypeParam>(kExp, -0.0f), 1.0f);
+  for (float x : {88.73f, 89.0f, 100.0f, 1e10f, 3e38f, kInf})
+    EXPECT_EQ(one<TypeParam>(kExp, x), kInf) << x;
+  for (float x : {-104.0f, -110.0f, -1e10f, -3e38f, -kInf})
+    EXPECT_EQ(one<TypeParam>(kExp, x), 0.0f) << x;
   // Subnormal results: within one subnormal step-ish of the truth, never negative or NaN.
   for (float x : sweep(-103.9, -87.4, 2000)) {
-    const float got = one(kExp, x);
+    const float got = one<TypeParam>(kExp, x);
     EXPECT_GE(got, 0.0f);
     EXPECT_NEAR(got, std::exp(static_cast<double>(x)),
                 2e-7 * std::exp(static_cast<double>(x)) + 2e-45)
         << x;
   }
-  EXPECT_TRUE(std::isnan(one(kExp, kNaN)));
+  EXPECT_TRUE(std::isnan(one<TypeParam>(kExp, kNaN)));
 }
 
-TEST(VecMath, ErfRelativeErrorEverywhere) {
+TYPED_TEST(VecMath, ErfRelativeErrorEverywhere) {
   auto xs = sweep(-6.0, 6.0, 600000);
   for (float x : log_sweep(-37, 1)) xs.push_back(x);
-  const double err = worst_error(
+  const double err = worst_error<TypeParam>(
       kErf, xs, [](double x) { return std::erf(x); }, 1e-38);
   EXPECT_LT(err, 5e-7) << "max relative error";
   // Against the float libm too: within a couple of its ulps.
-  const auto got = lanewise(kErf, xs);
+  const auto got = lanewise<TypeParam>(kErf, xs);
   for (std::size_t i = 0; i < xs.size(); ++i)
     ASSERT_NEAR(got[i], std::erf(xs[i]), 3e-7f * std::abs(std::erf(xs[i])) + 1e-38f);
 }
 
-TEST(VecMath, ErfExtremesAndSpecialValues) {
+TYPED_TEST(VecMath, ErfExtremesAndSpecialValues) {
   for (float x : {4.0f, 10.0f, 1e10f, kInf}) {
-    EXPECT_EQ(one(kErf, x), 1.0f) << x;
-    EXPECT_EQ(one(kErf, -x), -1.0f) << x;
+    EXPECT_EQ(one<TypeParam>(kErf, x), 1.0f) << x;
+    EXPECT_EQ(one<TypeParam>(kErf, -x), -1.0f) << x;
   }
-  EXPECT_EQ(one(kErf, 0.0f), 0.0f);
-  EXPECT_TRUE(std::signbit(one(kErf, -0.0f)));
-  EXPECT_TRUE(std::isnan(one(kErf, kNaN)));
-  EXPECT_FLOAT_EQ(one(kErf, 1e-30f), static_cast<float>(1e-30 * 2.0 / std::sqrt(M_PI)));
+  EXPECT_EQ(one<TypeParam>(kErf, 0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(one<TypeParam>(kErf, -0.0f)));
+  EXPECT_TRUE(std::isnan(one<TypeParam>(kErf, kNaN)));
+  EXPECT_FLOAT_EQ(one<TypeParam>(kErf, 1e-30f), static_cast<float>(1e-30 * 2.0 / std::sqrt(M_PI)));
 }
 
 // In the negative tails the GELUs are e^(-c·x²)-small and their condition number grows like x²
 // (one float rounding of x moves them by x²·6e-8 relative), so relative error is asserted
 // where it is meaningful (x >= -2.5) and absolute error everywhere.
-TEST(VecMath, GeluErfAgainstErfcForm) {
+TYPED_TEST(VecMath, GeluErfAgainstErfcForm) {
   auto xs = sweep(-2.5, 14.0, 400000);
   for (float x : log_sweep(-30, 3)) {
     if (x >= -2.5f) xs.push_back(x);
   }
-  EXPECT_LT(worst_error(kGeluErf, xs, gelu_erf_exact, 1e-30), 1e-6) << "relative";
+  EXPECT_LT(worst_error<TypeParam>(kGeluErf, xs, gelu_erf_exact, 1e-30), 1e-6) << "relative";
   const auto wide = sweep(-30.0, 30.0, 400000);
-  const auto got = lanewise(kGeluErf, wide);
+  const auto got = lanewise<TypeParam>(kGeluErf, wide);
   for (std::size_t i = 0; i < wide.size(); ++i)
     ASSERT_NEAR(got[i], gelu_erf_exact(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i])))
         << wide[i];
   // The tail keeps its sign and magnitude (1 + erf would cancel to 0 here): gelu(-8) ≈ -2.5e-15.
-  EXPECT_NEAR(one(kGeluErf, -8.0f) / gelu_erf_exact(-8.0), 1.0, 1e-5);
-  EXPECT_EQ(one(kGeluErf, 1e30f), 1e30f);
-  EXPECT_EQ(one(kGeluErf, kInf), kInf);
-  EXPECT_TRUE(std::isnan(one(kGeluErf, kNaN)));
-  EXPECT_EQ(one(kGeluErf, -1e30f), 0.0f);
+  EXPECT_NEAR(one<TypeParam>(kGeluErf, -8.0f) / gelu_erf_exact(-8.0), 1.0, 1e-5);
+  EXPECT_EQ(one<TypeParam>(kGeluErf, 1e30f), 1e30f);
+  EXPECT_EQ(one<TypeParam>(kGeluErf, kInf), kInf);
+  EXPECT_TRUE(std::isnan(one<TypeParam>(kGeluErf, kNaN)));
+  EXPECT_EQ(one<TypeParam>(kGeluErf, -1e30f), 0.0f);
 }
 
-TEST(VecMath, SigmoidFormsAgainstDouble) {
+TYPED_TEST(VecMath, SigmoidFormsAgainstDouble) {
   const auto gelu_tanh = [](double x) {
     return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
   };
   const auto silu = [](double x) { return x / (1.0 + std::exp(-x)); };
-  EXPECT_LT(worst_error(kGeluTanh, sweep(-2.5, 30.0, 200000), gelu_tanh, 1e-30), 1e-6)
+  EXPECT_LT(worst_error<TypeParam>(kGeluTanh, sweep(-2.5, 30.0, 200000), gelu_tanh, 1e-30), 1e-6)
       << "relative";
-  EXPECT_LT(worst_error(kSilu, sweep(-10.0, 30.0, 200000), silu, 1e-30), 1e-6) << "relative";
+  EXPECT_LT(worst_error<TypeParam>(kSilu, sweep(-10.0, 30.0, 200000), silu, 1e-30), 1e-6)
+      << "relative";
   const auto wide = sweep(-60.0, 60.0, 200000);
-  const auto got_tanh = lanewise(kGeluTanh, wide), got_silu = lanewise(kSilu, wide);
+  const auto got_tanh = lanewise<TypeParam>(kGeluTanh, wide),
+             got_silu = lanewise<TypeParam>(kSilu, wide);
   for (std::size_t i = 0; i < wide.size(); ++i) {
     ASSERT_NEAR(got_tanh[i], gelu_tanh(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i])))
         << wide[i];
     ASSERT_NEAR(got_silu[i], silu(wide[i]), 3e-7 * std::max(1.0f, std::abs(wide[i]))) << wide[i];
   }
-  EXPECT_EQ(one(kSilu, 1e30f), 1e30f);
-  EXPECT_TRUE(std::isnan(one(kSilu, kNaN)));
-  EXPECT_TRUE(std::isnan(one(kGeluTanh, kNaN)));
+  EXPECT_EQ(one<TypeParam>(kSilu, 1e30f), 1e30f);
+  EXPECT_TRUE(std::isnan(one<TypeParam>(kSilu, kNaN)));
+  EXPECT_TRUE(std::isnan(one<TypeParam>(kGeluTanh, kNaN)));
 }
 
+#endif  // AVX-512 or AVX2 + FMA
+
+#if defined(__AVX512F__)
 // The lane tree of GCC's _mm512_reduce_{add,max}_ps, written out in scalars: upper half with
 // lower half, then upper quarter with lower quarter, then lanes {0,1} with {2,3}, then 0 with 1.
 // `op(a, b)` keeps the operand order, which matters for max with NaN or ±0.
@@ -209,7 +242,7 @@ std::uint32_t bits(float x) {
   return u;
 }
 
-TEST(VecMath, ReductionsFollowTheIntrinsicsLaneOrderBitForBit) {
+TEST(VecMathReductions, FollowTheIntrinsicsLaneOrderBitForBit) {
   const float specials[] = {0.0f, -0.0f, kNaN, -kInf, kInf, 1e-45f, 3e38f, -3e38f};
   std::uint32_t state = 12345;
   const auto next = [&state] { return state = state * 1664525u + 1013904223u; };
