@@ -56,8 +56,7 @@ void tile(const float* x, std::int64_t ldx, const float* panel, std::int64_t in,
   // (acc + b), the activation, then the residual; the last panel's ragged columns through
   // masked loads and stores, so that every column takes the same arithmetic.
   const bool full = cols == kPanel;
-  const __m256i m0 = vec::tail_lanes(std::min<std::int64_t>(cols, 8));
-  const __m256i m1 = vec::tail_lanes(std::clamp<std::int64_t>(cols - 8, 0, 8));
+  const __m256i m0 = vec::tail_lanes(cols), m1 = vec::tail_lanes(cols - 8);
   const __m256 bias0 = bias ? _mm256_maskload_ps(bias, m0) : _mm256_setzero_ps();
   const __m256 bias1 = bias ? _mm256_maskload_ps(bias + 8, m1) : _mm256_setzero_ps();
   vec::with_activation(act, [&](auto kind) {

@@ -54,16 +54,10 @@ constexpr std::array<TileFn, sizeof...(I)> tiles_by_rows(std::integer_sequence<i
 // kTiles[R - 1] is the tile of R rows (constant-initialized: no code runs at load).
 constexpr auto kTiles = tiles_by_rows(std::make_integer_sequence<int, kMaxTileRows>{});
 
-// The first n lanes of 16 (n may be <= 0 or > 16).
-__mmask16 lanes(std::int64_t n) {
-  if (n >= 16) return 0xFFFF;
-  return n <= 0 ? __mmask16{0} : static_cast<__mmask16>((1u << n) - 1);
-}
-
 template <Activation kAct>
 void finish(const float* acc, std::int64_t rows, const float* bias, std::int64_t cols,
             bool accumulate, float* y, std::int64_t ldy) {
-  const __mmask16 m_lo = lanes(cols), m_hi = lanes(cols - 16);
+  const __mmask16 m_lo = vec::lane_mask(cols), m_hi = vec::lane_mask(cols - 16);
   const __m512 b_lo = bias != nullptr ? _mm512_maskz_loadu_ps(m_lo, bias) : _mm512_setzero_ps();
   const __m512 b_hi =
       bias != nullptr ? _mm512_maskz_loadu_ps(m_hi, bias + 16) : _mm512_setzero_ps();

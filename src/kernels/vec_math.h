@@ -4,8 +4,8 @@
 //
 // AVX-512 versions (16 lanes) where the build targets it (the release preset's -march=native
 // on an AVX-512 machine), AVX2 + FMA versions (8 lanes) where it targets x86-64-v3 (the
-// container image), both from one template per function; the std:: functions otherwise, and
-// for the AVX2 callers' tails (with AVX-512 tails go through masked loads).
+// container image), both from one template per function (tails go through masked loads); the
+// std:: functions otherwise.
 //
 // Accuracy (tests/kernels/vec_math_test.cpp sweeps them against double-precision libm):
 //   exp: relative error < 3e-7 for results in the normal range; +inf above ~88.72,
@@ -41,8 +41,7 @@
 namespace onepass::kernels::vec {
 inline namespace ONEPASS_VEC_ISA {
 
-// Scalar forms of the same functions (std:: based; for builds without AVX-512 or AVX2 and for
-// the tails of AVX2 loops).
+// Scalar forms of the same functions (std:: based; for builds with neither AVX-512 nor AVX2).
 inline float exp_scalar(float x) { return std::exp(x); }
 inline float erf_scalar(float x) { return std::erf(x); }
 inline float gelu_erf_scalar(float x) {
@@ -337,7 +336,8 @@ inline __m256 activate(__m256 x) {
   return detail::activate<kAct, detail::Avx2>(x);
 }
 
-// The first n lanes (n in [0, 8]), for _mm256_maskload_ps / _mm256_maskstore_ps on a tail.
+// The first min(n, 8) lanes (none for n <= 0), for _mm256_maskload_ps / _mm256_maskstore_ps on
+// a tail or a column block at any offset.
 inline __m256i tail_lanes(long n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
