@@ -51,6 +51,15 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
     float* out = ctx + begin * hidden + h * d;
     if (!bf16 || !gemm_bf16(true, len, len, d, scale, qh, ld, kh, ld, scores, len))
       gemm(false, true, len, len, d, scale, qh, ld, kh, ld, 0.0f, scores, len);
+    if (const float* bias = shape.distance_bias.values; bias != nullptr) {
+      // Row r's keys 0..len-1 sit at offsets -r..len-1-r: one contiguous run of the table.
+      const float* row_bias = bias + h * shape.distance_bias.stride + shape.distance_bias.center;
+      for (std::int64_t r = 0; r < len; ++r) {
+        float* row = scores + r * len;
+        const float* offsets_bias = row_bias - r;
+        for (std::int64_t c = 0; c < len; ++c) row[c] += offsets_bias[c];
+      }
+    }
     // Rows are short and many pairs run at once: stay on this thread.
     for (std::int64_t r = 0; r < len; ++r) softmax_row(scores + r * len, len);
     if (!bf16 || !gemm_bf16(false, len, d, len, 1.0f, scores, len, vh, ld, out, hidden))

@@ -7,6 +7,16 @@
 
 namespace onepass::kernels {
 
+// An additive bias on the scores that depends only on where the key sits relative to the query
+// (MPNet's relative position bias): score(head, i, j) += values[head * stride + center + j - i].
+// Built per forward pass for the batch's longest sequence: stride = 2 * longest - 1 and
+// center = longest - 1, so that every offset a sequence of the batch has is in the table.
+struct DistanceBias {
+  const float* values = nullptr;  // [num_heads, stride]; null: no bias
+  std::int64_t stride = 0;
+  std::int64_t center = 0;
+};
+
 struct AttentionShape {
   std::int64_t num_heads = 0;
   std::int64_t head_dim = 0;
@@ -14,12 +24,13 @@ struct AttentionShape {
   // Q·Kᵀ and P·V in bf16 with fp32 accumulation (kernels/small_gemm_bf16.h), for the bf16
   // precision; ignored where the build lacks AVX512-BF16. Softmax stays fp32.
   bool bf16_products = false;
+  DistanceBias distance_bias{};
 };
 
 // q, k, v: [total_tokens, ...] with row stride shape.ld_qkv, head h in columns
 // [h * head_dim, (h + 1) * head_dim). offsets[0..num_seqs]: sequence s owns tokens
 // [offsets[s], offsets[s + 1]). ctx: [total_tokens, num_heads * head_dim], written fully.
-// softmax(q·kᵀ · scale)·v per (sequence, head), parallel over those pairs on the calling
+// softmax(q·kᵀ · scale + bias)·v per (sequence, head), parallel over those pairs on the calling
 // thread's OpenMP team. scratch: self_attention_scratch_floats(offsets, num_seqs) floats, taken
 // once per forward and reused by every layer.
 void self_attention(const float* q, const float* k, const float* v, const AttentionShape& shape,

@@ -169,6 +169,38 @@ TEST(Attention, RaggedBatchMatchesReference) {
   expect_close(ctx, expected, 1e-5f);
 }
 
+// MPNet's relative position bias: one table entry per (head, key offset from the query), shared
+// by every sequence of the batch however long.
+TEST(Attention, DistanceBiasMatchesReference) {
+  const std::int64_t heads = 4, d = 16, hidden = heads * d, ld = 3 * hidden;
+  const std::vector<std::size_t> offsets{0, 1, 9, 40, 41, 70};
+  const auto tokens = static_cast<std::int64_t>(offsets.back());
+  const std::int64_t longest = 31;
+  const auto qkv = random_vector(tokens * ld, 14, 2.0f);
+  const auto table = random_vector(heads * (2 * longest - 1), 15, 3.0f);
+  std::vector<float> ctx(tokens * hidden), expected(tokens * hidden), unbiased(tokens * hidden);
+  std::vector<float> scratch(self_attention_scratch_floats(offsets.data(), offsets.size() - 1));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  AttentionShape shape{heads, d, ld};
+  shape.distance_bias = DistanceBias{table.data(), 2 * longest - 1, longest - 1};
+  self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, shape, offsets.data(),
+                 offsets.size() - 1, scale, ctx.data(), scratch.data());
+  reference::self_attention(
+      qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d, offsets.data(),
+      offsets.size() - 1, scale, expected.data(),
+      [&](std::int64_t h, std::int64_t i, std::int64_t j) {
+        return table[static_cast<std::size_t>(h * (2 * longest - 1) + (longest - 1) + j - i)];
+      });
+  expect_close(ctx, expected, 1e-5f);
+  // The bias matters: without it the result is far from the biased reference.
+  reference::self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d,
+                            offsets.data(), offsets.size() - 1, scale, unbiased.data());
+  float apart = 0.0f;
+  for (std::size_t i = 0; i < ctx.size(); ++i)
+    apart = std::max(apart, std::abs(unbiased[i] - expected[i]));
+  EXPECT_GT(apart, 0.1f);
+}
+
 // The bf16 precision's attention: near the fp32 reference (bf16 operands, fp32 sums), really in
 // bf16 (not bit-equal to it), and a sequence's result independent of its batch companions.
 TEST(Attention, Bf16ProductsStayNearReferenceAndBatchInvariant) {

@@ -81,7 +81,8 @@ void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* 
 
 void self_attention(const float* q, const float* k, const float* v, std::int64_t ld,
                     std::int64_t heads, std::int64_t head_dim, const std::size_t* offsets,
-                    std::size_t num_seqs, float scale, float* ctx) {
+                    std::size_t num_seqs, float scale, float* ctx,
+                    const std::function<float(std::int64_t, std::int64_t, std::int64_t)>& bias) {
   const std::int64_t hidden = heads * head_dim;
   for (std::size_t s = 0; s < num_seqs; ++s) {
     const auto begin = static_cast<std::int64_t>(offsets[s]);
@@ -96,7 +97,7 @@ void self_attention(const float* q, const float* k, const float* v, std::int64_t
             dot += static_cast<double>(q[(begin + i) * ld + h * head_dim + c]) *
                    k[(begin + j) * ld + h * head_dim + c];
           }
-          p[j] = dot * scale;
+          p[j] = dot * scale + (bias ? bias(h, i, j) : 0.0);
           max = std::max(max, p[j]);
         }
         double sum = 0.0;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "kernels/activation.h"
 
@@ -19,8 +20,11 @@ void softmax_rows(float* x, std::int64_t rows, std::int64_t cols);
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,
                       float* out, bool accumulate);
 // Same contract as kernels::self_attention (q, k, v row stride ld; ctx [tokens, heads * d]).
-void self_attention(const float* q, const float* k, const float* v, std::int64_t ld,
-                    std::int64_t heads, std::int64_t head_dim, const std::size_t* offsets,
-                    std::size_t num_seqs, float scale, float* ctx);
+// bias(head, i, j), when given, is added to the scaled score of query i and key j.
+void self_attention(
+    const float* q, const float* k, const float* v, std::int64_t ld, std::int64_t heads,
+    std::int64_t head_dim, const std::size_t* offsets, std::size_t num_seqs, float scale,
+    float* ctx,
+    const std::function<float(std::int64_t, std::int64_t, std::int64_t)>& bias = nullptr);
 
 }  // namespace onepass::kernels::reference

@@ -47,14 +47,16 @@ BertLayer::BertLayer(const weights::WeightStore& store, const std::string& prefi
 }
 
 void BertLayer::forward(float* x, std::int64_t tokens, const std::size_t* offsets,
-                        std::size_t num_seqs, const LayerScratch& scratch) const {
+                        std::size_t num_seqs, const LayerScratch& scratch,
+                        const kernels::DistanceBias& bias) const {
   const std::int64_t h = hidden_;
   const std::int64_t head_dim = h / heads_;
   qkv_.forward(x, tokens, scratch.qkv);
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h,
-                          kernels::AttentionShape{heads_, head_dim, 3 * h, bf16_attention_},
-                          offsets, num_seqs, scale, scratch.context, scratch.attention);
+  kernels::AttentionShape shape{heads_, head_dim, 3 * h, bf16_attention_};
+  shape.distance_bias = bias;
+  kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h, shape, offsets,
+                          num_seqs, scale, scratch.context, scratch.attention);
   post_attention_.forward(scratch.context, x, tokens, scratch.intermediate);
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/attention.h"
 #include "kernels/matmul.h"
 #include "model/layers/post_attention.h"
 #include "tensor/arena.h"
@@ -54,9 +55,10 @@ class BertLayer {
             kernels::Precision precision = kernels::Precision::kFp32,
             const BertLayerNames& names = {});
 
-  // x: [tokens, hidden], updated in place. offsets: num_seqs + 1 token offsets.
+  // x: [tokens, hidden], updated in place. offsets: num_seqs + 1 token offsets. bias: added to
+  // the attention scores (MPNet's relative positions); none by default.
   void forward(float* x, std::int64_t tokens, const std::size_t* offsets, std::size_t num_seqs,
-               const LayerScratch& scratch) const;
+               const LayerScratch& scratch, const kernels::DistanceBias& bias = {}) const;
 
  private:
   std::int64_t hidden_;

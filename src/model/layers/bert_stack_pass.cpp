@@ -14,8 +14,9 @@ BertStackPass::BertStackPass(int threads, tensor::ArenaPool& arenas, const Forwa
       x(arena->alloc(static_cast<std::size_t>(tokens * hidden))),
       scratch(LayerScratch::carve(*arena, offsets, num_seqs, hidden, intermediate_size)) {}
 
-void BertStackPass::run(const std::vector<BertLayer>& layers) const {
-  for (const auto& layer : layers) layer.forward(x, tokens, offsets, num_seqs, scratch);
+void BertStackPass::run(const std::vector<BertLayer>& layers,
+                        const kernels::DistanceBias& bias) const {
+  for (const auto& layer : layers) layer.forward(x, tokens, offsets, num_seqs, scratch, bias);
 }
 
 }  // namespace onepass::model

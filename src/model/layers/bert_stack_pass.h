@@ -22,7 +22,8 @@ struct BertStackPass {
   BertStackPass(int threads, tensor::ArenaPool& arenas, const ForwardOutput& out,
                 std::size_t num_seqs, std::int64_t hidden, std::int64_t intermediate_size);
 
-  void run(const std::vector<BertLayer>& layers) const;
+  // bias: the attention scores' relative-position bias every layer adds (MPNet); none by default.
+  void run(const std::vector<BertLayer>& layers, const kernels::DistanceBias& bias = {}) const;
 
   ThreadScope thread_scope;
   tensor::ArenaPool::Lease arena;
