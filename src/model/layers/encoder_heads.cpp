@@ -24,6 +24,15 @@ void classify_sequences(const float* x, const std::size_t* offsets, std::size_t 
   classifier.forward(pooled, static_cast<std::int64_t>(num_seqs), logits.data());
 }
 
+void pool_first_tokens(const float* x, const std::size_t* offsets, std::size_t num_seqs,
+                       std::int64_t hidden, const kernels::Linear& pooler,
+                       tensor::ScratchArena& arena, std::vector<float>& pooler_output) {
+  float* first = arena.alloc(num_seqs * static_cast<std::size_t>(hidden));
+  gather_first_tokens(x, offsets, num_seqs, hidden, first);
+  pooler_output.resize(num_seqs * static_cast<std::size_t>(hidden));
+  pooler.forward(first, static_cast<std::int64_t>(num_seqs), pooler_output.data());
+}
+
 void classify_tokens(const float* x, std::int64_t tokens, const kernels::Linear& classifier,
                      int num_labels, std::vector<float>& logits) {
   logits.resize(static_cast<std::size_t>(tokens) * static_cast<std::size_t>(num_labels));

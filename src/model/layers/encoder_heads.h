@@ -23,6 +23,12 @@ void classify_sequences(const float* x, const std::size_t* offsets, std::size_t 
                         const kernels::Linear& classifier, int num_labels,
                         tensor::ScratchArena& arena, std::vector<float>& logits);
 
+// A base model's pooler (BERT's, MPNet's: tanh(dense(first token))) into
+// pooler_output [num_seqs, hidden].
+void pool_first_tokens(const float* x, const std::size_t* offsets, std::size_t num_seqs,
+                       std::int64_t hidden, const kernels::Linear& pooler,
+                       tensor::ScratchArena& arena, std::vector<float>& pooler_output);
+
 // Token classification: the classifier on every token. logits: [tokens, labels], token-major.
 void classify_tokens(const float* x, std::int64_t tokens, const kernels::Linear& classifier,
                      int num_labels, std::vector<float>& logits);

@@ -174,10 +174,8 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
     case Head::kBase:
       out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
       if (info_.has_pooler) {
-        float* first = pass.arena->alloc(pass.num_seqs * static_cast<std::size_t>(pass.hidden));
-        gather_first_tokens(pass.x, pass.offsets, pass.num_seqs, pass.hidden, first);
-        out.pooler_output.resize(pass.num_seqs * static_cast<std::size_t>(pass.hidden));
-        pooler_.forward(first, static_cast<std::int64_t>(pass.num_seqs), out.pooler_output.data());
+        pool_first_tokens(pass.x, pass.offsets, pass.num_seqs, pass.hidden, pooler_, *pass.arena,
+                          out.pooler_output);
       }
       return;
     case Head::kTokenClassifier:
