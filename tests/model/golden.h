@@ -27,6 +27,7 @@ inline constexpr const char* kGoldenModels[] = {
     "electra-tiny-rerank",
     "bert-tiny-ner", "xlmr-tiny-ner", "deberta-v2-tiny-ner", "distilbert-tiny-ner",
     "electra-tiny-ner",
+    "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
     // clang-format on
 };
 

@@ -1,4 +1,4 @@
-// End to end: the real `onepass serve` binary co-hosting the five fixture models, each dialect
+// End to end: the real `onepass serve` binary co-hosting seven fixture models, each dialect
 // checked against the fixtures' golden outputs (golden.json, from transformers 4.47.1).
 #include <gtest/gtest.h>
 
@@ -53,7 +53,9 @@ class ServeGoldens : public ::testing::Test {
                                 "xnli=" + fixture_model("xlmr-tiny-nli"), "--model",
                                 "dnli=" + fixture_model("deberta-v2-tiny-nli"), "--model",
                                 "embed=" + fixture_model("bert-tiny-embed"), "--model",
-                                "rerank=" + fixture_model("bert-tiny-rerank")});
+                                "rerank=" + fixture_model("bert-tiny-rerank"), "--model",
+                                "mnli=" + fixture_model("mpnet-tiny-nli"), "--model",
+                                "membed=" + fixture_model("mpnet-tiny-embed")});
     ready_ = server_->wait_ready();
   }
   static void TearDownTestSuite() {
@@ -71,8 +73,11 @@ ServeProcess* ServeGoldens::server_ = nullptr;
 bool ServeGoldens::ready_ = false;
 
 TEST_F(ServeGoldens, ToolkitLogitsOfEveryClassifier) {
-  for (const auto& [name, folder] : std::vector<std::pair<std::string, std::string>>{
-           {"nli", "bert-tiny-nli"}, {"xnli", "xlmr-tiny-nli"}, {"dnli", "deberta-v2-tiny-nli"}}) {
+  for (const auto& [name, folder] :
+       std::vector<std::pair<std::string, std::string>>{{"nli", "bert-tiny-nli"},
+                                                        {"xnli", "xlmr-tiny-nli"},
+                                                        {"dnli", "deberta-v2-tiny-nli"},
+                                                        {"mnli", "mpnet-tiny-nli"}}) {
     const auto g = golden(folder);
     const auto cases = text_cases(g, 32);
     json inputs = json::array();
@@ -130,8 +135,11 @@ TEST_F(ServeGoldens, TeiPredictBatchProbabilities) {
 }
 
 TEST_F(ServeGoldens, KserveTensorsWithPaddingGiveGoldenLogits) {
-  for (const auto& [name, folder] : std::vector<std::pair<std::string, std::string>>{
-           {"nli", "bert-tiny-nli"}, {"xnli", "xlmr-tiny-nli"}, {"dnli", "deberta-v2-tiny-nli"}}) {
+  for (const auto& [name, folder] :
+       std::vector<std::pair<std::string, std::string>>{{"nli", "bert-tiny-nli"},
+                                                        {"xnli", "xlmr-tiny-nli"},
+                                                        {"dnli", "deberta-v2-tiny-nli"},
+                                                        {"mnli", "mpnet-tiny-nli"}}) {
     const auto g = golden(folder);
     // Every case, truncated ones included: the ids are given, the tokenizer is not involved.
     std::vector<json> cases;
@@ -222,6 +230,31 @@ TEST_F(ServeGoldens, EmbeddingsThroughTeiOpenAiKserveAndToolkit) {
   EXPECT_GE(cosine(json::parse(r.body)["outputs"][0]["data"].get<std::vector<float>>(),
                    singles[1]["embedding"]["mean"].get<std::vector<float>>()),
             0.9999);
+}
+
+// MPNet as all-mpnet-base-v2 is served: TEI's /embed, mean pooling, normalized, from text through
+// the MPNet tokenizer and the relative-position-biased encoder.
+TEST_F(ServeGoldens, MpnetEmbeddingsThroughTei) {
+  const auto g = golden("mpnet-tiny-embed");
+  json texts = json::array();
+  std::vector<json> singles;
+  for (const auto& c : text_cases(g, 12)) {
+    if (!c.contains("text") || c["text"].get<std::string>().empty()) continue;
+    texts.push_back(c["text"]);
+    singles.push_back(c);
+  }
+  ASSERT_GE(singles.size(), 8u);
+  const auto r = post_json(port(), "/embed", json{{"inputs", texts}}.dump(), target("membed"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto answer = json::parse(r.body);
+  ASSERT_EQ(answer.size(), singles.size());
+  for (std::size_t i = 0; i < singles.size(); ++i) {
+    const auto v = answer[i].get<std::vector<float>>();
+    const auto expected = singles[i]["embedding"]["mean_l2"].get<std::vector<float>>();
+    ASSERT_EQ(v.size(), expected.size());
+    for (std::size_t d = 0; d < v.size(); ++d)
+      EXPECT_NEAR(v[d], expected[d], 1e-4) << singles[i]["id"] << " [" << d << "]";
+  }
 }
 
 TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {

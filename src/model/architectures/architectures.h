@@ -49,5 +49,6 @@ extern const ArchitectureFamily kBertFamily;        // bert/: BERT, RoBERTa, XLM
 extern const ArchitectureFamily kDebertaV2Family;   // deberta_v2/: DeBERTa-v2 / v3
 extern const ArchitectureFamily kDistilBertFamily;  // distilbert/
 extern const ArchitectureFamily kElectraFamily;     // electra/
+extern const ArchitectureFamily kMpnetFamily;       // mpnet/
 
 }  // namespace onepass::model

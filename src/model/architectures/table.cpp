@@ -23,6 +23,7 @@ constexpr TableLine kTable[] = {
     {"DebertaV2",  &kDebertaV2Family},
     {"DistilBert", &kDistilBertFamily},
     {"Electra",    &kElectraFamily},
+    {"MPNet",      &kMpnetFamily,       true},
     // clang-format on
 };
 

@@ -1,5 +1,6 @@
 // vocab.txt + tokenizer_config.json: the ids of transformers' slow BertTokenizer (v4.47.1,
-// models/bert/tokenization_bert.py). BasicTokenizer (basic_tokenizer.h) splits words, then
+// models/bert/tokenization_bert.py) and of the classes that run its code (DistilBERT's,
+// ELECTRA's, MPNet's). BasicTokenizer (basic_tokenizer.h) splits words, then
 // WordpieceTokenizer takes the longest vocabulary prefix, continues with "##" pieces, and gives
 // one [UNK] for a word it cannot cover or that is longer than 100 code points.
 // BertTokenizer._tokenize passes all_special_tokens as never_split to BasicTokenizer (so a word
@@ -85,19 +86,37 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
     const auto is_class = [&](std::string_view name) {
       return config.tokenizer_class.rfind(name, 0) == 0;
     };
+    // MPNetTokenizer (models/mpnet) runs BertTokenizer's _tokenize too, with RoBERTa's special
+    // tokens and layout: <s> A </s></s> B </s>, every token type 0.
+    const bool mpnet = is_class("MPNetTokenizer");
     if (!config.tokenizer_class.empty() && !is_class("BertTokenizer") &&
-        !is_class("DistilBertTokenizer") && !is_class("ElectraTokenizer")) {
+        !is_class("DistilBertTokenizer") && !is_class("ElectraTokenizer") && !mpnet) {
       throw Error(ErrorKind::kUnsupported,
                   "tokenizer_class " + config.tokenizer_class +
                       " is not supported with vocab.txt (supported: BertTokenizer, "
-                      "DistilBertTokenizer, ElectraTokenizer)");
+                      "DistilBertTokenizer, ElectraTokenizer, MPNetTokenizer)");
     }
-    for (auto [attribute, value] : {std::pair{&config.unk_token, "[UNK]"},
-                                    {&config.sep_token, "[SEP]"},
-                                    {&config.pad_token, "[PAD]"},
-                                    {&config.cls_token, "[CLS]"},
-                                    {&config.mask_token, "[MASK]"}}) {
-      slow::default_special_token(*attribute, value);
+    if (mpnet) {
+      for (auto [attribute, value] : {std::pair{&config.bos_token, "<s>"},
+                                      {&config.eos_token, "</s>"},
+                                      {&config.sep_token, "</s>"},
+                                      {&config.cls_token, "<s>"},
+                                      {&config.unk_token, "[UNK]"},
+                                      {&config.pad_token, "<pad>"},
+                                      {&config.mask_token, "<mask>"}}) {
+        slow::default_special_token(*attribute, value);
+      }
+      // MPNetTokenizer wraps a plain-string mask token as AddedToken(lstrip=True).
+      slow::AddedTokenSpec mask{*config.mask_token, -1, true, false, false, false, true};
+      config.special_token_flags.insert(config.special_token_flags.begin(), mask);
+    } else {
+      for (auto [attribute, value] : {std::pair{&config.unk_token, "[UNK]"},
+                                      {&config.sep_token, "[SEP]"},
+                                      {&config.pad_token, "[PAD]"},
+                                      {&config.cls_token, "[CLS]"},
+                                      {&config.mask_token, "[MASK]"}}) {
+        slow::default_special_token(*attribute, value);
+      }
     }
     const bool do_lower_case = config.do_lower_case.value_or(true);
     do_basic_tokenize_ = config.do_basic_tokenize.value_or(true);
@@ -115,6 +134,8 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
     basic_.emplace(std::move(options));
 
     slow::SpecialLayout layout;
+    layout.double_sep_in_pair = mpnet;
+    layout.second_text_type_one = !mpnet;
     init(std::move(config), layout, lines.size(), do_lower_case);
 
     // convert_tokens_to_ids looks at the added tokens first; fold that into the maps WordPiece
