@@ -42,8 +42,8 @@ void expect_error_shape(const std::string& path, int status, const std::string& 
     EXPECT_TRUE(error["error"]["type"].is_string()) << body;
     EXPECT_TRUE(error["error"].contains("param")) << body;
     EXPECT_EQ(error["error"]["code"], status) << body;
-  } else if (path == "/predict" || path == "/rerank" || path == "/embed" || path == "/tokenize" ||
-             path == "/zero_shot" || path == "/predict_tokens") {
+  } else if (path == "/predict" || path == "/rerank" || path == "/embed" || path == "/embed_all" ||
+             path == "/tokenize" || path == "/zero_shot" || path == "/predict_tokens") {
     EXPECT_TRUE(error["error"].is_string()) << body;
     EXPECT_TRUE(error["error_type"].is_string()) << body;
   } else {
@@ -143,6 +143,11 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
       {"POST", "/v1/embeddings", R"({"input":[],"model":"embed"})", kJson, {}, 422, ""},
       {"POST", "/embed", R"({"inputs":""})", kJson, target("embed"), 400,
        R"("error_type":"Empty")"},
+      {"POST", "/embed_all", R"({"inputs":""})", kJson, target("embed"), 400,
+       R"("error_type":"Empty")"},
+      {"POST", "/embed_all", R"({"inputs":[]})", kJson, target("embed"), 422, ""},
+      {"POST", "/embed_all", R"({"inputs":"a"})", kJson, target("nli"), 422,
+       "not an embedding model"},
       {"POST", "/predict", R"({"inputs":["p",""]})", kJson, target("nli"), 400,
        R"("error_type":"Empty")"},
       // NLI or rerank with a missing side, empty query, no documents.
@@ -162,6 +167,8 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
        ""},
       // More items than the client batch limit (32), and more candidate labels than it.
       {"POST", "/embed", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson,
+       target("embed"), 422, "33"},
+      {"POST", "/embed_all", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson,
        target("embed"), 422, "33"},
       {"POST", "/invocations", json{{"inputs", std::vector<std::string>(33, "a")}}.dump(), kJson,
        target("nli"), 422, "33"},

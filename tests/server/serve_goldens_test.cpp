@@ -232,9 +232,9 @@ TEST_F(ServeGoldens, EmbeddingsThroughTeiOpenAiKserveAndToolkit) {
             0.9999);
 }
 
-// MPNet as all-mpnet-base-v2 is served: TEI's /embed, mean pooling, normalized, from text through
-// the MPNet tokenizer and the relative-position-biased encoder.
-TEST_F(ServeGoldens, MpnetEmbeddingsThroughTei) {
+// MPNet as all-mpnet-base-v2 is served: TEI's /embed (mean pooling, normalized) and /embed_all
+// (every token), from text through the MPNet tokenizer and the relative-position-biased encoder.
+TEST_F(ServeGoldens, MpnetEmbeddingsThroughTeiEmbedAndEmbedAll) {
   const auto g = golden("mpnet-tiny-embed");
   json texts = json::array();
   std::vector<json> singles;
@@ -255,6 +255,35 @@ TEST_F(ServeGoldens, MpnetEmbeddingsThroughTei) {
     for (std::size_t d = 0; d < v.size(); ++d)
       EXPECT_NEAR(v[d], expected[d], 1e-4) << singles[i]["id"] << " [" << d << "]";
   }
+
+  // /embed_all: every token's last hidden state; its first row is the golden CLS vector and
+  // the rows' mean the golden mean.
+  const json two = json::array({texts[0], texts[1]});
+  const auto all = post_json(port(), "/embed_all", json{{"inputs", two}}.dump(), target("membed"));
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_FALSE(all.header("x-inference-time").empty());
+  const auto rows = json::parse(all.body);
+  ASSERT_EQ(rows.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(rows[i].size(), singles[i]["num_tokens"].get<std::size_t>());
+    const auto cls = singles[i]["embedding"]["cls"].get<std::vector<float>>();
+    const auto mean = singles[i]["embedding"]["mean"].get<std::vector<float>>();
+    for (std::size_t d = 0; d < cls.size(); ++d) {
+      EXPECT_NEAR(rows[i][0][d].get<double>(), cls[d], 1e-4);
+      double sum = 0;
+      for (const auto& row : rows[i]) sum += row[d].get<double>();
+      EXPECT_NEAR(sum / static_cast<double>(rows[i].size()), mean[d], 1e-4);
+    }
+  }
+  // A single string is a list of one; a classifier is not an embedder.
+  const auto one =
+      post_json(port(), "/embed_all", json{{"inputs", texts[0]}}.dump(), target("membed"));
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(json::parse(one.body), json::array({rows[0]}));
+  const auto refused =
+      post_json(port(), "/embed_all", json{{"inputs", texts[0]}}.dump(), target("mnli"));
+  EXPECT_EQ(refused.status, 422) << refused.body;
+  EXPECT_EQ(json::parse(refused.body)["error_type"], "Validation");
 }
 
 TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {

@@ -142,6 +142,11 @@ routes = {
    'long_input_bad': {'inputs': 'a', 'long_input': 'Chunk'},
    'long_input_stride_huge': {'inputs': 'w ' * 60, 'long_input': 'chunk', 'stride': 2 ** 64},
  },
+ 'tei_embed_all_fuzz': {
+   'text': {'inputs': 'héllo world'}, 'list': {'inputs': ['a', 'b c']},
+   'truncate_left': {'inputs': 'w ' * 60, 'truncate': True, 'truncation_direction': 'Left'},
+   'long': {'inputs': 'w ' * 60},
+ },
  'tei_tokenize_fuzz': {
    'text': {'inputs': 'héllo  world 東京 👨‍👩‍👧'}, 'list': {'inputs': ['a b', 'c'], 'add_special_tokens': False},
  },

@@ -45,6 +45,7 @@ constexpr Route kRoutes[] = {
     {"POST", "/predict_tokens", handle_predict_tokens},
     {"POST", "/rerank", handle_rerank},
     {"POST", "/embed", handle_embed},
+    {"POST", "/embed_all", handle_embed_all},
     {"POST", "/tokenize", handle_tokenize},
     {"POST", "/zero_shot", handle_zero_shot},
     {"GET", "/info", handle_info},

@@ -1,4 +1,4 @@
-// TEI /embed, /tokenize, /zero_shot (onepass's extension) and /info.
+// TEI /embed, /embed_all, /tokenize, /zero_shot (onepass's extension) and /info.
 #include <cmath>
 #include <memory>
 
@@ -13,6 +13,14 @@
 namespace onepass::api::tei {
 
 namespace {
+
+runtime::ModelDescription select_embedder(Call& call) {
+  auto model = select_tei_model(call);
+  if (model.task != runtime::ModelTask::kEmbedder)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name + "' is not an embedding model");
+  return model;
+}
 
 // Byte offset of each code point of `text`, plus the end: offsets are code points in the
 // tokenizer's Encoding, bytes in TEI's answer.
@@ -29,10 +37,7 @@ std::vector<std::size_t> code_point_starts(std::string_view text) {
 
 void handle_embed(Call& call) {
   const Json body = parse_json_body(call.request);
-  const auto model = select_tei_model(call);
-  if (model.task != runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is not an embedding model");
+  const auto model = select_embedder(call);
   bool is_list = false;
   auto texts = parse_string_inputs(body, call.options, is_list);
   const bool normalize = get_bool(body, "normalize").value_or(true);
@@ -63,6 +68,41 @@ void handle_embed(Call& call) {
                        auto& v = item.values;
                        model::heads::shorten_and_normalize(v, dimensions, normalize);
                        json.floats(v);
+                     }
+                     json.end_array();
+                     auto response = json_response(json.take());
+                     response.headers = timing_headers(result, received);
+                     return response;
+                   });
+}
+
+// The last hidden state of every token, unpooled and unnormalised: per input a list of
+// [hidden] vectors, special tokens included, and a list of inputs however many were sent.
+void handle_embed_all(Call& call) {
+  const Json body = parse_json_body(call.request);
+  const auto model = select_embedder(call);
+  bool is_list = false;
+  auto texts = parse_string_inputs(body, call.options, is_list);
+  runtime::InferenceRequest request;
+  request.model = model.name;
+  request.output = runtime::OutputKind::kTokens;
+  for (auto& text : texts) {
+    runtime::InferenceItem item;
+    item.text = std::move(text);
+    request.items.push_back(std::move(item));
+  }
+  parse_truncation(body, call.options, request);
+  const auto hidden = static_cast<std::size_t>(model.info.hidden_size);
+  const auto received = call.request.received;
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [hidden, received](runtime::InferenceResult& result) {
+                     JsonWriter json;
+                     json.begin_array();
+                     for (const auto& item : result.items) {
+                       json.begin_array();
+                       for (std::size_t row = 0; row + hidden <= item.values.size(); row += hidden)
+                         json.floats(std::span<const float>(item.values).subspan(row, hidden));
+                       json.end_array();
                      }
                      json.end_array();
                      auto response = json_response(json.take());
