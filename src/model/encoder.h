@@ -26,6 +26,8 @@ enum class HeadKind {
   kSequenceClassification,  // logits [num_labels]; num_labels 1 is a reranker / scorer
   kBaseModel,               // last hidden state per token (+ BertPooler output when present)
   kTokenClassification,     // logits [num_labels] for every token (*ForTokenClassification)
+  kMaskedLm,                // *ForMaskedLM served as SPLADE: logits [vocab_size] per sequence,
+                            // max over its tokens of log(1 + relu(MLM logit)) (splade_head.h)
 };
 
 struct ModelInfo {
@@ -53,6 +55,7 @@ struct SequenceInput {
 struct ForwardOutput {
   // kSequenceClassification: [num_sequences, num_labels], row-major.
   // kTokenClassification: [total_tokens, num_labels], token-major like hidden_states.
+  // kMaskedLm: [num_sequences, vocab_size], row-major, the SPLADE vectors.
   std::vector<float> logits;
   // kBaseModel: last hidden state, token-major [total_tokens, hidden] in batch order;
   // sequence i owns rows [token_offsets[i], token_offsets[i + 1]) (of logits too, for

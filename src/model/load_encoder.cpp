@@ -79,7 +79,7 @@ ModelInfo describe_checkpoint(const weights::ModelConfig& config) {
   info.hidden_size = config.hidden_size;
   info.vocab_size = config.vocab_size;
   info.type_vocab_size = config.type_vocab_size;
-  if (architecture.head != HeadKind::kBaseModel) {
+  if (architecture.head != HeadKind::kBaseModel && architecture.head != HeadKind::kMaskedLm) {
     if (config.num_labels <= 0)
       throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
     info.num_labels = config.num_labels;

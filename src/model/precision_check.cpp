@@ -15,7 +15,8 @@ constexpr double kMaxShareShift = 0.10;
 constexpr double kMinEmbeddingCosine = 0.99;
 
 // One row per example: the logits (classifiers), every token's logits one after the other
-// (token classifiers, compared like embeddings: by cosine) or the mean-pooled last hidden state.
+// (token classifiers, compared like embeddings: by cosine), the SPLADE vector (masked LM, by
+// cosine too) or the mean-pooled last hidden state.
 std::vector<std::vector<float>> run_all(const Encoder& encoder,
                                         std::span<const CheckExample> examples,
                                         std::size_t batch_size) {
@@ -35,6 +36,10 @@ std::vector<std::vector<float>> run_all(const Encoder& encoder,
       if (classifier) {
         rows.emplace_back(out.logits.begin() + static_cast<std::ptrdiff_t>(s * n),
                           out.logits.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
+      } else if (encoder.info().head == HeadKind::kMaskedLm) {
+        const auto vocab = static_cast<std::size_t>(encoder.info().vocab_size);
+        rows.emplace_back(out.logits.begin() + static_cast<std::ptrdiff_t>(s * vocab),
+                          out.logits.begin() + static_cast<std::ptrdiff_t>((s + 1) * vocab));
       } else if (encoder.info().head == HeadKind::kTokenClassification) {
         rows.emplace_back(
             out.logits.begin() + static_cast<std::ptrdiff_t>(out.token_offsets[s] * n),

@@ -31,6 +31,10 @@ std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& o
     return {out.logits.begin() + out.token_offsets[index] * n,
             out.logits.begin() + out.token_offsets[index + 1] * n};
   }
+  if (info.head == HeadKind::kMaskedLm) {
+    const auto n = static_cast<std::size_t>(info.vocab_size);
+    return {out.logits.begin() + index * n, out.logits.begin() + (index + 1) * n};
+  }
   const auto h = static_cast<std::size_t>(info.hidden_size);
   std::vector<float> v(out.hidden_states.begin() + out.token_offsets[index] * h,
                        out.hidden_states.begin() + out.token_offsets[index + 1] * h);

@@ -28,6 +28,7 @@ inline constexpr const char* kGoldenModels[] = {
     "bert-tiny-ner", "xlmr-tiny-ner", "deberta-v2-tiny-ner", "distilbert-tiny-ner",
     "electra-tiny-ner",
     "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
+    "bert-tiny-splade", "distilbert-tiny-splade",
     // clang-format on
 };
 
@@ -65,13 +66,16 @@ struct GoldenCase {
   std::string label;
   std::map<std::string, std::vector<float>> embedding;  // cls, mean, cls_l2, mean_l2
   std::vector<float> pooler_output;
+  // sparse_embedding: the SPLADE vector's non-zero entries, in index order.
+  std::vector<std::int32_t> splade_indices;
+  std::vector<float> splade_values;
 
   model::SequenceInput input() const { return {input_ids, token_type_ids}; }
 };
 
 struct Golden {
   std::string model;
-  std::string task;  // "nli", "embedding", "rerank"
+  std::string task;  // "nli", "embedding", "rerank", "token_classification", "sparse_embedding"
   std::vector<GoldenCase> cases;
 };
 
@@ -119,6 +123,10 @@ inline Golden load_golden(const std::string& model_name) {
       for (const auto& [k, v] : c.at("embedding").items()) g.embedding[k] = float_list(v);
     }
     if (c.contains("pooler_output")) g.pooler_output = float_list(c.at("pooler_output"));
+    if (c.contains("splade")) {
+      g.splade_indices = c.at("splade").at("indices").get<std::vector<std::int32_t>>();
+      g.splade_values = float_list(c.at("splade").at("values"));
+    }
     golden.cases.push_back(std::move(g));
   }
   return golden;

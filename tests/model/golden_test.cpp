@@ -1,6 +1,6 @@
 // Every golden case of every fixture model, fed from its input_ids, against transformers'
 // outputs: logits (per token for token classifiers) within 1e-4 absolute and identical labels;
-// embeddings with cosine >= 0.9999
+// SPLADE vectors within 1e-4, zero where transformers' are; embeddings with cosine >= 0.9999
 // (max abs diff reported). To cover another model folder, add its name to kGoldenModels
 // (tests/model/golden.h).
 #include "tests/model/golden.h"
@@ -71,6 +71,19 @@ TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
         const std::span<const float> row(out.logits.data() + t * labels, labels);
         EXPECT_EQ(heads::label_for(row, info.id2label), c.token_labels[t]) << "token " << t;
       }
+    } else if (info.head == HeadKind::kMaskedLm) {
+      // The SPLADE vector, dense: the golden lists its non-zero entries.
+      std::vector<float> expected(static_cast<std::size_t>(info.vocab_size), 0.0f);
+      for (std::size_t i = 0; i < c.splade_indices.size(); ++i)
+        expected.at(static_cast<std::size_t>(c.splade_indices[i])) = c.splade_values[i];
+      ASSERT_EQ(out.logits.size(), expected.size());
+      ASSERT_FALSE(c.splade_indices.empty());
+      const float diff = max_abs_diff(out.logits, expected);
+      worst_logit = std::max(worst_logit, diff);
+      EXPECT_LE(diff, 1e-4f);
+      std::size_t zeros = 0;
+      for (float v : out.logits) zeros += v == 0.0f ? 1 : 0;
+      EXPECT_EQ(zeros, expected.size() - c.splade_indices.size()) << "the same entries are 0";
     } else {
       const auto hidden = static_cast<std::size_t>(info.hidden_size);
       std::vector<float> v(hidden);

@@ -1,5 +1,6 @@
 // The supported architectures, one line per family prefix: a class name is the prefix followed
-// by "Model", "ForSequenceClassification" or "ForTokenClassification". A new architecture is its
+// by "Model", "ForSequenceClassification" or "ForTokenClassification", and "ForMaskedLM" where
+// the line says so. A new architecture is its
 // folder here and its line below (docs/architecture.md).
 #include <algorithm>
 #include <vector>
@@ -13,17 +14,19 @@ struct TableLine {
   const char* prefix;  // transformers' class-name prefix
   const ArchitectureFamily* family;
   bool positions_after_padding = false;  // see Architecture
+  bool masked_lm = false;                // <Prefix>ForMaskedLM loads too (served as SPLADE)
 };
 
 constexpr TableLine kTable[] = {
     // clang-format off
-    {"Bert",       &kBertFamily},
-    {"Roberta",    &kBertFamily,        true},
-    {"XLMRoberta", &kBertFamily,        true},
+    //  prefix        family              positions_after_padding  masked_lm
+    {"Bert",       &kBertFamily,       false,                   true},
+    {"Roberta",    &kBertFamily,       true},
+    {"XLMRoberta", &kBertFamily,       true},
     {"DebertaV2",  &kDebertaV2Family},
-    {"DistilBert", &kDistilBertFamily},
+    {"DistilBert", &kDistilBertFamily, false,                   true},
     {"Electra",    &kElectraFamily},
-    {"MPNet",      &kMpnetFamily,       true},
+    {"MPNet",      &kMpnetFamily,      true},
     // clang-format on
 };
 
@@ -36,6 +39,7 @@ constexpr HeadSuffix kHeads[] = {
     {"Model", HeadKind::kBaseModel},
     {"ForSequenceClassification", HeadKind::kSequenceClassification},
     {"ForTokenClassification", HeadKind::kTokenClassification},
+    {"ForMaskedLM", HeadKind::kMaskedLm},
 };
 
 const std::vector<Architecture>& all_architectures() {
@@ -43,6 +47,7 @@ const std::vector<Architecture>& all_architectures() {
     std::vector<Architecture> out;
     for (const auto& line : kTable) {
       for (const auto& head : kHeads) {
+        if (head.head == HeadKind::kMaskedLm && !line.masked_lm) continue;
         out.push_back({std::string(line.prefix) + head.suffix, line.family, head.head,
                        line.positions_after_padding});
       }

@@ -2,7 +2,8 @@
 // transformers v4.47.1 runs them: absolute position embeddings, post-LayerNorm layers, the
 // sequence-classification heads of BertForSequenceClassification (pooler + linear) and
 // RobertaForSequenceClassification (dense + tanh + out_proj on the first token), and the
-// *ForTokenClassification head (one linear "classifier" on every token; no pooler).
+// *ForTokenClassification head (one linear "classifier" on every token; no pooler), and
+// BertForMaskedLM's head served as SPLADE (model/layers/splade_head.h).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <string>
@@ -17,6 +18,7 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/splade_head.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -28,7 +30,7 @@ using weights::WeightStore;
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier };
+enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier, kSplade };
 
 class BertEncoder final : public Encoder {
  public:
@@ -55,6 +57,7 @@ class BertEncoder final : public Encoder {
   kernels::Linear pooler_;      // BertPooler: tanh(dense(first token))
   kernels::Linear head_dense_;  // RoBERTa classification head: tanh(dense(first token))
   kernels::Linear classifier_;  // BERT / token classifier, RoBERTa out_proj: [num_labels, hidden]
+  SpladeHead splade_;           // BertForMaskedLM's cls.predictions, pooled as SPLADE
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -110,7 +113,21 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
                            store_.get(prefix + ".bias", {out}).data, out, in, act);
   };
   const bool pooler_present = store_.contains(base + "pooler.dense.weight");
-  if (classifier) {
+  if (info_.head == HeadKind::kMaskedLm) {
+    // BertLMPredictionHead. Its decoder is tied to the word embeddings: save_pretrained keeps
+    // one copy, so the decoder's own name is often absent; its bias is cls.predictions.bias
+    // (decoder.bias is the same tensor).
+    head_ = Head::kSplade;
+    const std::string mlm = "cls.predictions.";
+    const float* decoder = store_.contains(mlm + "decoder.weight")
+                               ? store_.get(mlm + "decoder.weight", {config.vocab_size, h}).data
+                               : word_embeddings_;
+    const std::string bias = store_.contains(mlm + "bias") ? mlm + "bias" : mlm + "decoder.bias";
+    splade_ = SpladeHead(
+        linear(mlm + "transform.dense", h, h, kernels::activation_from_hf(config.hidden_act)),
+        load_layer_norm(store_, mlm + "transform.LayerNorm", h, config.layer_norm_eps), decoder,
+        store_.get(bias, {config.vocab_size}).data, config.vocab_size, h);
+  } else if (classifier) {
     const std::int64_t labels = config.num_labels;
     if (token_classifier) {
       head_ = Head::kTokenClassifier;
@@ -180,6 +197,9 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
       return;
     case Head::kTokenClassifier:
       classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
+      return;
+    case Head::kSplade:
+      splade_.forward(pass.x, pass.offsets, pass.num_seqs, *pass.arena, out.logits);
       return;
     case Head::kBertClassifier:
     case Head::kRobertaClassifier:

@@ -3,7 +3,8 @@
 // TransformerBlocks of BERT's shape (model/layers/bert_layer.h under DistilBERT's weight names),
 // and DistilBertForSequenceClassification's head on the first token:
 // logits = classifier(relu(pre_classifier(h[0]))), or DistilBertForTokenClassification's
-// logits[t] = classifier(h[t]) on every token.
+// logits[t] = classifier(h[t]) on every token, or DistilBertForMaskedLM's head served as SPLADE
+// (model/layers/splade_head.h).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <string>
@@ -18,6 +19,7 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/splade_head.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -38,6 +40,7 @@ class DistilBertEncoder final : public Encoder {
   ModelInfo info_;
   bool classifier_head_ = false;  // sequence or token classification
   bool token_head_ = false;
+  bool splade_head_ = false;
   int threads_ = 0;
   std::int64_t intermediate_size_ = 0;
   const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
@@ -46,6 +49,7 @@ class DistilBertEncoder final : public Encoder {
   std::vector<BertLayer> layers_;
   kernels::Linear pre_classifier_;  // [hidden, hidden], ReLU fused
   kernels::Linear classifier_;      // [num_labels, hidden]
+  SpladeHead splade_;               // DistilBertForMaskedLM's vocab_* layers, pooled as SPLADE
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -79,7 +83,21 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (classifier_head_) {
+  if (info_.head == HeadKind::kMaskedLm) {
+    // vocab_transform, the model's activation, vocab_layer_norm (eps 1e-12 whatever the
+    // config), vocab_projector: its weight is tied to the word embeddings (saved once).
+    classifier_head_ = false;
+    splade_head_ = true;
+    const float* decoder = store_.contains("vocab_projector.weight")
+                               ? store_.get("vocab_projector.weight", {config.vocab_size, h}).data
+                               : word_embeddings_;
+    splade_ = SpladeHead(kernels::Linear(store_.get("vocab_transform.weight", {h, h}).data,
+                                         store_.get("vocab_transform.bias", {h}).data, h, h,
+                                         kernels::activation_from_hf(config.hidden_act)),
+                         load_layer_norm(store_, "vocab_layer_norm", h, 1e-12), decoder,
+                         store_.get("vocab_projector.bias", {config.vocab_size}).data,
+                         config.vocab_size, h);
+  } else if (classifier_head_) {
     const std::int64_t labels = config.num_labels;
     if (!token_head_)
       pre_classifier_ = kernels::Linear(store_.get("pre_classifier.weight", {h, h}).data,
@@ -113,7 +131,9 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
                       embedding_norm_.eps);
   pass.run(layers_);
 
-  if (!classifier_head_) {
+  if (splade_head_) {
+    splade_.forward(pass.x, pass.offsets, pass.num_seqs, *pass.arena, out.logits);
+  } else if (!classifier_head_) {
     out.hidden_states.assign(pass.x, pass.x + pass.tokens * h);
   } else if (token_head_) {
     classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);

@@ -165,7 +165,10 @@ void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput
       classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden, head_dense_, classifier_,
                          info_.num_labels, *pass.arena, out.logits);
       return;
+    case HeadKind::kMaskedLm:  // table.cpp gives ELECTRA no masked-LM class
+      break;
   }
+  ONEPASS_CHECK(false, "ELECTRA runs the heads its table line lists");
 }
 
 }  // namespace

@@ -190,7 +190,10 @@ void MpnetEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& 
       classify_sequences(pass.x, pass.offsets, pass.num_seqs, h, head_dense_, classifier_,
                          info_.num_labels, *pass.arena, out.logits);
       return;
+    case HeadKind::kMaskedLm:  // table.cpp gives MPNet no masked-LM class
+      break;
   }
+  ONEPASS_CHECK(false, "MPNet runs the heads its table line lists");
 }
 
 }  // namespace
