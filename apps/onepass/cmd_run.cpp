@@ -1,9 +1,10 @@
 // `onepass run --model DIR|ORG/NAME[@REV]`: JSON lines in, one answer per line out, in order.
 //   in:  {"input_ids":[...], "token_type_ids":[...]?, "id"?}  or  {"text":"...", "text_pair"?,
-//   "id"?} out: classifiers {"logits","probs","label"}; 1-label models {"score"} (sigmoid of the
-//   logit,
-//        the raw logit for problem_type "regression"); base models {"embedding"} (--pooling,
-//        --normalize). "id" is copied through.
+//   "id"?}
+//   out: classifiers {"logits","probs","label"}; 1-label models {"score"} (sigmoid of the logit,
+//   the raw logit for problem_type "regression"); token classifiers {"logits","labels"} per
+//   token; base models {"embedding"} (--pooling, --normalize); SPLADE models {"sparse":
+//   [{"index","value"}]}, the non-zero entries. "id" is copied through.
 // --bench runs the input in batches of --batch-size after one warm-up batch and prints one JSON
 // object of per-batch latency percentiles and throughput instead (load and tokenization are not
 // timed). --idle-ms N sleeps N ms before each timed batch, as traffic with gaps leaves the
@@ -226,6 +227,20 @@ class Runner {
         if (t > 0) out.push_back(',');
         const std::span<const float> row(forward_.logits.data() + (first + t) * n, n);
         out.append(json(model::heads::label_for(row, info_.id2label)).dump());
+      }
+      out.push_back(']');
+    } else if (info_.head == model::HeadKind::kMaskedLm) {
+      // The SPLADE vector's non-zero entries, as TEI's /embed_sparse lists them.
+      const auto vocab = static_cast<std::size_t>(info_.vocab_size);
+      const float* row = forward_.logits.data() + index * vocab;
+      out.append(std::string_view("\"sparse\":["));
+      bool first = true;
+      for (std::size_t v = 0; v < vocab; ++v) {
+        if (!std::isfinite(row[v])) append_floats(out, row + v, 1, item.line);  // throws
+        if (row[v] == 0.0f) continue;
+        fmt::format_to(std::back_inserter(out), "{}{{\"index\":{},\"value\":{}}}", first ? "" : ",",
+                       v, row[v]);
+        first = false;
       }
       out.push_back(']');
     } else {

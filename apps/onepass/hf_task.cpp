@@ -21,6 +21,9 @@ const char* task_name(const runtime::ModelDescription& model) {
       return "feature-extraction (a base model: embeddings)";
     case ModelTask::kTokenClassifier:
       return "token-classification (a *ForTokenClassification model: entities)";
+    case ModelTask::kSparseEmbedder:
+      return "sparse embeddings (a *ForMaskedLM model served as SPLADE: TEI's /embed_sparse; no "
+             "HF_TASK names it)";
   }
   return "unknown";
 }

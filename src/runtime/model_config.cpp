@@ -52,6 +52,8 @@ const char* task_name(ModelTask task) {
       return "embedder";
     case ModelTask::kTokenClassifier:
       return "token-classification";
+    case ModelTask::kSparseEmbedder:
+      return "sparse-embedding";
     case ModelTask::kClassifier:
       break;
   }
@@ -63,6 +65,7 @@ const char* pooling_name(Pooling pooling) { return pooling == Pooling::kCls ? "c
 ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kBaseModel) return ModelTask::kEmbedder;
   if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;
+  if (info.head == model::HeadKind::kMaskedLm) return ModelTask::kSparseEmbedder;
   return info.num_labels == 1 ? ModelTask::kReranker : ModelTask::kClassifier;
 }
 

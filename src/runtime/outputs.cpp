@@ -28,6 +28,15 @@ bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooli
     return all_finite(out.values);
   }
 
+  if (kind == OutputKind::kSparse) {
+    ONEPASS_CHECK(info.head == model::HeadKind::kMaskedLm, "a masked-LM head");
+    const auto vocab = static_cast<std::size_t>(info.vocab_size);
+    ONEPASS_CHECK(forward.logits.size() >= (index + 1) * vocab, "vectors cover every sequence");
+    const float* row = forward.logits.data() + index * vocab;
+    out.values.assign(row, row + vocab);
+    return all_finite(out.values);
+  }
+
   ONEPASS_CHECK(forward.token_offsets.size() > index + 1, "token offsets cover every sequence");
   if (kind == OutputKind::kTokenLogits) {
     ONEPASS_CHECK(info.head == model::HeadKind::kTokenClassification, "a token classifier");

@@ -24,6 +24,8 @@ bool output_fits(ModelTask task, OutputKind output) {
       return output == OutputKind::kPooled || output == OutputKind::kTokens;
     case ModelTask::kTokenClassifier:
       return output == OutputKind::kTokenLogits;
+    case ModelTask::kSparseEmbedder:
+      return output == OutputKind::kSparse;
     case ModelTask::kClassifier:
     case ModelTask::kReranker:
       break;
@@ -38,6 +40,8 @@ std::string task_mismatch(const ModelDescription& model) {
       return name + "is an embedding model; it has no logits";
     case ModelTask::kTokenClassifier:
       return name + "is a token classifier; it answers token classification only";
+    case ModelTask::kSparseEmbedder:
+      return name + "is a sparse (SPLADE) embedding model; it answers sparse embeddings only";
     case ModelTask::kClassifier:
     case ModelTask::kReranker:
       break;

@@ -26,6 +26,7 @@ enum class ModelTask {
   kReranker,         // *ForSequenceClassification with 1 label
   kEmbedder,         // base model
   kTokenClassifier,  // *ForTokenClassification: labels per token (NER, PII)
+  kSparseEmbedder,   // *ForMaskedLM served as SPLADE: one [vocab] vector per input, mostly 0
 };
 
 enum class Pooling { kCls, kMean };
@@ -63,6 +64,7 @@ enum class OutputKind {
   kPooled,       // embedder: [hidden], pooled with `pooling`
   kTokens,       // embedder: [num_tokens, hidden], token-major
   kTokenLogits,  // token classifier: [num_tokens, num_labels], token-major, with `encoding`
+  kSparse,       // sparse embedder: [vocab_size], the SPLADE vector (model/layers/splade_head.h)
 };
 
 // What happens to a text input longer than the model's limit when truncation is off

@@ -89,6 +89,29 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ClassifierGolden,
                            return name;
                          });
 
+// A SPLADE model's answer: its vector's non-zero entries, as the golden lists them.
+TEST(RunCli, SparseEmbeddingsOfEveryCase) {
+  for (const char* model : {"bert-tiny-splade", "distilbert-tiny-splade"}) {
+    SCOPED_TRACE(model);
+    TempDir dir("run_cli");
+    const auto g = golden(model);
+    const auto r = run_onepass({"run", "--model", model_dir(model).string(), "--batch-size", "4"},
+                               id_lines(g), dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto lines = output_lines(r.out);
+    ASSERT_EQ(lines.size(), g["cases"].size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const auto& expected = g["cases"][i]["splade"];
+      const auto& sparse = lines[i]["sparse"];
+      ASSERT_EQ(sparse.size(), expected["indices"].size()) << i;
+      for (std::size_t k = 0; k < sparse.size(); ++k) {
+        EXPECT_EQ(sparse[k]["index"], expected["indices"][k]) << i;
+        EXPECT_NEAR(sparse[k]["value"].get<double>(), expected["values"][k].get<double>(), 1e-4);
+      }
+    }
+  }
+}
+
 TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
   TempDir dir("run_cli");
   const auto g = golden("bert-tiny-embed");

@@ -80,6 +80,9 @@ class FuzzService : public runtime::InferenceService {
       case runtime::ModelTask::kTokenClassifier:
         check(request.output == runtime::OutputKind::kTokenLogits);
         break;
+      case runtime::ModelTask::kSparseEmbedder:
+        check(request.output == runtime::OutputKind::kSparse);
+        break;
       case runtime::ModelTask::kClassifier:
       case runtime::ModelTask::kReranker:
         check(request.output == runtime::OutputKind::kLogits);
@@ -168,6 +171,10 @@ class FuzzService : public runtime::InferenceService {
       d.info.head = model::HeadKind::kTokenClassification;
       d.info.num_labels = 5;
       d.info.id2label = {"O", "B-PER", "I-PER", "B-LOC", "I-LOC"};
+    } else if (name == "splade") {
+      d.task = runtime::ModelTask::kSparseEmbedder;
+      d.info.architecture = "BertForMaskedLM";
+      d.info.head = model::HeadKind::kMaskedLm;
     } else if (name == "rerank") {
       d.task = runtime::ModelTask::kReranker;
       d.info.architecture = "BertForSequenceClassification";
@@ -232,7 +239,11 @@ class FuzzService : public runtime::InferenceService {
         const float base = static_cast<float>(item.text.size() % 7) - 3.0f;
         runtime::ItemOutput out;
         out.num_tokens = static_cast<int>(tokens);
-        if (model.task != runtime::ModelTask::kEmbedder) {
+        if (model.task == runtime::ModelTask::kSparseEmbedder) {
+          // Mostly 0, as a SPLADE vector is.
+          out.values.assign(static_cast<std::size_t>(kVocab), 0.0f);
+          out.values[static_cast<std::size_t>(tokens) % out.values.size()] = base + 4.0f;
+        } else if (model.task != runtime::ModelTask::kEmbedder) {
           for (int j = 0; j < model.info.num_labels; ++j) out.values.push_back(base + j * 0.5f);
         } else {
           const int rows = request.output == runtime::OutputKind::kTokens ? out.num_tokens : 1;

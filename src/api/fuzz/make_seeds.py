@@ -147,6 +147,11 @@ routes = {
    'truncate_left': {'inputs': 'w ' * 60, 'truncate': True, 'truncation_direction': 'Left'},
    'long': {'inputs': 'w ' * 60},
  },
+ 'tei_embed_sparse_fuzz': {
+   'text': {'inputs': 'héllo world'}, 'list': {'inputs': ['a', 'b c']},
+   'truncate': {'inputs': 'w ' * 60, 'truncate': True},
+   'long': {'inputs': 'w ' * 60},
+ },
  'tei_tokenize_fuzz': {
    'text': {'inputs': 'héllo  world 東京 👨‍👩‍👧'}, 'list': {'inputs': ['a b', 'c'], 'add_special_tokens': False},
  },

@@ -107,12 +107,16 @@ runtime::ModelDescription model_for(Call& call) {
 }
 
 const char* output_name(const runtime::ModelDescription& model) {
-  return model.task == runtime::ModelTask::kEmbedder ? "embeddings" : "logits";
+  if (model.task == runtime::ModelTask::kEmbedder) return "embeddings";
+  if (model.task == runtime::ModelTask::kSparseEmbedder) return "sparse_embeddings";
+  return "logits";
 }
 
 std::int64_t output_width(const runtime::ModelDescription& model) {
-  return model.task == runtime::ModelTask::kEmbedder ? model.info.hidden_size
-                                                     : model.info.num_labels;
+  if (model.task == runtime::ModelTask::kEmbedder) return model.info.hidden_size;
+  // The SPLADE vector, dense: one value per vocabulary entry, most of them 0.
+  if (model.task == runtime::ModelTask::kSparseEmbedder) return model.info.vocab_size;
+  return model.info.num_labels;
 }
 
 void write_io(JsonWriter& json, const char* name, const char* datatype,
@@ -247,7 +251,9 @@ void handle_infer(Call& call) {
   runtime::InferenceRequest request;
   request.model = model.name;
   request.output = model.task == runtime::ModelTask::kEmbedder ? runtime::OutputKind::kPooled
-                                                               : runtime::OutputKind::kLogits;
+                   : model.task == runtime::ModelTask::kSparseEmbedder
+                       ? runtime::OutputKind::kSparse
+                       : runtime::OutputKind::kLogits;
   request.truncate = call.options.auto_truncate;
   apply_long_input({}, call.options, std::nullopt, request);  // --long-input; ids never chunk
   if (text && input_ids) invalid("give either 'text' or 'input_ids', not both");

@@ -201,6 +201,11 @@ void invoke(Call& call, Flavor flavor) {
     return feature_extraction(call, model, payload, flavor);
   if (model.task == runtime::ModelTask::kTokenClassifier)
     return token_classification(call, model, payload);
+  // No pipeline of the toolkit answers SPLADE vectors.
+  if (model.task == runtime::ModelTask::kSparseEmbedder)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name +
+                       "' is a sparse (SPLADE) embedding model; use TEI's /embed_sparse or KServe");
   if (payload.parameters.contains("candidate_labels")) return zero_shot(call, model, payload);
   classify(call, model, payload, flavor);
 }

@@ -46,6 +46,7 @@ constexpr Route kRoutes[] = {
     {"POST", "/rerank", handle_rerank},
     {"POST", "/embed", handle_embed},
     {"POST", "/embed_all", handle_embed_all},
+    {"POST", "/embed_sparse", handle_embed_sparse},
     {"POST", "/tokenize", handle_tokenize},
     {"POST", "/zero_shot", handle_zero_shot},
     {"GET", "/info", handle_info},

@@ -1,4 +1,4 @@
-// TEI /embed, /embed_all, /tokenize, /zero_shot (onepass's extension) and /info.
+// TEI /embed, /embed_all, /embed_sparse, /tokenize, /zero_shot (onepass's extension) and /info.
 #include <cmath>
 #include <memory>
 
@@ -16,10 +16,31 @@ namespace {
 
 runtime::ModelDescription select_embedder(Call& call) {
   auto model = select_tei_model(call);
+  if (model.task == runtime::ModelTask::kSparseEmbedder)
+    throw ApiError(
+        ApiErrorKind::kValidation,
+        "model '" + model.name + "' is a sparse (SPLADE) embedding model; use /embed_sparse");
   if (model.task != runtime::ModelTask::kEmbedder)
     throw ApiError(ApiErrorKind::kValidation,
                    "model '" + model.name + "' is not an embedding model");
   return model;
+}
+
+// One item per text, the body's truncation applied: /embed, /embed_all and /embed_sparse.
+runtime::InferenceRequest text_request(const Json& body, const ApiOptions& options,
+                                       const runtime::ModelDescription& model,
+                                       runtime::OutputKind output) {
+  bool is_list = false;
+  runtime::InferenceRequest request;
+  request.model = model.name;
+  request.output = output;
+  for (auto& text : parse_string_inputs(body, options, is_list)) {
+    runtime::InferenceItem item;
+    item.text = std::move(text);
+    request.items.push_back(std::move(item));
+  }
+  parse_truncation(body, options, request);
+  return request;
 }
 
 // Byte offset of each code point of `text`, plus the end: offsets are code points in the
@@ -38,8 +59,7 @@ std::vector<std::size_t> code_point_starts(std::string_view text) {
 void handle_embed(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_embedder(call);
-  bool is_list = false;
-  auto texts = parse_string_inputs(body, call.options, is_list);
+  auto request = text_request(body, call.options, model, runtime::OutputKind::kPooled);
   const bool normalize = get_bool(body, "normalize").value_or(true);
   std::size_t dimensions = 0;
   if (const auto d = get_int(body, "dimensions")) {
@@ -49,15 +69,6 @@ void handle_embed(Call& call) {
                      "dimensions");
     dimensions = static_cast<std::size_t>(*d);
   }
-  runtime::InferenceRequest request;
-  request.model = model.name;
-  request.output = runtime::OutputKind::kPooled;
-  for (auto& text : texts) {
-    runtime::InferenceItem item;
-    item.text = std::move(text);
-    request.items.push_back(std::move(item));
-  }
-  parse_truncation(body, call.options, request);
   apply_long_input(parse_long_input(body), call.options, get_bool(body, "truncate"), request);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
@@ -81,17 +92,7 @@ void handle_embed(Call& call) {
 void handle_embed_all(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_embedder(call);
-  bool is_list = false;
-  auto texts = parse_string_inputs(body, call.options, is_list);
-  runtime::InferenceRequest request;
-  request.model = model.name;
-  request.output = runtime::OutputKind::kTokens;
-  for (auto& text : texts) {
-    runtime::InferenceItem item;
-    item.text = std::move(text);
-    request.items.push_back(std::move(item));
-  }
-  parse_truncation(body, call.options, request);
+  auto request = text_request(body, call.options, model, runtime::OutputKind::kTokens);
   const auto hidden = static_cast<std::size_t>(model.info.hidden_size);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
@@ -109,6 +110,37 @@ void handle_embed_all(Call& call) {
                      response.headers = timing_headers(result, received);
                      return response;
                    });
+}
+
+// SPLADE vectors: per input the vocabulary entries whose value is not 0, as
+// [{"index", "value"}] in index order; a list of inputs however many were sent.
+void handle_embed_sparse(Call& call) {
+  const Json body = parse_json_body(call.request);
+  const auto model = select_tei_model(call);
+  if (model.task != runtime::ModelTask::kSparseEmbedder)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name +
+                       "' is not a sparse embedding model (SPLADE: a *ForMaskedLM checkpoint)");
+  auto request = text_request(body, call.options, model, runtime::OutputKind::kSparse);
+  const auto received = call.request.received;
+  submit_and_reply(
+      call.service, std::move(request), call.reply, [received](runtime::InferenceResult& result) {
+        JsonWriter json;
+        json.begin_array();
+        for (const auto& item : result.items) {
+          json.begin_array();
+          for (std::size_t i = 0; i < item.values.size(); ++i) {
+            if (item.values[i] == 0.0f) continue;
+            json.begin_object().key("index").value(i).key("value").value(item.values[i]);
+            json.end_object();
+          }
+          json.end_array();
+        }
+        json.end_array();
+        auto response = json_response(json.take());
+        response.headers = timing_headers(result, received);
+        return response;
+      });
 }
 
 void handle_tokenize(Call& call) {
@@ -188,12 +220,12 @@ void handle_info(Call& call) {
       .value("float32")
       .key("model_type")
       .begin_object();
-  if (model.task == runtime::ModelTask::kEmbedder) {
-    json.key("embedding")
-        .begin_object()
-        .key("pooling")
-        .value(model.pooling == runtime::Pooling::kCls ? "cls" : "mean")
-        .end_object();
+  if (model.task == runtime::ModelTask::kEmbedder ||
+      model.task == runtime::ModelTask::kSparseEmbedder) {
+    const char* pooling = model.task == runtime::ModelTask::kSparseEmbedder ? "splade"
+                          : model.pooling == runtime::Pooling::kCls         ? "cls"
+                                                                            : "mean";
+    json.key("embedding").begin_object().key("pooling").value(pooling).end_object();
   } else {
     json.key(model.task == runtime::ModelTask::kReranker ? "reranker" : "classifier")
         .begin_object();

@@ -49,6 +49,11 @@ void check_classifier(const runtime::ModelDescription& model, const char* route)
     throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
                                                   "' is a token classifier and cannot serve " +
                                                   route + "; use /predict_tokens");
+  if (model.task == runtime::ModelTask::kSparseEmbedder)
+    throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
+                                                  "' is a sparse (SPLADE) embedding model and "
+                                                  "cannot serve " +
+                                                  route + "; use /embed_sparse");
 }
 
 }  // namespace

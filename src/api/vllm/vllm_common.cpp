@@ -17,6 +17,12 @@ runtime::ModelDescription select_vllm_model(Call& call, const Json& body) {
                    "model '" + model.name + "' is an embedding model and cannot serve " +
                        std::string(call.request.path()),
                    "model");
+  if (model.task == runtime::ModelTask::kSparseEmbedder)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name +
+                       "' is a sparse (SPLADE) embedding model and cannot serve " +
+                       std::string(call.request.path()),
+                   "model");
   // /classify and /score answer per sequence; a token classifier answers per token.
   if (model.task == runtime::ModelTask::kTokenClassifier)
     throw ApiError(ApiErrorKind::kValidation,
