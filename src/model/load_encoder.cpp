@@ -88,7 +88,7 @@ ModelInfo describe_checkpoint(const weights::ModelConfig& config) {
     info.multi_label = config.multi_label();
   }
   info.max_tokens = config.max_position_embeddings;
-  if (architecture.positions_after_padding) {
+  if (architecture.roberta_code) {  // positions start after the padding index
     if (!config.pad_token_id) {
       throw Error(ErrorKind::kInvalidModel,
                   "config.json: " + info.architecture + " needs pad_token_id");

@@ -12,7 +12,7 @@ namespace {
 struct TableLine {
   const char* prefix;  // transformers' class-name prefix
   const ArchitectureFamily* family;
-  bool positions_after_padding = false;  // see Architecture
+  bool roberta_code = false;  // see Architecture
 };
 
 constexpr TableLine kTable[] = {
@@ -20,6 +20,7 @@ constexpr TableLine kTable[] = {
     {"Bert",       &kBertFamily},
     {"Roberta",    &kBertFamily,        true},
     {"XLMRoberta", &kBertFamily,        true},
+    {"Camembert",  &kBertFamily,        true},
     {"DebertaV2",  &kDebertaV2Family},
     {"DistilBert", &kDistilBertFamily},
     {"Electra",    &kElectraFamily},
@@ -42,8 +43,8 @@ const std::vector<Architecture>& all_architectures() {
     std::vector<Architecture> out;
     for (const auto& line : kTable) {
       for (const auto& head : kHeads) {
-        out.push_back({std::string(line.prefix) + head.suffix, line.family, head.head,
-                       line.positions_after_padding});
+        out.push_back(
+            {std::string(line.prefix) + head.suffix, line.family, head.head, line.roberta_code});
       }
     }
     return out;
