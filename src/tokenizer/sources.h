@@ -13,7 +13,8 @@ std::unique_ptr<Tokenizer> load_tokenizer_json(const std::filesystem::path& toke
 
 // SentencePiece model (spm.model, sentencepiece.bpe.model) with the folder's
 // tokenizer_config.json / special_tokens_map.json / added_tokens.json: ids of the slow
-// XLMRobertaTokenizer or DebertaV2Tokenizer, chosen from tokenizer_config.json.
+// XLMRobertaTokenizer, CamembertTokenizer or DebertaV2Tokenizer, chosen from
+// tokenizer_config.json.
 std::unique_ptr<Tokenizer> load_sentencepiece_tokenizer(const std::filesystem::path& model_dir,
                                                         const std::filesystem::path& spm_model);
 

@@ -56,6 +56,11 @@ TEST(FamilyConfig, DefaultsAreEachConfigClasses) {
   EXPECT_EQ(xlmr.type_vocab_size, 2);
   const auto bert = parse_model_config(R"({"architectures":["BertModel"]})");
   EXPECT_EQ(bert.pad_token_id, 0);
+  // CamembertConfig: RobertaConfig's defaults, pad 1; its table line says so, not model_type.
+  const auto camembert =
+      parse_model_config(R"({"architectures":["CamembertForTokenClassification"]})");
+  EXPECT_EQ(camembert.pad_token_id, 1);
+  EXPECT_EQ(camembert.type_vocab_size, 2);
 
   const auto electra = electra_config(parse_model_config(R"({"architectures":["ElectraModel"]})"));
   EXPECT_EQ(electra.embedding_size, 128);

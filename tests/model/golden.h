@@ -22,11 +22,12 @@ inline constexpr const char* kGoldenModels[] = {
     // clang-format off
     "bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank",
     "xlmr-tiny-nli",
+    "camembert-tiny-nli",
     "deberta-v2-tiny-nli",
     "distilbert-tiny-nli",
     "electra-tiny-rerank",
     "bert-tiny-ner", "xlmr-tiny-ner", "deberta-v2-tiny-ner", "distilbert-tiny-ner",
-    "electra-tiny-ner",
+    "electra-tiny-ner", "camembert-tiny-ner",
     "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
     "bert-tiny-splade", "distilbert-tiny-splade",
     // clang-format on

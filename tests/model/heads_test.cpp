@@ -94,7 +94,8 @@ TEST(Encoder, RefusesUnknownArchitectureListingSupported) {
     for (const char* arch :
          {"BertModel", "BertForSequenceClassification", "XLMRobertaModel",
           "XLMRobertaForSequenceClassification", "RobertaForSequenceClassification",
-          "DebertaV2Model", "DebertaV2ForSequenceClassification"}) {
+          "CamembertModel", "CamembertForTokenClassification", "DebertaV2Model",
+          "DebertaV2ForSequenceClassification"}) {
       EXPECT_THAT(e.what(), ::testing::HasSubstr(arch));
     }
   }

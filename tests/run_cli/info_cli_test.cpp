@@ -188,8 +188,9 @@ TEST_F(InfoCli, CheckRunsThePrecisionGate) {
 TEST_F(InfoCli, WithoutAModelListsTheBuild) {
   const auto r = info({});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* arch : {"BertModel", "XLMRobertaForSequenceClassification", "DebertaV2Model",
-                           "DistilBertForSequenceClassification"}) {
+  for (const char* arch :
+       {"BertModel", "XLMRobertaForSequenceClassification", "DebertaV2Model",
+        "DistilBertForSequenceClassification", "CamembertForTokenClassification"}) {
     EXPECT_THAT(r.out, HasSubstr(arch));
   }
   EXPECT_THAT(r.out, HasSubstr("pytorch_model.bin"));

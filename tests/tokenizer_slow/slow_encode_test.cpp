@@ -142,6 +142,45 @@ TEST(SlowSentencePiece, XlmRobertaIdsAreFairseqShifted) {
   EXPECT_EQ(e.type_ids, Ids(e.size(), 0));
 }
 
+// The expected ids are what transformers v4.40.2's CamembertTokenizer gives for the same folder
+// (the one its golden.json came from) and the same texts.
+TEST(SlowSentencePiece, CamembertIdsAreShiftedByFour) {
+  const auto tok = fixture("camembert-tiny-nli");
+  EXPECT_EQ(tok->vocab_size(), 3505u);  // len(tokenizer): 3500 pieces + 4, then <mask>
+  EXPECT_EQ(tok->token_to_id("<s>NOTUSED"), 0);
+  EXPECT_EQ(tok->token_to_id("<pad>"), 1);
+  EXPECT_EQ(tok->token_to_id("</s>NOTUSED"), 2);
+  EXPECT_EQ(tok->token_to_id("<unk>"), 3);
+  EXPECT_EQ(tok->token_to_id("<unk>NOTUSED"), 4);
+  EXPECT_EQ(tok->token_to_id("<s>"), 5);  // the model's piece 1 + 4
+  EXPECT_EQ(tok->token_to_id("</s>"), 6);
+  EXPECT_EQ(tok->token_to_id("<mask>"), 3504);
+  EXPECT_EQ(tok->token_to_id("no-such-piece-here"), std::nullopt);
+
+  // <mask> has lstrip; the pair is <s> A </s></s> B </s>, all type 0.
+  Encoding e = tok->encode("a <mask>", "b");
+  EXPECT_EQ(e.ids, (Ids{5, 29, 3504, 6, 6, 663, 6}));
+  EXPECT_EQ(e.type_ids, Ids(7, 0));
+  // The NOTUSED tokens are special tokens of their own, matched in the text.
+  e = tok->encode("x <s>NOTUSED y<unk>NOTUSED </s>NOTUSED <pad> z", std::nullopt);
+  EXPECT_EQ(e.ids, (Ids{5, 11, 98, 0, 11, 63, 4, 2, 1, 883, 6}));
+  EXPECT_EQ(e.tokens, (Strings{"<s>", "▁", "x", "<s>NOTUSED", "▁", "y", "<unk>NOTUSED",
+                               "</s>NOTUSED", "<pad>", "▁z", "</s>"}));
+  // SentencePiece's unk (piece 0) is <unk> 3, not 0 + 4.
+  EXPECT_EQ(tok->encode("Élève ქართული", std::nullopt).ids, (Ids{5, 11, 3, 1556, 11, 3, 6}));
+
+  // Without tokenizer_config.json the class is told by its <s>NOTUSED token, and the ids are
+  // the class's own.
+  const fs::path source = fixtures_dir() / "models" / "camembert-tiny-nli";
+  TempFolder folder;
+  for (const char* name : {"sentencepiece.bpe.model", "special_tokens_map.json"})
+    fs::copy_file(source / name, folder.path() / name);
+  const auto bare = load_tokenizer(folder.path(), folder.path() / "sentencepiece.bpe.model");
+  EXPECT_EQ(bare->vocab_size(), 3505u);
+  EXPECT_EQ(bare->encode("x <s>NOTUSED y <mask>", "b").ids,
+            (Ids{5, 11, 98, 0, 11, 63, 3504, 6, 6, 663, 6}));
+}
+
 TEST(SlowSentencePiece, DebertaSplitByPunctEncodesRunsSeparately) {
   const fs::path source = fixtures_dir() / "models" / "deberta-v2-tiny-nli";
   TempFolder folder;

@@ -31,9 +31,16 @@ struct Architecture {
   std::string name;
   const ArchitectureFamily* family = nullptr;
   HeadKind head = HeadKind::kBaseModel;
-  // RoBERTa and XLM-R number positions from pad_token_id + 1 (transformers'
-  // create_position_ids_from_input_ids), so pad_token_id + 1 rows of the position table are
-  // never used by a real token.
+  // Runs RoBERTa's modeling code: transformers' RobertaModel and the classes it copies from it
+  // (XLMRobertaModel, CamembertModel, ...). That means: positions numbered from pad_token_id + 1
+  // (create_position_ids_from_input_ids), so pad_token_id + 1 rows of the position table are
+  // never used by a real token; a config class whose pad_token_id defaults to 1; task
+  // checkpoints that nest the encoder under "roberta."; and RobertaClassificationHead (dense,
+  // tanh, out_proj on the first token) in place of BERT's pooler + classifier.
+  bool roberta_code = false;
+  // Positions numbered from pad_token_id + 1, so that pad_token_id + 1 rows of the position table
+  // are never used by a real token (describe_checkpoint takes them off max_tokens): RoBERTa's
+  // code and MPNet's.
   bool positions_after_padding = false;
 };
 
@@ -46,7 +53,7 @@ std::span<const Architecture> architecture_table();
 const Architecture* find_architecture(std::string_view name);
 
 // The families, each defined in its own folder.
-extern const ArchitectureFamily kBertFamily;        // bert/: BERT, RoBERTa, XLM-R
+extern const ArchitectureFamily kBertFamily;        // bert/: BERT, RoBERTa, XLM-R, CamemBERT
 extern const ArchitectureFamily kDebertaV2Family;   // deberta_v2/: DeBERTa-v2 / v3
 extern const ArchitectureFamily kDistilBertFamily;  // distilbert/
 extern const ArchitectureFamily kElectraFamily;     // electra/

@@ -1,7 +1,7 @@
 // The supported architectures, one line per family prefix: a class name is the prefix followed
 // by "Model", "ForSequenceClassification" or "ForTokenClassification", and "ForMaskedLM" where
-// the line says so. A new architecture is its
-// folder here and its line below (docs/architecture.md).
+// the line says so. A new architecture is its folder here and its line below
+// (docs/architecture.md).
 #include <algorithm>
 #include <vector>
 
@@ -13,20 +13,22 @@ namespace {
 struct TableLine {
   const char* prefix;  // transformers' class-name prefix
   const ArchitectureFamily* family;
-  bool positions_after_padding = false;  // see Architecture
+  bool roberta_code = false;             // see Architecture
+  bool positions_after_padding = false;  // see Architecture; implied by roberta_code
   bool masked_lm = false;                // <Prefix>ForMaskedLM loads too (served as SPLADE)
 };
 
 constexpr TableLine kTable[] = {
     // clang-format off
-    //  prefix        family              positions_after_padding  masked_lm
-    {"Bert",       &kBertFamily,       false,                   true},
+    //  prefix      family             roberta_code  positions_after_padding  masked_lm
+    {"Bert",       &kBertFamily,       false,        false,                   true},
     {"Roberta",    &kBertFamily,       true},
     {"XLMRoberta", &kBertFamily,       true},
+    {"Camembert",  &kBertFamily,       true},
     {"DebertaV2",  &kDebertaV2Family},
-    {"DistilBert", &kDistilBertFamily, false,                   true},
+    {"DistilBert", &kDistilBertFamily, false,        false,                   true},
     {"Electra",    &kElectraFamily},
-    {"MPNet",      &kMpnetFamily,      true},
+    {"MPNet",      &kMpnetFamily,      false,        true},
     // clang-format on
 };
 
@@ -49,7 +51,7 @@ const std::vector<Architecture>& all_architectures() {
       for (const auto& head : kHeads) {
         if (head.head == HeadKind::kMaskedLm && !line.masked_lm) continue;
         out.push_back({std::string(line.prefix) + head.suffix, line.family, head.head,
-                       line.positions_after_padding});
+                       line.roberta_code, line.roberta_code || line.positions_after_padding});
       }
     }
     return out;

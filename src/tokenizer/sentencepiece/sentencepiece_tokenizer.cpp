@@ -1,17 +1,22 @@
 // SentencePiece model + the folder's tokenizer files: the ids of transformers' slow
-// XLMRobertaTokenizer or DebertaV2Tokenizer (v4.47.1). libsentencepiece does the normalization
-// (the model's charsmap) and the segmentation, exactly as the Python binding the slow tokenizers
-// call; this file adds what the two classes do around it.
+// XLMRobertaTokenizer, CamembertTokenizer or DebertaV2Tokenizer (v4.47.1). libsentencepiece does
+// the normalization (the model's charsmap) and the segmentation, exactly as the Python binding
+// the slow tokenizers call; this file adds what the three classes do around it.
 //
 // XLMRobertaTokenizer (tokenization_xlm_roberta.py): fairseq ids. <s> 0, <pad> 1, </s> 2,
 // <unk> 3, every other piece its SentencePiece id + 1, and <mask> after the last piece; a piece
 // whose SentencePiece id is 0 (the model's unk) becomes <unk>. Pair: <s> A </s></s> B </s>,
 // token type ids all 0.
+// CamembertTokenizer (tokenization_camembert.py): the same with fairseq_offset 4. Its added
+// tokens are <s>NOTUSED 0, <pad> 1, </s>NOTUSED 2, <unk> 3, <unk>NOTUSED 4, whatever the files
+// say for those ids; <s> and </s> are the model's own pieces (SentencePiece id + 4, so 5 and 6
+// when the model numbers them 1 and 2), and <mask> comes after the last piece (pieces + 4).
 // DebertaV2Tokenizer (tokenization_deberta_v2.py): SentencePiece ids as they are; a piece outside
 // the vocabulary (or "<unk>") is spelled "[UNK]" before it gets an id; split_by_punct encodes the
 // runs between punctuation characters separately; do_lower_case lowercases each text piece.
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -28,19 +33,28 @@ namespace fs = std::filesystem;
 using slow::Segment;
 using slow::TextPiece;
 
-enum class Flavor { kXlmRoberta, kDebertaV2 };
+enum class Flavor { kXlmRoberta, kCamembert, kDebertaV2 };
+
+// The added tokens CamembertTokenizer.__init__ puts at ids 0-4 (its _added_tokens_decoder,
+// which overrides the files' entries for those ids).
+constexpr const char* kCamembertUnused[] = {"<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"};
 
 Flavor pick_flavor(const slow::SlowConfig& config, const fs::path& spm_model) {
   const std::string& cls = config.tokenizer_class;
   if (cls.rfind("XLMRobertaTokenizer", 0) == 0) return Flavor::kXlmRoberta;
+  if (cls.rfind("CamembertTokenizer", 0) == 0) return Flavor::kCamembert;
   if (cls.rfind("DebertaV2Tokenizer", 0) == 0) return Flavor::kDebertaV2;
   if (!cls.empty()) {
     throw Error(ErrorKind::kUnsupported,
                 "tokenizer_class " + cls +
                     " is not supported with a SentencePiece model (supported: "
-                    "XLMRobertaTokenizer, DebertaV2Tokenizer)");
+                    "XLMRobertaTokenizer, CamembertTokenizer, DebertaV2Tokenizer)");
   }
-  // No class named: the special tokens (or the file name) tell the two layouts apart.
+  // No class named: the special tokens (or the file name) tell the layouts apart; only
+  // CamemBERT lists <s>NOTUSED.
+  const auto& extra = config.additional_special_tokens;
+  if (std::find(extra.begin(), extra.end(), kCamembertUnused[0]) != extra.end())
+    return Flavor::kCamembert;
   if (config.cls_token)
     return *config.cls_token == "<s>" ? Flavor::kXlmRoberta : Flavor::kDebertaV2;
   return spm_model.filename() == "sentencepiece.bpe.model" ? Flavor::kXlmRoberta
@@ -61,7 +75,7 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
     slow::SlowConfig config = slow::read_slow_config(model_dir);
     flavor_ = pick_flavor(config, spm_model);
     spm_size_ = spm_.GetPieceSize();
-    if (flavor_ == Flavor::kXlmRoberta) {
+    if (flavor_ != Flavor::kDebertaV2) {
       for (auto [attribute, value] : {std::pair{&config.bos_token, "<s>"},
                                       {&config.eos_token, "</s>"},
                                       {&config.sep_token, "</s>"},
@@ -71,10 +85,22 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
                                       {&config.mask_token, "<mask>"}}) {
         slow::default_special_token(*attribute, value);
       }
-      // XLMRobertaTokenizer wraps a plain-string mask token as AddedToken(lstrip=True).
+      // Both classes wrap a plain-string mask token as AddedToken(lstrip=True).
       slow::AddedTokenSpec mask{*config.mask_token, -1, true, false, false, false, true};
       config.special_token_flags.insert(config.special_token_flags.begin(), mask);
-      fairseq_ = {{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}, {"<mask>", spm_size_ + 1}};
+      if (flavor_ == Flavor::kXlmRoberta) {
+        fairseq_offset_ = 1;
+        fairseq_ = {{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}};
+      } else {
+        fairseq_offset_ = 4;
+        fairseq_ = {{kCamembertUnused[0], 0},
+                    {*config.pad_token, 1},
+                    {kCamembertUnused[1], 2},
+                    {*config.unk_token, 3},
+                    {kCamembertUnused[2], 4}};
+        add_camembert_tokens(config);
+      }
+      fairseq_.emplace("<mask>", spm_size_ + fairseq_offset_);
     } else {
       for (auto [attribute, value] : {std::pair{&config.bos_token, "[CLS]"},
                                       {&config.eos_token, "[SEP]"},
@@ -88,12 +114,12 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
       do_lower_case_ = config.do_lower_case.value_or(false);
       split_by_punct_ = config.split_by_punct.value_or(false);
     }
-    const std::size_t base_size = flavor_ == Flavor::kXlmRoberta
-                                      ? static_cast<std::size_t>(spm_size_) + 2
-                                      : static_cast<std::size_t>(spm_size_);
+    // The fairseq flavors' ids run to the last piece + offset, then <mask>.
+    const std::size_t base_size = static_cast<std::size_t>(spm_size_ + fairseq_offset_) +
+                                  (flavor_ == Flavor::kDebertaV2 ? 0 : 1);
     const bool lowercase_text = flavor_ == Flavor::kDebertaV2 && do_lower_case_;
     slow::SpecialLayout layout;
-    layout.double_sep_in_pair = flavor_ == Flavor::kXlmRoberta;
+    layout.double_sep_in_pair = flavor_ != Flavor::kDebertaV2;
     layout.second_text_type_one = flavor_ == Flavor::kDebertaV2;
     init(std::move(config), layout, base_size, lowercase_text);
     for (const auto& token : this->config().added_tokens)
@@ -133,11 +159,11 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
   }
 
   std::optional<std::int32_t> base_token_to_id(std::string_view token) const override {
-    if (flavor_ == Flavor::kXlmRoberta) {
+    if (flavor_ != Flavor::kDebertaV2) {
       if (auto it = fairseq_.find(token); it != fairseq_.end()) return it->second;
       const int id = spm_.PieceToId(token);
       if (id == 0 || spm_.IdToPiece(id) != token) return std::nullopt;
-      return id + 1;
+      return id + fairseq_offset_;
     }
     const int id = spm_.PieceToId(token);
     if (id < 0 || id >= spm_size_ || spm_.IdToPiece(id) != token) return std::nullopt;
@@ -145,11 +171,12 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
   }
 
   std::string base_id_to_token(std::int32_t id) const override {
-    if (flavor_ == Flavor::kXlmRoberta) {
+    if (flavor_ != Flavor::kDebertaV2) {
       for (const auto& [token, fairseq_id] : fairseq_) {
         if (fairseq_id == id) return token;
       }
-      return id >= 1 && id <= spm_size_ ? spm_.IdToPiece(id - 1) : std::string();
+      const std::int32_t spm_id = id - fairseq_offset_;
+      return spm_id >= 0 && spm_id < spm_size_ ? spm_.IdToPiece(spm_id) : std::string();
     }
     return id >= 0 && id < spm_size_ ? spm_.IdToPiece(id) : std::string();
   }
@@ -184,11 +211,11 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
   }
 
   std::int32_t convert(const std::string& piece, int spm_id) const {
-    if (flavor_ == Flavor::kXlmRoberta) {
+    if (flavor_ != Flavor::kDebertaV2) {
       if (auto id = added_token_id(piece)) return *id;
       if (auto it = fairseq_.find(piece); it != fairseq_.end()) return it->second;
       // `spm_id + fairseq_offset if spm_id else unk_token_id`; the model's unk id is 0.
-      return spm_id != 0 ? spm_id + 1 : unk_id();
+      return spm_id != 0 ? spm_id + fairseq_offset_ : unk_id();
     }
     if (spm_id == spm_.unk_id() || piece == "<unk>") return deberta_unk_id_;
     if (auto id = added_token_id(piece)) return *id;
@@ -200,9 +227,36 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
     return base_id_to_token(id);
   }
 
+  // CamembertTokenizer.__init__: its five added tokens take ids 0-4 over whatever the files
+  // say for those ids (pad and unk keep the flags their files give them), and its
+  // additional_special_tokens default to the three NOTUSED ones.
+  static void add_camembert_tokens(slow::SlowConfig& config) {
+    auto& added = config.added_tokens;
+    added.erase(std::remove_if(added.begin(), added.end(),
+                               [](const slow::AddedTokenSpec& t) { return t.id >= 0 && t.id < 5; }),
+                added.end());
+    const std::string contents[] = {kCamembertUnused[0], *config.pad_token, kCamembertUnused[1],
+                                    *config.unk_token, kCamembertUnused[2]};
+    for (std::int32_t id = 0; id < 5; ++id) {
+      slow::AddedTokenSpec spec;
+      spec.content = contents[id];
+      spec.special = true;
+      for (const auto& flagged : config.special_token_flags) {
+        if (flagged.content == spec.content) spec = flagged;
+      }
+      spec.id = id;
+      added.push_back(spec);
+    }
+    if (config.additional_special_tokens.empty()) {
+      config.additional_special_tokens.assign(std::begin(kCamembertUnused),
+                                              std::end(kCamembertUnused));
+    }
+  }
+
   sentencepiece::SentencePieceProcessor spm_;
   Flavor flavor_ = Flavor::kXlmRoberta;
   int spm_size_ = 0;
+  std::int32_t fairseq_offset_ = 0;  // DeBERTa's ids are SentencePiece's own
   bool do_lower_case_ = false;
   bool split_by_punct_ = false;
   std::int32_t deberta_unk_id_ = 0;

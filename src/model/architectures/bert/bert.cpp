@@ -1,9 +1,10 @@
-// BERT and the RoBERTa family (RoBERTa, XLM-R, MiniLM checkpoints saved as BertModel), as
-// transformers v4.47.1 runs them: absolute position embeddings, post-LayerNorm layers, the
-// sequence-classification heads of BertForSequenceClassification (pooler + linear) and
-// RobertaForSequenceClassification (dense + tanh + out_proj on the first token), and the
-// *ForTokenClassification head (one linear "classifier" on every token; no pooler), and
-// BertForMaskedLM's head served as SPLADE (model/layers/splade_head.h).
+// BERT and the classes that run RoBERTa's code (RoBERTa, XLM-R, CamemBERT; the table's
+// roberta_code), and MiniLM checkpoints saved as BertModel, as transformers v4.47.1 runs them:
+// absolute position embeddings, post-LayerNorm layers, the sequence-classification heads of
+// BertForSequenceClassification (pooler + linear) and RobertaForSequenceClassification (dense +
+// tanh + out_proj on the first token), the *ForTokenClassification head (one linear
+// "classifier" on every token; no pooler), and BertForMaskedLM's head served as SPLADE
+// (model/layers/splade_head.h).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <string>
@@ -27,8 +28,6 @@ namespace {
 
 using weights::ModelConfig;
 using weights::WeightStore;
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier, kSplade };
 
@@ -66,8 +65,7 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
       threads_(options.threads),
       intermediate_size_(config.intermediate_size) {
   info_ = describe_checkpoint(config);
-  const std::string& arch = info_.architecture;
-  const bool roberta = starts_with(arch, "Roberta") || starts_with(arch, "XLMRoberta");
+  const bool roberta = find_architecture(info_.architecture)->roberta_code;
   const bool token_classifier = info_.head == HeadKind::kTokenClassification;
   const bool classifier = info_.head != HeadKind::kBaseModel;
   if (config.position_embedding_type != "absolute") {
@@ -84,7 +82,7 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
   const std::int64_t h = config.hidden_size;
   // create_position_ids_from_input_ids: RoBERTa positions start at padding_idx + 1
   // (describe_checkpoint has checked pad_token_id and taken the rows off max_tokens).
-  roberta_positions_ = find_architecture(arch)->positions_after_padding;
+  roberta_positions_ = roberta;
   if (roberta_positions_) pad_token_id_ = *config.pad_token_id;
 
   word_embeddings_ =

@@ -1,6 +1,6 @@
-// BertConfig, RobertaConfig and XLMRobertaConfig as transformers v4.47.1 defines them: the shared
-// encoder sizes with BertConfig's defaults (RoBERTa and XLM-R pad with id 1) and the one field of
-// their own this engine reads.
+// BertConfig, RobertaConfig, XLMRobertaConfig and CamembertConfig as transformers v4.47.1
+// defines them: the shared encoder sizes with BertConfig's defaults (the RoBERTa-code classes pad
+// with id 1) and the one field of their own this engine reads.
 #pragma once
 
 #include <string>
