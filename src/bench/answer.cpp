@@ -18,6 +18,8 @@ const char* task_name(Task task) {
       return "embed";
     case Task::kTokens:
       return "tokens";
+    case Task::kSparse:
+      return "sparse";
   }
   return "auto";
 }
@@ -27,8 +29,10 @@ Task parse_task(std::string_view name) {
   if (name == "classify") return Task::kClassify;
   if (name == "embed") return Task::kEmbed;
   if (name == "tokens") return Task::kTokens;
-  throw Error(ErrorKind::kInvalidArgument,
-              "--task '" + std::string(name) + "' is not one of auto, classify, embed, tokens");
+  if (name == "sparse") return Task::kSparse;
+  throw Error(ErrorKind::kInvalidArgument, "--task '" + std::string(name) +
+                                               "' is not one of auto, classify, embed, tokens, "
+                                               "sparse");
 }
 
 bool same_label(std::string_view a, std::string_view b) {

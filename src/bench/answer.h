@@ -10,10 +10,10 @@
 namespace onepass::bench {
 
 // kTokens: token classification (NER, PII), the pipeline's entities grouped with
-// aggregation_strategy "simple".
-enum class Task { kAuto, kClassify, kEmbed, kTokens };
+// aggregation_strategy "simple". kSparse: SPLADE vectors (TEI's /embed_sparse).
+enum class Task { kAuto, kClassify, kEmbed, kTokens, kSparse };
 const char* task_name(Task task);
-// "auto" | "classify" | "embed" | "tokens"; throws kInvalidArgument
+// "auto" | "classify" | "embed" | "tokens" | "sparse"; throws kInvalidArgument
 Task parse_task(std::string_view name);
 
 struct Answer {
@@ -22,8 +22,10 @@ struct Answer {
   // LOC[10,15)", never empty), the entities' scores in `values` and their mean in `score`.
   std::string label;
   double score = 0;
-  // Embeddings: the vector (token-level answers flattened). Classification: the scores of every
-  // label when the dialect returns them, in a fixed order per dialect (by label name or index).
+  // Embeddings: the vector (token-level answers flattened). Sparse embeddings: the vector, dense
+  // up to its last non-zero entry (so two answers with other entries differ in size).
+  // Classification: the scores of every label when the dialect returns them, in a fixed order per
+  // dialect (by label name or index).
   std::vector<float> values;
   // False when the label is only an index ("LABEL_2": logits without id2label), which says
   // nothing about the dataset's label names, so accuracy skips it.

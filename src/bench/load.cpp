@@ -61,8 +61,9 @@ std::optional<double> Reference::accuracy() const {
 }
 
 Task Reference::answered_task() const {
-  // Entity answers carry a label, but only the tokens request reads them.
-  if (task == Task::kTokens) return task;
+  // Entity answers carry a label, but only the tokens request reads them; sparse answers have
+  // none, as embeddings.
+  if (task == Task::kTokens || task == Task::kSparse) return task;
   for (const auto& answer : answers) {
     if (answer) return answer->label.empty() ? Task::kEmbed : Task::kClassify;
   }
@@ -81,7 +82,13 @@ Reference reference_pass(const Dialect& dialect, const http::Url& url,
   http::Connection connection(url, timeout);
   Reference reference;
   reference.answers.resize(count);
-  std::vector<Task> candidates = task == Task::kAuto ? dialect.tasks() : std::vector<Task>{task};
+  const auto asked = dialect.tasks();
+  if (task == Task::kSparse && std::find(asked.begin(), asked.end(), task) == asked.end()) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "--task sparse: the " + std::string(dialect.name()) +
+                    " dialect has no sparse-embedding route (tei has /embed_sparse)");
+  }
+  std::vector<Task> candidates = task == Task::kAuto ? asked : std::vector<Task>{task};
   std::size_t answered = 0;
   std::string last_error;
   for (std::size_t i = 0; i < count; ++i) {

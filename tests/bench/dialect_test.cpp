@@ -243,9 +243,31 @@ TEST(SageMakerDialect, TokensAskForSimpleEntitiesAndReadOneListPerInput) {
   EXPECT_THROW(d->parse(ok("[[]]"), 1, Task::kEmbed), Error);
 }
 
+// SPLADE: /embed_sparse with strings; each answer's {index, value} entries read as a dense vector
+// up to its last index, so answers with other entries differ.
+TEST(TeiDialect, EmbedSparseReadsIndexValueLists) {
+  const auto d = make_dialect("tei", {});
+  const Sample* batch[] = {&kSingle, &kPair};
+  const auto r = d->build(batch, Task::kSparse);
+  EXPECT_EQ(r.target, "/embed_sparse");
+  EXPECT_EQ(body_of(r),
+            json::parse(R"({"inputs":["Hello world","A man plays."],"truncate":true})"));
+  const auto answers =
+      d->parse(ok(R"([[{"index":1,"value":0.5},{"index":4,"value":2}],[]])"), 2, Task::kSparse);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].values, (std::vector<float>{0.0f, 0.5f, 0.0f, 0.0f, 2.0f}));
+  EXPECT_TRUE(answers[0].label.empty());
+  EXPECT_TRUE(answers[1].values.empty());
+  EXPECT_THROW(d->parse(ok(R"([[{"index":-1,"value":1}]])"), 1, Task::kSparse), Error);
+  EXPECT_THROW(d->parse(ok(R"([[{"index":1}]])"), 1, Task::kSparse), Error);
+  EXPECT_THROW(d->parse(ok(R"([[1,2]])"), 1, Task::kSparse), Error);
+  EXPECT_THROW(d->parse(ok(R"([[{"index":99999999,"value":1}]])"), 1, Task::kSparse), Error);
+}
+
 TEST(TeiDialect, PredictTokensAsksForSimpleEntities) {
   const auto d = make_dialect("tei", {});
-  EXPECT_EQ(d->tasks(), (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens}));
+  EXPECT_EQ(d->tasks(),
+            (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens, Task::kSparse}));
   const Sample* batch[] = {&kSingle, &kPair};
   const auto r = d->build(batch, Task::kTokens);
   EXPECT_EQ(r.target, "/predict_tokens");

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/error.h"
 #include "bench/bench.h"
 #include "bench/results.h"
 
@@ -166,6 +167,29 @@ TEST(Serve, SweepInEveryDialectOfATokenClassifier) {
       EXPECT_TRUE(some_entity) << dialect;
     }
   }
+}
+
+// SPLADE through TEI's /embed_sparse, found by asking (auto: /predict, /embed and
+// /predict_tokens refuse it) or named; a dialect without the route is refused before any request.
+TEST(Serve, SweepOfASparseEmbedder) {
+  ServeProcess server({"serve", "--model", "sp=" + (kModels / "bert-tiny-splade").string(),
+                       "--host", "127.0.0.1", "--port", "0"});
+  ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
+  for (const Task task : {Task::kAuto, Task::kSparse}) {
+    Workload w = tiny_sweep();
+    w.task = task;
+    const BenchResult result = run_bench({spec("tei", server.url(), "tei", "sp")}, w);
+    const auto& reference = result.endpoints[0].reference;
+    EXPECT_EQ(reference.answered_task(), Task::kSparse);
+    expect_clean(result.endpoints[0]);
+    for (const auto& answer : reference.answers) {
+      ASSERT_TRUE(answer.has_value());
+      EXPECT_FALSE(answer->values.empty());
+    }
+  }
+  Workload w = tiny_sweep();
+  w.task = Task::kSparse;
+  EXPECT_THROW(run_bench({spec("hf", server.url(), "hf", "sp")}, w), Error);
 }
 
 TEST(Serve, CompareTwoServersOfTheSameModelAgreesFully) {

@@ -2,7 +2,8 @@
 // [text] or [premise, hypothesis] per input, answered with every label's score), POST /embed for
 // embedders ({"inputs": [str]} answered with [[f32]]), POST /predict_tokens for token classifiers
 // (onepass's extension: {"inputs": [str], "aggregation_strategy": "simple"} answered with a list
-// of entities per input; a pair travels as one text joined by a newline).
+// of entities per input; a pair travels as one text joined by a newline), POST /embed_sparse for
+// SPLADE models ({"inputs": [str]} answered with [[{index, value}]] per input).
 #include "base/error.h"
 #include "bench/dialects/dialects.h"
 
@@ -11,14 +12,33 @@ namespace {
 
 using nlohmann::json;
 
+// [{"index", "value"}, ...] as a dense vector up to the last index.
+Answer sparse_answer(const json& entries) {
+  if (!entries.is_array()) detail::bad_shape("tei", "expected a list of {index, value}");
+  Answer answer;
+  for (const auto& entry : entries) {
+    const auto index = entry.is_object() ? entry.find("index") : entry.end();
+    const auto value = entry.is_object() ? entry.find("value") : entry.end();
+    if (index == entry.end() || value == entry.end() || !index->is_number_unsigned() ||
+        !value->is_number() || index->get<std::uint64_t>() >= (1u << 24)) {
+      detail::bad_shape("tei", "expected {index, value} with an index under 2^24");
+    }
+    const auto i = index->get<std::size_t>();
+    if (i >= answer.values.size()) answer.values.resize(i + 1, 0.0f);
+    answer.values[i] = value->get<float>();
+  }
+  return answer;
+}
+
 class TeiDialect final : public Dialect {
  public:
   using Dialect::Dialect;
 
   std::string_view name() const override { return "tei"; }
-  // A token classifier refuses /predict and /embed (422), so auto-detection reaches tokens.
+  // A token classifier refuses /predict and /embed (422), so auto-detection reaches tokens; a
+  // SPLADE model refuses those three, so it reaches sparse.
   std::vector<Task> tasks() const override {
-    return {Task::kClassify, Task::kEmbed, Task::kTokens};
+    return {Task::kClassify, Task::kEmbed, Task::kTokens, Task::kSparse};
   }
 
   http::Request build(std::span<const Sample* const> batch, Task task) const override {
@@ -26,6 +46,10 @@ class TeiDialect final : public Dialect {
     if (task == Task::kEmbed) {
       for (const Sample* sample : batch) inputs.push_back(sample->text);
       return json_request("/embed", json{{"inputs", inputs}, {"truncate", true}}.dump());
+    }
+    if (task == Task::kSparse) {
+      for (const Sample* sample : batch) inputs.push_back(sample->text);
+      return json_request("/embed_sparse", json{{"inputs", inputs}, {"truncate", true}}.dump());
     }
     if (task == Task::kTokens) {
       for (const Sample* sample : batch) inputs.push_back(detail::single_text(*sample));
@@ -54,7 +78,9 @@ class TeiDialect final : public Dialect {
     std::vector<Answer> answers;
     answers.reserve(batch_size);
     for (const auto& item : doc) {
-      if (task == Task::kTokens) {
+      if (task == Task::kSparse) {
+        answers.push_back(sparse_answer(item));
+      } else if (task == Task::kTokens) {
         answers.push_back(detail::answer_from_entities(item, "tei"));
       } else if (task == Task::kClassify) {
         answers.push_back(detail::answer_from_label_scores(item, "tei"));
