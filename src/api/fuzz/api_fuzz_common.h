@@ -121,7 +121,8 @@ inline ApiOptions fuzz_options() {
 }
 
 // The body of one POST, sent once to each single-model service, so that every task's decoding
-// and encoding (classifier, reranker, embedder, token classifier, sparse embedder) sees it. `path` may hold
+// and encoding (classifier, reranker, embedder, token classifier, sparse embedder) sees it. `path`
+// may hold
 // "{model}", replaced by each service's model name (KServe's infer route).
 inline void post_to_each_task(std::string_view path, const std::uint8_t* data, std::size_t size) {
   static std::vector<Endpoint>* endpoints = [] {
