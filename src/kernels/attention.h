@@ -9,8 +9,8 @@ namespace onepass::kernels {
 
 // An additive bias on the scores that depends only on where the key sits relative to the query
 // (MPNet's relative position bias): score(head, i, j) += values[head * stride + center + j - i].
-// Built per forward pass for the batch's longest sequence: stride = 2 * longest - 1 and
-// center = longest - 1, so that every offset a sequence of the batch has is in the table.
+// stride = 2 * L - 1 and center = L - 1 for some L at least the batch's longest sequence, so
+// that every offset a sequence has is in the table (MPNet builds it once, for max_tokens).
 struct DistanceBias {
   const float* values = nullptr;  // [num_heads, stride]; null: no bias
   std::int64_t stride = 0;

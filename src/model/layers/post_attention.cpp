@@ -11,6 +11,12 @@ LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::s
                           store.get(prefix + ".bias", {dim}).data, static_cast<float>(eps)};
 }
 
+kernels::Linear load_linear(const weights::WeightStore& store, const std::string& prefix,
+                            std::int64_t out, std::int64_t in, kernels::Activation act) {
+  return kernels::Linear(store.get(prefix + ".weight", {out, in}).data,
+                         store.get(prefix + ".bias", {out}).data, out, in, act);
+}
+
 PostAttention::PostAttention(const weights::WeightStore& store, const std::string& prefix,
                              const weights::ModelConfig& config, kernels::Precision precision,
                              const PostAttentionNames& names)

@@ -23,6 +23,11 @@ struct LayerNormWeights {
 LayerNormWeights load_layer_norm(const weights::WeightStore& store, const std::string& prefix,
                                  std::int64_t dim, double eps);
 
+// An fp32 Linear over `<prefix>.weight` [out, in] and `<prefix>.bias` [out], `act` fused.
+kernels::Linear load_linear(const weights::WeightStore& store, const std::string& prefix,
+                            std::int64_t out, std::int64_t in,
+                            kernels::Activation act = kernels::Activation::kIdentity);
+
 // Weight names inside one layer, after its prefix: BERT's (and DeBERTa-v2's) by default.
 struct PostAttentionNames {
   const char* attention_output = "attention.output.dense";

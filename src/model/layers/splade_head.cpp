@@ -14,12 +14,14 @@ constexpr std::int64_t kBlockRows = 64;
 
 }  // namespace
 
-SpladeHead::SpladeHead(kernels::Linear transform, LayerNormWeights norm,
-                       const float* decoder_weight, const float* decoder_bias, std::int64_t vocab,
-                       std::int64_t hidden)
-    : transform_(std::move(transform)),
-      norm_(norm),
-      decoder_(decoder_weight, decoder_bias, vocab, hidden),
+SpladeHead::SpladeHead(const weights::WeightStore& store, const SpladeHeadNames& names,
+                       kernels::Activation act, double norm_eps, const float* word_embeddings,
+                       std::int64_t vocab, std::int64_t hidden)
+    : transform_(load_linear(store, names.transform, hidden, hidden, act)),
+      norm_(load_layer_norm(store, names.norm, hidden, norm_eps)),
+      decoder_(store.contains(names.decoder) ? store.get(names.decoder, {vocab, hidden}).data
+                                             : word_embeddings,
+               store.get(names.decoder_bias, {vocab}).data, vocab, hidden),
       vocab_(vocab),
       hidden_(hidden) {}
 

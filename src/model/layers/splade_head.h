@@ -15,17 +15,27 @@
 #include "kernels/matmul.h"
 #include "model/layers/post_attention.h"
 #include "tensor/arena.h"
+#include "weights/weight_store.h"
 
 namespace onepass::model {
+
+// The head's weight names in a checkpoint.
+struct SpladeHeadNames {
+  const char* transform;     // dense [hidden, hidden] (.weight, .bias)
+  const char* norm;          // its LayerNorm (.weight, .bias)
+  const char* decoder;       // [vocab, hidden]; absent when saved tied to the word embeddings
+  const char* decoder_bias;  // [vocab]
+};
 
 class SpladeHead {
  public:
   SpladeHead() = default;
-  // transform: [hidden, hidden] with its activation fused; norm: the LayerNorm after it;
-  // decoder_weight: [vocab, hidden]; decoder_bias: [vocab]. The decoder is packed here: it does
-  // not point into the mapping once built.
-  SpladeHead(kernels::Linear transform, LayerNormWeights norm, const float* decoder_weight,
-             const float* decoder_bias, std::int64_t vocab, std::int64_t hidden);
+  // `act` follows the transform, `norm_eps` is its LayerNorm's. The decoder is `names.decoder`
+  // when the checkpoint has it, else `word_embeddings` [vocab, hidden] (save_pretrained keeps
+  // one copy of tied weights). It is packed here: nothing points into the mapping once built.
+  SpladeHead(const weights::WeightStore& store, const SpladeHeadNames& names,
+             kernels::Activation act, double norm_eps, const float* word_embeddings,
+             std::int64_t vocab, std::int64_t hidden);
 
   // x: the encoder's last hidden states [tokens, hidden] (sequence s owns rows offsets[s] to
   // offsets[s + 1]). out: [num_seqs, vocab], the pooled vectors. The vocabulary product runs

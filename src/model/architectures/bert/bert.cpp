@@ -19,6 +19,7 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/positions.h"
 #include "model/layers/splade_head.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
@@ -105,43 +106,36 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in,
-                          kernels::Activation act) {
-    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data,
-                           store_.get(prefix + ".bias", {out}).data, out, in, act);
-  };
   const bool pooler_present = store_.contains(base + "pooler.dense.weight");
   if (info_.head == HeadKind::kMaskedLm) {
-    // BertLMPredictionHead. Its decoder is tied to the word embeddings: save_pretrained keeps
-    // one copy, so the decoder's own name is often absent; its bias is cls.predictions.bias
-    // (decoder.bias is the same tensor).
+    // BertLMPredictionHead. Its bias is cls.predictions.bias; decoder.bias is the same
+    // tensor, which a checkpoint may keep instead.
     head_ = Head::kSplade;
-    const std::string mlm = "cls.predictions.";
-    const float* decoder = store_.contains(mlm + "decoder.weight")
-                               ? store_.get(mlm + "decoder.weight", {config.vocab_size, h}).data
-                               : word_embeddings_;
-    const std::string bias = store_.contains(mlm + "bias") ? mlm + "bias" : mlm + "decoder.bias";
-    splade_ = SpladeHead(
-        linear(mlm + "transform.dense", h, h, kernels::activation_from_hf(config.hidden_act)),
-        load_layer_norm(store_, mlm + "transform.LayerNorm", h, config.layer_norm_eps), decoder,
-        store_.get(bias, {config.vocab_size}).data, config.vocab_size, h);
+    const char* bias = store_.contains("cls.predictions.bias") ? "cls.predictions.bias"
+                                                               : "cls.predictions.decoder.bias";
+    splade_ = SpladeHead(store_,
+                         {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                          "cls.predictions.decoder.weight", bias},
+                         kernels::activation_from_hf(config.hidden_act), config.layer_norm_eps,
+                         word_embeddings_, config.vocab_size, h);
   } else if (classifier) {
     const std::int64_t labels = config.num_labels;
     if (token_classifier) {
       head_ = Head::kTokenClassifier;
-      classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
+      classifier_ = load_linear(store_, "classifier", labels, h);
     } else if (roberta) {
       head_ = Head::kRobertaClassifier;
-      head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kTanh);
-      classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
+      head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kTanh);
+      classifier_ = load_linear(store_, "classifier.out_proj", labels, h);
     } else {
       head_ = Head::kBertClassifier;
-      pooler_ = linear(base + "pooler.dense", h, h, kernels::Activation::kTanh);
-      classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
+      pooler_ = load_linear(store_, base + "pooler.dense", h, h, kernels::Activation::kTanh);
+      classifier_ = load_linear(store_, "classifier", labels, h);
     }
   } else {
     info_.has_pooler = pooler_present;
-    if (pooler_present) pooler_ = linear(base + "pooler.dense", h, h, kernels::Activation::kTanh);
+    if (pooler_present)
+      pooler_ = load_linear(store_, base + "pooler.dense", h, h, kernels::Activation::kTanh);
   }
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
@@ -156,19 +150,13 @@ void BertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t*
   for (std::size_t s = 0; s < batch.size(); ++s) {
     const auto& seq = batch[s];
     const std::size_t begin = offsets[s];
-    std::int32_t real_tokens = 0;
     for (std::size_t i = 0; i < seq.input_ids.size(); ++i) {
-      const std::int32_t id = seq.input_ids[i];
-      ids[begin + i] = id;
+      ids[begin + i] = seq.input_ids[i];
       types[begin + i] = seq.token_type_ids.empty() ? 0 : seq.token_type_ids[i];
-      if (roberta_positions_) {
-        // HF counts only non-padding tokens; a pad id inside the input gets padding_idx itself.
-        positions[begin + i] =
-            id == pad_token_id_ ? pad_token_id_ : pad_token_id_ + (++real_tokens);
-      } else {
-        positions[begin + i] = static_cast<std::int32_t>(i);
-      }
+      positions[begin + i] = static_cast<std::int32_t>(i);
     }
+    if (roberta_positions_)
+      positions_after_padding(seq.input_ids, pad_token_id_, positions + begin);
   }
   const std::int64_t h = info_.hidden_size;
   const auto n = static_cast<std::int64_t>(tokens);

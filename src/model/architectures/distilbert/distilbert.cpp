@@ -38,9 +38,6 @@ class DistilBertEncoder final : public Encoder {
  private:
   WeightStore store_;  // owns the mapping every weight pointer below points into
   ModelInfo info_;
-  bool classifier_head_ = false;  // sequence or token classification
-  bool token_head_ = false;
-  bool splade_head_ = false;
   int threads_ = 0;
   std::int64_t intermediate_size_ = 0;
   const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
@@ -59,12 +56,11 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
       threads_(options.threads),
       intermediate_size_(config.intermediate_size) {
   info_ = describe_checkpoint(config);
-  token_head_ = info_.head == HeadKind::kTokenClassification;
-  classifier_head_ = info_.head != HeadKind::kBaseModel;
-  // DistilBertForSequenceClassification nests the encoder under "distilbert."; DistilBertModel
-  // is saved without a prefix, though some checkpoints carry one anyway.
+  // The task models nest the encoder under "distilbert."; DistilBertModel is saved without a
+  // prefix, though some checkpoints carry one anyway.
   std::string base = "distilbert.";
-  if (!classifier_head_ && store_.contains("embeddings.word_embeddings.weight")) base.clear();
+  if (info_.head == HeadKind::kBaseModel && store_.contains("embeddings.word_embeddings.weight"))
+    base.clear();
 
   const std::int64_t h = config.hidden_size;
 
@@ -83,29 +79,25 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (info_.head == HeadKind::kMaskedLm) {
-    // vocab_transform, the model's activation, vocab_layer_norm (eps 1e-12 whatever the
-    // config), vocab_projector: its weight is tied to the word embeddings (saved once).
-    classifier_head_ = false;
-    splade_head_ = true;
-    const float* decoder = store_.contains("vocab_projector.weight")
-                               ? store_.get("vocab_projector.weight", {config.vocab_size, h}).data
-                               : word_embeddings_;
-    splade_ = SpladeHead(kernels::Linear(store_.get("vocab_transform.weight", {h, h}).data,
-                                         store_.get("vocab_transform.bias", {h}).data, h, h,
-                                         kernels::activation_from_hf(config.hidden_act)),
-                         load_layer_norm(store_, "vocab_layer_norm", h, 1e-12), decoder,
-                         store_.get("vocab_projector.bias", {config.vocab_size}).data,
-                         config.vocab_size, h);
-  } else if (classifier_head_) {
-    const std::int64_t labels = config.num_labels;
-    if (!token_head_)
-      pre_classifier_ = kernels::Linear(store_.get("pre_classifier.weight", {h, h}).data,
-                                        store_.get("pre_classifier.bias", {h}).data, h, h,
-                                        kernels::Activation::kRelu);
-    classifier_ = kernels::Linear(store_.get("classifier.weight", {labels, h}).data,
-                                  store_.get("classifier.bias", {labels}).data, labels, h,
-                                  kernels::Activation::kIdentity);
+  const std::int64_t labels = config.num_labels;
+  switch (info_.head) {
+    case HeadKind::kBaseModel:
+      break;
+    case HeadKind::kSequenceClassification:
+      pre_classifier_ = load_linear(store_, "pre_classifier", h, h, kernels::Activation::kRelu);
+      classifier_ = load_linear(store_, "classifier", labels, h);
+      break;
+    case HeadKind::kTokenClassification:
+      classifier_ = load_linear(store_, "classifier", labels, h);
+      break;
+    case HeadKind::kMaskedLm:
+      // vocab_layer_norm's eps is 1e-12 whatever the config says.
+      splade_ = SpladeHead(
+          store_,
+          {"vocab_transform", "vocab_layer_norm", "vocab_projector.weight", "vocab_projector.bias"},
+          kernels::activation_from_hf(config.hidden_act), 1e-12, word_embeddings_,
+          config.vocab_size, h);
+      break;
   }
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
@@ -131,16 +123,21 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
                       embedding_norm_.eps);
   pass.run(layers_);
 
-  if (splade_head_) {
-    splade_.forward(pass.x, pass.offsets, pass.num_seqs, *pass.arena, out.logits);
-  } else if (!classifier_head_) {
-    out.hidden_states.assign(pass.x, pass.x + pass.tokens * h);
-  } else if (token_head_) {
-    classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
-  } else {
-    // pre_classifier (ReLU), then classifier, on the first token.
-    classify_sequences(pass.x, pass.offsets, pass.num_seqs, h, pre_classifier_, classifier_,
-                       info_.num_labels, *pass.arena, out.logits);
+  switch (info_.head) {
+    case HeadKind::kBaseModel:
+      out.hidden_states.assign(pass.x, pass.x + pass.tokens * h);
+      return;
+    case HeadKind::kTokenClassification:
+      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
+      return;
+    case HeadKind::kSequenceClassification:
+      // pre_classifier (ReLU), then classifier, on the first token.
+      classify_sequences(pass.x, pass.offsets, pass.num_seqs, h, pre_classifier_, classifier_,
+                         info_.num_labels, *pass.arena, out.logits);
+      return;
+    case HeadKind::kMaskedLm:
+      splade_.forward(pass.x, pass.offsets, pass.num_seqs, *pass.arena, out.logits);
+      return;
   }
 }
 

@@ -92,15 +92,9 @@ ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
   }
   embedding_norm_ =
       load_layer_norm(store_, base + "embeddings.LayerNorm", e, config.layer_norm_eps);
-  const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in,
-                          kernels::Activation act) {
-    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data,
-                           store_.get(prefix + ".bias", {out}).data, out, in, act);
-  };
   // ElectraModel creates embeddings_project only when the sizes differ.
   project_ = e != h;
-  if (project_)
-    embeddings_project_ = linear(base + "embeddings_project", h, e, kernels::Activation::kIdentity);
+  if (project_) embeddings_project_ = load_linear(store_, base + "embeddings_project", h, e);
   layers_.reserve(static_cast<std::size_t>(config.num_hidden_layers));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
     layers_.emplace_back(store_, base + "encoder.layer." + std::to_string(i) + ".", config,
@@ -111,10 +105,10 @@ ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
   if (sequence_head || token_head) {
     const std::int64_t labels = config.num_labels;
     if (sequence_head) {
-      head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kGeluErf);
-      classifier_ = linear("classifier.out_proj", labels, h, kernels::Activation::kIdentity);
+      head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kGeluErf);
+      classifier_ = load_linear(store_, "classifier.out_proj", labels, h);
     } else {
-      classifier_ = linear("classifier", labels, h, kernels::Activation::kIdentity);
+      classifier_ = load_linear(store_, "classifier", labels, h);
     }
   }
   info_.parameter_count = store_.parameter_count();

@@ -25,6 +25,7 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/positions.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -132,20 +133,15 @@ MpnetEncoder::MpnetEncoder(const MpnetConfig& config, WeightStore store, const L
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  const auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in,
-                          kernels::Activation act) {
-    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data,
-                           store_.get(prefix + ".bias", {out}).data, out, in, act);
-  };
-  const auto identity = kernels::Activation::kIdentity;
   if (info_.head == HeadKind::kTokenClassification) {
-    classifier_ = linear("classifier", config.num_labels, h, identity);
+    classifier_ = load_linear(store_, "classifier", config.num_labels, h);
   } else if (classifier) {
-    head_dense_ = linear("classifier.dense", h, h, kernels::Activation::kTanh);
-    classifier_ = linear("classifier.out_proj", config.num_labels, h, identity);
+    head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kTanh);
+    classifier_ = load_linear(store_, "classifier.out_proj", config.num_labels, h);
   } else {
     info_.has_pooler = store_.contains(base + "pooler.dense.weight");
-    if (info_.has_pooler) pooler_ = linear(base + "pooler.dense", h, h, kernels::Activation::kTanh);
+    if (info_.has_pooler)
+      pooler_ = load_linear(store_, base + "pooler.dense", h, h, kernels::Activation::kTanh);
   }
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
@@ -155,18 +151,12 @@ void MpnetEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& 
   if (!begin_forward(batch, info_, out)) return;
   BertStackPass pass(threads_, arenas_, out, batch.size(), info_.hidden_size, intermediate_size_);
 
-  // create_position_ids_from_input_ids(input_ids, 1): real tokens count up from 2, a pad id
-  // inside the input keeps position 1.
   auto* ids = pass.arena->alloc_as<std::int32_t>(static_cast<std::size_t>(pass.tokens));
   auto* positions = pass.arena->alloc_as<std::int32_t>(static_cast<std::size_t>(pass.tokens));
   for (std::size_t s = 0; s < pass.num_seqs; ++s) {
-    std::int32_t real_tokens = 0;
-    for (std::size_t i = 0; i < batch[s].input_ids.size(); ++i) {
-      const std::int32_t id = batch[s].input_ids[i];
-      ids[pass.offsets[s] + i] = id;
-      positions[pass.offsets[s] + i] =
-          id == kPaddingIdx ? kPaddingIdx : kPaddingIdx + (++real_tokens);
-    }
+    const auto& seq_ids = batch[s].input_ids;
+    std::copy(seq_ids.begin(), seq_ids.end(), ids + pass.offsets[s]);
+    positions_after_padding(seq_ids, kPaddingIdx, positions + pass.offsets[s]);
   }
   const std::int64_t h = pass.hidden;
   kernels::embedding_gather(word_embeddings_, h, ids, pass.tokens, pass.x, false);
