@@ -24,6 +24,8 @@ const char* task_name(const runtime::ModelDescription& model) {
     case ModelTask::kSparseEmbedder:
       return "sparse embeddings (a *ForMaskedLM model served as SPLADE: TEI's /embed_sparse; no "
              "HF_TASK names it)";
+    case ModelTask::kQuestionAnswerer:
+      return "question-answering (a *ForQuestionAnswering model: answers from a context)";
   }
   return "unknown";
 }
@@ -45,12 +47,15 @@ void check_hf_task(std::string_view hf_task, const runtime::ModelDescription& mo
   } else if (hf_task == "token-classification" || hf_task == "ner") {
     // "ner" is transformers' alias of the token-classification pipeline.
     fits = model.task == ModelTask::kTokenClassifier;
+  } else if (hf_task == "question-answering") {
+    fits = model.task == ModelTask::kQuestionAnswerer;
   } else {
     throw Error(ErrorKind::kInvalidArgument,
                 "HF_TASK '" + std::string(hf_task) +
                     "' is not served by onepass (it serves text-classification, "
                     "zero-shot-classification, feature-extraction, sentence-similarity, "
-                    "sentence-embeddings, sentence-ranking, token-classification)");
+                    "sentence-embeddings, sentence-ranking, token-classification, "
+                    "question-answering)");
   }
   if (!fits) {
     throw Error(ErrorKind::kInvalidArgument, "HF_TASK is '" + std::string(hf_task) +

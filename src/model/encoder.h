@@ -28,7 +28,14 @@ enum class HeadKind {
   kTokenClassification,     // logits [num_labels] for every token (*ForTokenClassification)
   kMaskedLm,                // *ForMaskedLM served as SPLADE: logits [vocab_size] per sequence,
                             // max over its tokens of log(1 + relu(MLM logit)) (splade_head.h)
+  kQuestionAnswering,       // *ForQuestionAnswering: [start, end] logits for every token
 };
+
+// Heads whose logits are per token ([total_tokens, num_labels]); question answering's two
+// "labels" are the start and end logits.
+inline bool per_token_head(HeadKind head) {
+  return head == HeadKind::kTokenClassification || head == HeadKind::kQuestionAnswering;
+}
 
 struct ModelInfo {
   std::string
@@ -55,11 +62,12 @@ struct SequenceInput {
 struct ForwardOutput {
   // kSequenceClassification: [num_sequences, num_labels], row-major.
   // kTokenClassification: [total_tokens, num_labels], token-major like hidden_states.
+  // kQuestionAnswering: [total_tokens, 2] as kTokenClassification: start, end logit per token.
   // kMaskedLm: [num_sequences, vocab_size], row-major, the SPLADE vectors.
   std::vector<float> logits;
   // kBaseModel: last hidden state, token-major [total_tokens, hidden] in batch order;
-  // sequence i owns rows [token_offsets[i], token_offsets[i + 1]) (of logits too, for
-  // kTokenClassification). Every head fills token_offsets.
+  // sequence i owns rows [token_offsets[i], token_offsets[i + 1]) (of logits too, for the
+  // per-token heads). Every head fills token_offsets.
   std::vector<float> hidden_states;
   std::vector<std::size_t> token_offsets;
   // kBaseModel with a pooler: [num_sequences, hidden] (tanh(dense(cls))).

@@ -82,6 +82,12 @@ ModelInfo describe_checkpoint(const weights::ModelConfig& config) {
   if (architecture.head != HeadKind::kBaseModel && architecture.head != HeadKind::kMaskedLm) {
     if (config.num_labels <= 0)
       throw Error(ErrorKind::kInvalidModel, "config.json: a classifier needs labels");
+    // The question-answering pipeline splits qa_outputs into a start and an end logit.
+    if (architecture.head == HeadKind::kQuestionAnswering && config.num_labels != 2)
+      throw Error(ErrorKind::kInvalidModel, "config.json: " + architecture.name +
+                                                " needs num_labels 2 (start and end "
+                                                "logits), not " +
+                                                std::to_string(config.num_labels));
     info.num_labels = config.num_labels;
     info.id2label = config.id2label;
     info.problem_type = config.problem_type;

@@ -40,7 +40,7 @@ std::vector<std::vector<float>> run_all(const Encoder& encoder,
         const auto vocab = static_cast<std::size_t>(encoder.info().vocab_size);
         rows.emplace_back(out.logits.begin() + static_cast<std::ptrdiff_t>(s * vocab),
                           out.logits.begin() + static_cast<std::ptrdiff_t>((s + 1) * vocab));
-      } else if (encoder.info().head == HeadKind::kTokenClassification) {
+      } else if (per_token_head(encoder.info().head)) {
         rows.emplace_back(
             out.logits.begin() + static_cast<std::ptrdiff_t>(out.token_offsets[s] * n),
             out.logits.begin() + static_cast<std::ptrdiff_t>(out.token_offsets[s + 1] * n));

@@ -54,6 +54,8 @@ const char* task_name(ModelTask task) {
       return "token-classification";
     case ModelTask::kSparseEmbedder:
       return "sparse-embedding";
+    case ModelTask::kQuestionAnswerer:
+      return "question-answering";
     case ModelTask::kClassifier:
       break;
   }
@@ -66,6 +68,7 @@ ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kBaseModel) return ModelTask::kEmbedder;
   if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;
   if (info.head == model::HeadKind::kMaskedLm) return ModelTask::kSparseEmbedder;
+  if (info.head == model::HeadKind::kQuestionAnswering) return ModelTask::kQuestionAnswerer;
   return info.num_labels == 1 ? ModelTask::kReranker : ModelTask::kClassifier;
 }
 

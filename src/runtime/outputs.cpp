@@ -39,7 +39,7 @@ bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooli
 
   ONEPASS_CHECK(forward.token_offsets.size() > index + 1, "token offsets cover every sequence");
   if (kind == OutputKind::kTokenLogits) {
-    ONEPASS_CHECK(info.head == model::HeadKind::kTokenClassification, "a token classifier");
+    ONEPASS_CHECK(model::per_token_head(info.head), "a per-token head");
     const std::size_t labels = static_cast<std::size_t>(info.num_labels);
     const std::size_t begin = forward.token_offsets[index] * labels;
     const std::size_t end = forward.token_offsets[index + 1] * labels;

@@ -23,6 +23,7 @@ bool output_fits(ModelTask task, OutputKind output) {
     case ModelTask::kEmbedder:
       return output == OutputKind::kPooled || output == OutputKind::kTokens;
     case ModelTask::kTokenClassifier:
+    case ModelTask::kQuestionAnswerer:
       return output == OutputKind::kTokenLogits;
     case ModelTask::kSparseEmbedder:
       return output == OutputKind::kSparse;
@@ -42,6 +43,8 @@ std::string task_mismatch(const ModelDescription& model) {
       return name + "is a token classifier; it answers token classification only";
     case ModelTask::kSparseEmbedder:
       return name + "is a sparse (SPLADE) embedding model; it answers sparse embeddings only";
+    case ModelTask::kQuestionAnswerer:
+      return name + "is a question-answering model; it answers questions about a context only";
     case ModelTask::kClassifier:
     case ModelTask::kReranker:
       break;

@@ -22,11 +22,12 @@ namespace onepass::runtime {
 
 // What a model folder serves, from its config.json (docs/api.md "Choosing the model").
 enum class ModelTask {
-  kClassifier,       // *ForSequenceClassification with 2+ labels
-  kReranker,         // *ForSequenceClassification with 1 label
-  kEmbedder,         // base model
-  kTokenClassifier,  // *ForTokenClassification: labels per token (NER, PII)
-  kSparseEmbedder,   // *ForMaskedLM served as SPLADE: one [vocab] vector per input, mostly 0
+  kClassifier,        // *ForSequenceClassification with 2+ labels
+  kReranker,          // *ForSequenceClassification with 1 label
+  kEmbedder,          // base model
+  kTokenClassifier,   // *ForTokenClassification: labels per token (NER, PII)
+  kSparseEmbedder,    // *ForMaskedLM served as SPLADE: one [vocab] vector per input, mostly 0
+  kQuestionAnswerer,  // *ForQuestionAnswering: a start and an end logit per token (extractive QA)
 };
 
 enum class Pooling { kCls, kMean };
@@ -63,7 +64,8 @@ enum class OutputKind {
   kLogits,       // classifier / reranker: [num_labels]
   kPooled,       // embedder: [hidden], pooled with `pooling`
   kTokens,       // embedder: [num_tokens, hidden], token-major
-  kTokenLogits,  // token classifier: [num_tokens, num_labels], token-major, with `encoding`
+  kTokenLogits,  // token classifier: [num_tokens, num_labels], token-major, with `encoding`;
+                 // question answerer: [num_tokens, 2], each token's start and end logit
   kSparse,       // sparse embedder: [vocab_size], the SPLADE vector (model/layers/splade_head.h)
 };
 

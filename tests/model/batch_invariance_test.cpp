@@ -26,7 +26,7 @@ std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& o
     const auto n = static_cast<std::size_t>(info.num_labels);
     return {out.logits.begin() + index * n, out.logits.begin() + (index + 1) * n};
   }
-  if (info.head == HeadKind::kTokenClassification) {
+  if (per_token_head(info.head)) {
     const auto n = static_cast<std::size_t>(info.num_labels);
     return {out.logits.begin() + out.token_offsets[index] * n,
             out.logits.begin() + out.token_offsets[index + 1] * n};

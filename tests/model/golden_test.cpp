@@ -58,16 +58,20 @@ TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
       heads::probabilities(out.logits, info.multi_label, probs);
       EXPECT_LE(max_abs_diff(probs, c.probs), 1e-4f);
       EXPECT_EQ(heads::label_for(out.logits, info.id2label), c.label);
-    } else if (info.head == HeadKind::kTokenClassification) {
-      // One row of num_labels logits per token, special tokens included.
+    } else if (per_token_head(info.head)) {
+      // One row of num_labels logits per token, special tokens included (question answering:
+      // the start and the end logit; its goldens list no labels).
       const auto labels = static_cast<std::size_t>(info.num_labels);
       ASSERT_EQ(out.token_offsets.back(), c.input_ids.size());
       ASSERT_EQ(out.logits.size(), c.logits.size());
-      ASSERT_EQ(c.token_labels.size(), c.input_ids.size());
+      ASSERT_EQ(out.logits.size(), c.input_ids.size() * labels);
+      if (info.head == HeadKind::kTokenClassification) {
+        ASSERT_EQ(c.token_labels.size(), c.input_ids.size());
+      }
       const float diff = max_abs_diff(out.logits, c.logits);
       worst_logit = std::max(worst_logit, diff);
       EXPECT_LE(diff, 1e-4f);
-      for (std::size_t t = 0; t < c.input_ids.size(); ++t) {
+      for (std::size_t t = 0; t < c.token_labels.size(); ++t) {
         const std::span<const float> row(out.logits.data() + t * labels, labels);
         EXPECT_EQ(heads::label_for(row, info.id2label), c.token_labels[t]) << "token " << t;
       }

@@ -36,7 +36,13 @@ std::vector<FixtureCase> read_cases(const std::string& model, const std::string&
   for (const auto& c : doc.at("cases")) {
     FixtureCase out;
     out.id = c.at("id").get<std::string>();
-    if (c.contains("pair")) {
+    if (c.contains("question")) {
+      // A question-answering window: the pair (question, context) when the context fits in one;
+      // the windows of a longer one are the QA pipeline tests' (tests/server/serve_qa_test.cpp).
+      if (c.at("windows").get<int>() != 1) continue;
+      out.text = c["question"].get<std::string>();
+      out.pair = c.at("context").get<std::string>();
+    } else if (c.contains("pair")) {
       out.text = c["pair"].at(0).get<std::string>();
       out.pair = c["pair"].at(1).get<std::string>();
     } else {

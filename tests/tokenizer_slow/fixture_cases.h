@@ -1,4 +1,5 @@
-// Reads the fixtures' golden.json and tokenizer_cases.json cases into plain structs.
+// Reads the fixtures' golden.json and tokenizer_cases.json cases into plain structs (a
+// question-answering golden's one-window cases as their (question, context) pair).
 #pragma once
 
 #include <cstdint>

@@ -45,8 +45,8 @@ struct Architecture {
 };
 
 // Every supported class name, in the order `onepass info` lists them: for each line of the table,
-// <Prefix>Model, <Prefix>ForSequenceClassification, <Prefix>ForTokenClassification and, where
-// the line has it, <Prefix>ForMaskedLM.
+// <Prefix>Model, <Prefix>ForSequenceClassification, <Prefix>ForTokenClassification, where the
+// line has it <Prefix>ForMaskedLM, and <Prefix>ForQuestionAnswering.
 std::span<const Architecture> architecture_table();
 
 // The table's entry for `name`; null when it is not supported.

@@ -1,7 +1,7 @@
 // The supported architectures, one line per family prefix: a class name is the prefix followed
-// by "Model", "ForSequenceClassification" or "ForTokenClassification", and "ForMaskedLM" where
-// the line says so. A new architecture is its folder here and its line below
-// (docs/architecture.md).
+// by "Model", "ForSequenceClassification", "ForTokenClassification" or "ForQuestionAnswering",
+// and "ForMaskedLM" where the line says so. A new architecture is its folder here and its line
+// below (docs/architecture.md).
 #include <algorithm>
 #include <vector>
 
@@ -42,6 +42,7 @@ constexpr HeadSuffix kHeads[] = {
     {"ForSequenceClassification", HeadKind::kSequenceClassification},
     {"ForTokenClassification", HeadKind::kTokenClassification},
     {"ForMaskedLM", HeadKind::kMaskedLm},
+    {"ForQuestionAnswering", HeadKind::kQuestionAnswering},
 };
 
 const std::vector<Architecture>& all_architectures() {

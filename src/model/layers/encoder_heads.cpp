@@ -33,6 +33,10 @@ void pool_first_tokens(const float* x, const std::size_t* offsets, std::size_t n
   pooler.forward(first, static_cast<std::int64_t>(num_seqs), pooler_output.data());
 }
 
+const char* token_head_name(HeadKind head) {
+  return head == HeadKind::kQuestionAnswering ? "qa_outputs" : "classifier";
+}
+
 void classify_tokens(const float* x, std::int64_t tokens, const kernels::Linear& classifier,
                      int num_labels, std::vector<float>& logits) {
   logits.resize(static_cast<std::size_t>(tokens) * static_cast<std::size_t>(num_labels));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/matmul.h"
+#include "model/encoder.h"
 #include "tensor/arena.h"
 
 namespace onepass::model {
@@ -28,6 +29,11 @@ void classify_sequences(const float* x, const std::size_t* offsets, std::size_t 
 void pool_first_tokens(const float* x, const std::size_t* offsets, std::size_t num_seqs,
                        std::int64_t hidden, const kernels::Linear& pooler,
                        tensor::ScratchArena& arena, std::vector<float>& pooler_output);
+
+// The Linear a per-token head (per_token_head) runs on every token: "classifier"
+// (*ForTokenClassification) or "qa_outputs" (*ForQuestionAnswering), the same name in every
+// family.
+const char* token_head_name(HeadKind head);
 
 // Token classification: the classifier on every token. logits: [tokens, labels], token-major.
 void classify_tokens(const float* x, std::int64_t tokens, const kernels::Linear& classifier,

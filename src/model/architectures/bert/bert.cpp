@@ -3,7 +3,8 @@
 // absolute position embeddings, post-LayerNorm layers, the sequence-classification heads of
 // BertForSequenceClassification (pooler + linear) and RobertaForSequenceClassification (dense +
 // tanh + out_proj on the first token), the *ForTokenClassification head (one linear
-// "classifier" on every token; no pooler), and BertForMaskedLM's head served as SPLADE
+// "classifier" on every token; no pooler), *ForQuestionAnswering (the same with "qa_outputs"),
+// and BertForMaskedLM's head served as SPLADE
 // (model/layers/splade_head.h).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
@@ -67,7 +68,7 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
       intermediate_size_(config.intermediate_size) {
   info_ = describe_checkpoint(config);
   const bool roberta = find_architecture(info_.architecture)->roberta_code;
-  const bool token_classifier = info_.head == HeadKind::kTokenClassification;
+  const bool token_classifier = per_token_head(info_.head);
   const bool classifier = info_.head != HeadKind::kBaseModel;
   if (config.position_embedding_type != "absolute") {
     throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
@@ -122,7 +123,7 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
     const std::int64_t labels = config.num_labels;
     if (token_classifier) {
       head_ = Head::kTokenClassifier;
-      classifier_ = load_linear(store_, "classifier", labels, h);
+      classifier_ = load_linear(store_, token_head_name(info_.head), labels, h);
     } else if (roberta) {
       head_ = Head::kRobertaClassifier;
       head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kTanh);

@@ -192,7 +192,7 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
     out.hidden_states.assign(x, x + tokens * h);
     return;
   }
-  if (info_.head == HeadKind::kTokenClassification) {
+  if (per_token_head(info_.head)) {
     classify_tokens(x, rows, classifier_, info_.num_labels, out.logits);
     return;
   }

@@ -13,6 +13,7 @@
 #include "model/architectures/architectures.h"
 #include "model/architectures/deberta_v2/deberta_v2_attention.h"
 #include "model/architectures/deberta_v2/deberta_v2_model.h"
+#include "model/layers/encoder_heads.h"
 #include "model/precision_check.h"
 
 namespace onepass::model {
@@ -125,11 +126,13 @@ Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOpt
 }
 
 void Model::load_head(const DebertaV2Config& c) {
-  const auto cw = store_.get("classifier.weight", {c.num_labels, hidden_});
-  const auto cb = store_.get("classifier.bias", {c.num_labels});
+  const std::string name = token_head_name(info_.head);
+  const auto cw = store_.get(name + ".weight", {c.num_labels, hidden_});
+  const auto cb = store_.get(name + ".bias", {c.num_labels});
   classifier_ = kernels::Linear(cw.data, cb.data, c.num_labels, hidden_);
-  // DebertaV2ForTokenClassification: the classifier on every token, no ContextPooler.
-  if (info_.head == HeadKind::kTokenClassification) return;
+  // DebertaV2ForTokenClassification, ...ForQuestionAnswering: the classifier / qa_outputs on
+  // every token, no ContextPooler.
+  if (per_token_head(info_.head)) return;
   // ContextPooler is Linear(pooler_hidden_size, pooler_hidden_size) applied to a hidden-size
   // vector, and the classifier reads hidden_size: HF only runs with the two equal.
   if (c.pooler_hidden_size != hidden_)

@@ -88,7 +88,8 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
       classifier_ = load_linear(store_, "classifier", labels, h);
       break;
     case HeadKind::kTokenClassification:
-      classifier_ = load_linear(store_, "classifier", labels, h);
+    case HeadKind::kQuestionAnswering:
+      classifier_ = load_linear(store_, token_head_name(info_.head), labels, h);
       break;
     case HeadKind::kMaskedLm:
       // vocab_layer_norm's eps is 1e-12 whatever the config says.
@@ -128,6 +129,7 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
       out.hidden_states.assign(pass.x, pass.x + pass.tokens * h);
       return;
     case HeadKind::kTokenClassification:
+    case HeadKind::kQuestionAnswering:
       classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
       return;
     case HeadKind::kSequenceClassification:

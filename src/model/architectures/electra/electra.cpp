@@ -64,7 +64,7 @@ ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
       intermediate_size_(config.intermediate_size) {
   info_ = describe_checkpoint(config);
   const bool sequence_head = info_.head == HeadKind::kSequenceClassification;
-  const bool token_head = info_.head == HeadKind::kTokenClassification;
+  const bool token_head = per_token_head(info_.head);
   if (config.position_embedding_type != "absolute") {
     throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
                                              config.position_embedding_type +
@@ -108,7 +108,7 @@ ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
       head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kGeluErf);
       classifier_ = load_linear(store_, "classifier.out_proj", labels, h);
     } else {
-      classifier_ = load_linear(store_, "classifier", labels, h);
+      classifier_ = load_linear(store_, token_head_name(info_.head), labels, h);
     }
   }
   info_.parameter_count = store_.parameter_count();
@@ -152,6 +152,7 @@ void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput
       out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
       return;
     case HeadKind::kTokenClassification:
+    case HeadKind::kQuestionAnswering:
       classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
       return;
     case HeadKind::kSequenceClassification:

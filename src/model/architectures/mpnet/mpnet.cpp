@@ -133,8 +133,8 @@ MpnetEncoder::MpnetEncoder(const MpnetConfig& config, WeightStore store, const L
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (info_.head == HeadKind::kTokenClassification) {
-    classifier_ = load_linear(store_, "classifier", config.num_labels, h);
+  if (per_token_head(info_.head)) {
+    classifier_ = load_linear(store_, token_head_name(info_.head), config.num_labels, h);
   } else if (classifier) {
     head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kTanh);
     classifier_ = load_linear(store_, "classifier.out_proj", config.num_labels, h);
@@ -174,6 +174,7 @@ void MpnetEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& 
       }
       return;
     case HeadKind::kTokenClassification:
+    case HeadKind::kQuestionAnswering:
       classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
       return;
     case HeadKind::kSequenceClassification:
