@@ -33,6 +33,10 @@ struct Encoding {
   // counts from 0); tokens added by the post-processor get {0, 0}.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
   std::vector<std::uint8_t> special_tokens_mask;  // 1 for tokens added by the post-processor
+  // The word each token came from, as the fast tokenizer's word_ids() gives it: the index of the
+  // pre-tokenizer's split within its own text (each text of a pair counts from 0); -1 for tokens
+  // added by the post-processor. Tokens of one word are consecutive.
+  std::vector<std::int32_t> word_ids;
   std::size_t size() const { return ids.size(); }
 };
 

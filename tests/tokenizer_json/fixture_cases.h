@@ -21,6 +21,7 @@ struct Case {
   std::vector<std::int32_t> ids;
   std::optional<std::vector<std::int32_t>> type_ids;
   std::optional<std::vector<std::pair<std::uint32_t, std::uint32_t>>> offsets;
+  std::optional<std::vector<std::int32_t>> word_ids;  // null in the file (no word) reads as -1
 };
 
 inline std::filesystem::path fixtures_dir() {
@@ -79,6 +80,12 @@ inline std::vector<Case> read_cases(const std::filesystem::path& file, bool gold
       for (const auto& o : c.at("offsets"))
         offsets.emplace_back(o[0].get<std::uint32_t>(), o[1].get<std::uint32_t>());
       k.offsets = std::move(offsets);
+    }
+    if (c.contains("word_ids")) {
+      std::vector<std::int32_t> words;
+      for (const auto& w : c.at("word_ids"))
+        words.push_back(w.is_null() ? -1 : w.get<std::int32_t>());
+      k.word_ids = std::move(words);
     }
     out.push_back(std::move(k));
   }

@@ -1,5 +1,5 @@
 // tokenizer.json against the fixtures: every tokenizer_cases.json case (ids, type ids, offsets
-// where given) and every golden.json case (fast_input_ids else input_ids, with the case's
+// where given, word ids) and every golden.json case (fast_input_ids else input_ids, with the case's
 // truncation) must match exactly.
 #include <gtest/gtest.h>
 
@@ -58,8 +58,12 @@ std::size_t run_cases(const Tokenizer& tok, const std::vector<Case>& cases,
       } else if (c.offsets && e.offsets != *c.offsets) {
         problem = "offsets got " + join_offsets(e.offsets) + " want " + join_offsets(*c.offsets) +
                   " tokens [" + join(e.tokens) + "]";
+      } else if (c.word_ids && e.word_ids != *c.word_ids) {
+        problem = "word ids got [" + join(e.word_ids) + "] want [" + join(*c.word_ids) +
+                  "] tokens [" + join(e.tokens) + "]";
       } else if (e.type_ids.size() != e.size() || e.offsets.size() != e.size() ||
-                 e.tokens.size() != e.size() || e.special_tokens_mask.size() != e.size()) {
+                 e.tokens.size() != e.size() || e.special_tokens_mask.size() != e.size() ||
+                 e.word_ids.size() != e.size()) {
         problem = "encoding fields differ in length";
       }
     } catch (const Error& err) {
@@ -91,6 +95,8 @@ TEST_P(TokenizerJsonFixture, TokenizerCasesMatch) {
   const auto tok = load_tokenizer_json(dir / "tokenizer.json");
   const auto cases = testing::read_cases(dir / "tokenizer_cases.json", false);
   ASSERT_FALSE(cases.empty());
+  // tools/tokenizer_oracle/word_ids.mjs recorded the library's word ids in every case.
+  for (const Case& c : cases) ASSERT_TRUE(c.word_ids.has_value()) << c.id;
   const std::size_t matched = run_cases(*tok, cases, dir.filename().string() + " tokenizer_cases");
   std::cout << dir.filename().string() << ": tokenizer_cases " << matched << "/" << cases.size()
             << "\n";

@@ -60,6 +60,10 @@ std::vector<FixtureCase> read_cases(const std::string& model, const std::string&
       out.token_type_ids = c["token_type_ids"].get<std::vector<std::int32_t>>();
     }
     if (c.contains("tokens")) out.tokens = c["tokens"].get<std::vector<std::string>>();
+    if (c.contains("word_ids")) {
+      out.word_ids.emplace();
+      for (const auto& w : c["word_ids"]) out.word_ids->push_back(w.is_null() ? -1 : w.get<int>());
+    }
     cases.push_back(std::move(out));
   }
   return cases;

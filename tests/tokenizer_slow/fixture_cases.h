@@ -20,6 +20,9 @@ struct FixtureCase {
   std::vector<std::int32_t> input_ids;
   std::optional<std::vector<std::int32_t>> token_type_ids;
   std::optional<std::vector<std::string>> tokens;
+  // tokenizer_cases.json: the word ids of the folder's tokenizer.json in the tokenizers library
+  // (-1 where the file has null).
+  std::optional<std::vector<std::int32_t>> word_ids;
 };
 
 std::filesystem::path fixtures_dir();

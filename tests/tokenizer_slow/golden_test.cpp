@@ -1,6 +1,7 @@
 // Every golden.json case and every tokenizer_cases.json case of every fixture model folder,
 // through the folder's slow tokenizer file (its SentencePiece model or vocab.txt): the ids,
-// token type ids and token strings of transformers 4.47.1's slow tokenizers, exactly.
+// token type ids and token strings of transformers 4.47.1's slow tokenizers, exactly, and where
+// tokenizer_cases.json records them, the word ids of the converted fast tokenizer.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -49,8 +50,13 @@ void check_cases(const std::string& model, const std::string& file) {
       ok = ok && got.tokens == *c.tokens;
       EXPECT_EQ(got.tokens, *c.tokens) << model << " case " << c.id;
     }
+    if (c.word_ids) {
+      ok = ok && got.word_ids == *c.word_ids;
+      EXPECT_EQ(show(got.word_ids), show(*c.word_ids)) << model << " case " << c.id;
+    }
     EXPECT_EQ(got.offsets.size(), got.ids.size());
     EXPECT_EQ(got.special_tokens_mask.size(), got.ids.size());
+    EXPECT_EQ(got.word_ids.size(), got.ids.size());
     matched += ok ? 1 : 0;
   }
   std::printf("%s %s: %zu of %zu cases match\n", model.c_str(), file.c_str(), matched,

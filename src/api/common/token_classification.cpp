@@ -18,6 +18,7 @@ void append(tokenizer::Encoding& to, const tokenizer::Encoding& from, std::size_
     to.tokens.push_back(from.tokens[i]);
     to.offsets.push_back(from.offsets[i]);
     to.special_tokens_mask.push_back(from.special_tokens_mask[i]);
+    to.word_ids.push_back(i < from.word_ids.size() ? from.word_ids[i] : -1);
   }
 }
 

@@ -98,6 +98,7 @@ class FuzzService : public runtime::InferenceService {
     if (!described) throw Error(ErrorKind::kNotFound, "no such model");
     runtime::check_input_bytes(text, described->max_input_bytes, "an input");
     tokenizer::Encoding e;
+    std::int32_t word_index = 0;  // one word per token, as the space-separated words are
     const auto add = [&](std::int32_t id, std::string token, std::uint32_t start, std::uint32_t end,
                          bool special) {
       e.ids.push_back(id);
@@ -105,6 +106,7 @@ class FuzzService : public runtime::InferenceService {
       e.tokens.push_back(std::move(token));
       e.offsets.push_back({start, end});
       e.special_tokens_mask.push_back(special ? 1 : 0);
+      e.word_ids.push_back(special ? -1 : word_index++);
     };
     if (add_special_tokens) add(1, "[CLS]", 0, 0, true);
     // One token per space-separated word; offsets in code points, as the real tokenizers give.
@@ -328,6 +330,7 @@ class FuzzService : public runtime::InferenceService {
         e.tokens.resize(tokens);
         e.offsets.resize(tokens);
         e.special_tokens_mask.resize(tokens);
+        e.word_ids.resize(tokens);
       }
     }
     out.num_tokens = static_cast<int>(tokens);

@@ -46,7 +46,8 @@ inline void encode_fuzz_input(const Tokenizer& tokenizer, const std::uint8_t* da
   }
   const std::size_t n = encoding.ids.size();
   check(encoding.type_ids.size() == n && encoding.tokens.size() == n &&
-        encoding.offsets.size() == n && encoding.special_tokens_mask.size() == n);
+        encoding.offsets.size() == n && encoding.special_tokens_mask.size() == n &&
+        encoding.word_ids.size() == n);
   if (add_special) check(n >= tokenizer.num_special_tokens(pair.has_value()));
   if (options.max_length > 0 && add_special) check(n <= options.max_length);
   const std::size_t longest =
@@ -57,6 +58,18 @@ inline void encode_fuzz_input(const Tokenizer& tokenizer, const std::uint8_t* da
     check(encoding.offsets[i].first <= encoding.offsets[i].second);
     check(encoding.offsets[i].second <= longest);
     check(encoding.type_ids[i] == 0 || encoding.type_ids[i] == 1);
+    // Special tokens, and only they, have no word. With them a separator stands between the
+    // two texts, and each text's words run 0, 1, 2, ... (from a later one when truncation cut
+    // its start) with no gap or step back.
+    check((encoding.word_ids[i] < 0) == (encoding.special_tokens_mask[i] != 0));
+    if (add_special && encoding.word_ids[i] >= 0) {
+      if (i > 0 && encoding.special_tokens_mask[i - 1] == 0) {
+        const std::int32_t step = encoding.word_ids[i] - encoding.word_ids[i - 1];
+        check(step == 0 || step == 1);
+      } else if (options.max_length == 0 || options.direction == TruncationDirection::kRight) {
+        check(encoding.word_ids[i] == 0);
+      }
+    }
   }
 }
 

@@ -52,8 +52,14 @@ inline void fuzz_one(const Tokenizer& tok, const std::uint8_t* data, std::size_t
   try {
     const Encoding e = tok.encode(input, pair, trunc, (mode & 4) == 0);
     check_or_die(e.type_ids.size() == e.size() && e.tokens.size() == e.size() &&
-                     e.offsets.size() == e.size() && e.special_tokens_mask.size() == e.size(),
+                     e.offsets.size() == e.size() && e.special_tokens_mask.size() == e.size() &&
+                     e.word_ids.size() == e.size(),
                  "encoding fields have different lengths");
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      // The post-processor's tokens, and only they, have no word.
+      check_or_die((e.word_ids[i] < 0) == (e.special_tokens_mask[i] != 0),
+                   "word id and special token mask disagree");
+    }
     if (trunc.max_length > 0) check_or_die(e.size() <= trunc.max_length, "truncation exceeded");
     const std::size_t limit =
         std::max(count_code_points(input), pair ? count_code_points(*pair) : 0);

@@ -17,6 +17,7 @@ void append(Encoding& dst, const Encoding& src) {
   dst.offsets.insert(dst.offsets.end(), src.offsets.begin(), src.offsets.end());
   dst.special_tokens_mask.insert(dst.special_tokens_mask.end(), src.special_tokens_mask.begin(),
                                  src.special_tokens_mask.end());
+  dst.word_ids.insert(dst.word_ids.end(), src.word_ids.begin(), src.word_ids.end());
 }
 
 void push_special(Encoding& e, std::int32_t id, const std::string& token, std::int32_t type_id) {
@@ -25,6 +26,7 @@ void push_special(Encoding& e, std::int32_t id, const std::string& token, std::i
   e.tokens.push_back(token);
   e.offsets.emplace_back(0, 0);
   e.special_tokens_mask.push_back(1);
+  e.word_ids.push_back(-1);
 }
 
 // The crate's byte_level::process_offsets: leading / trailing 'Ġ' or whitespace of a token's

@@ -93,7 +93,10 @@ class TokenizerJson final : public Tokenizer {
     if (pre_tokenizer_) pre_tokenizer_->pre_tokenize(splits);
     Encoding e;
     std::vector<Token> tokens;
-    for (Split& split : splits) {
+    // The crate's into_encoding with word_idx None: a token's word is its split's index, splits
+    // that tokenize to nothing included.
+    for (std::size_t word = 0; word < splits.size(); ++word) {
+      Split& split = splits[word];
       if (!split.tokens) {
         tokens.clear();
         model_->tokenize(split.normalized.get(), tokens);
@@ -106,6 +109,7 @@ class TokenizerJson final : public Tokenizer {
         e.offsets.push_back(split.normalized.to_original(t.start, t.end));
         e.tokens.push_back(std::move(t.value));
         e.special_tokens_mask.push_back(0);
+        e.word_ids.push_back(static_cast<std::int32_t>(word));
       }
     }
     return e;

@@ -26,6 +26,7 @@ void truncate_encoding(Encoding& e, std::size_t max_len, TruncationDirection dir
   keep(e.tokens, begin, end);
   keep(e.offsets, begin, end);
   keep(e.special_tokens_mask, begin, end);
+  keep(e.word_ids, begin, end);
 }
 
 void truncate_encodings(Encoding& first, std::optional<Encoding>& second, std::size_t max_length,

@@ -35,6 +35,9 @@ using slow::TextPiece;
 
 enum class Flavor { kXlmRoberta, kCamembert, kDebertaV2 };
 
+// SentencePiece's "▁" (U+2581), which stands for a space.
+constexpr std::string_view kSpace = "\xE2\x96\x81";
+
 // The added tokens CamembertTokenizer.__init__ puts at ids 0-4 (its _added_tokens_decoder,
 // which overrides the files' entries for those ids).
 constexpr const char* kCamembertUnused[] = {"<s>NOTUSED", "</s>NOTUSED", "<unk>NOTUSED"};
@@ -195,8 +198,12 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
     char_at_byte.push_back(static_cast<std::uint32_t>(end));
     const auto spt = spm_.EncodeAsImmutableProto(utf8);
     const std::size_t count = spt.pieces_size();
+    // The converted fast tokenizer's Metaspace pre-tokenizer starts a word at every "▁" (and
+    // each run between added tokens or punctuation is a split of its own).
+    out.end_word();
     for (std::size_t k = 0; k < count; ++k) {
       const auto sp = spt.pieces(static_cast<int>(k));
+      if (sp.piece().rfind(kSpace, 0) == 0) out.end_word();
       const std::int32_t id = convert(sp.piece(), static_cast<int>(sp.id()));
       // Offsets: the original code points the piece's surface covers (an empty surface, such
       // as a lone "▁" that the model prepends, gets an empty span where it stands).

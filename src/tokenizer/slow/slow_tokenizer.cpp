@@ -23,15 +23,13 @@ const char* strategy_name(TruncationStrategy strategy) {
 void drop(Segment& segment, std::size_t count, TruncationDirection direction) {
   count = std::min(count, segment.size());
   if (direction == TruncationDirection::kRight) {
-    const std::size_t keep = segment.size() - count;
-    segment.ids.resize(keep);
-    segment.tokens.resize(keep);
-    segment.offsets.resize(keep);
+    segment.resize(segment.size() - count);
   } else {
     const auto n = static_cast<long>(count);
     segment.ids.erase(segment.ids.begin(), segment.ids.begin() + n);
     segment.tokens.erase(segment.tokens.begin(), segment.tokens.begin() + n);
     segment.offsets.erase(segment.offsets.begin(), segment.offsets.begin() + n);
+    segment.word_ids.erase(segment.word_ids.begin(), segment.word_ids.begin() + n);
   }
 }
 
@@ -81,6 +79,7 @@ void append(Encoding& out, const Segment& segment, std::int32_t type_id) {
   out.offsets.insert(out.offsets.end(), segment.offsets.begin(), segment.offsets.end());
   out.type_ids.insert(out.type_ids.end(), segment.size(), type_id);
   out.special_tokens_mask.insert(out.special_tokens_mask.end(), segment.size(), 0);
+  out.word_ids.insert(out.word_ids.end(), segment.word_ids.begin(), segment.word_ids.end());
 }
 
 }  // namespace
@@ -187,10 +186,14 @@ Segment SlowTokenizer::tokenize(std::string_view text) const {
     if (lowercase_text_) {
       for (auto& index : piece.source) index = lowered_source[index];
     }
+    // The fast tokenizer splits the added tokens out first: each is a word of its own, and no
+    // word runs across one.
+    segment.end_word();
     if (piece.added >= 0) {
       const AddedTokenSpec& token = splitter_->tokens()[static_cast<std::size_t>(piece.added)];
       const auto [lo, hi] = std::minmax_element(piece.source.begin(), piece.source.end());
       segment.push(added_ids_.find(token.content)->second, token.content, *lo, *hi + 1);
+      segment.end_word();
     } else {
       tokenize_piece(piece, segment);
     }
@@ -217,6 +220,7 @@ Encoding SlowTokenizer::encode(std::string_view text, std::optional<std::string_
     out.offsets.emplace_back(0, 0);
     out.type_ids.push_back(type_id);
     out.special_tokens_mask.push_back(1);
+    out.word_ids.push_back(-1);
   };
   if (!add_special_tokens) {
     // prepare_for_model without special tokens: type ids are all 0.

@@ -29,16 +29,34 @@ template <typename T>
 using StringMap = std::unordered_map<std::string, T, StringViewHash, std::equal_to<>>;
 
 // The tokens of one text before special tokens are added. Offsets are [start, end) code point
-// indices of the original text.
+// indices of the original text. Word ids are those of the fast tokenizer transformers converts
+// the slow one to (its pre-tokenizer's splits, counted from 0): push() adds a token to the open
+// word; after end_word() the next push() opens a new one.
 struct Segment {
   std::vector<std::int32_t> ids;
   std::vector<std::string> tokens;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
+  std::vector<std::int32_t> word_ids;
+  std::int32_t words = 0;  // words opened so far
+  bool word_open = false;
   std::size_t size() const { return ids.size(); }
   void push(std::int32_t id, std::string token, std::uint32_t start, std::uint32_t end) {
+    if (!word_open) {
+      ++words;
+      word_open = true;
+    }
     ids.push_back(id);
     tokens.push_back(std::move(token));
     offsets.emplace_back(start, end);
+    word_ids.push_back(words - 1);
+  }
+  void end_word() { word_open = false; }
+  // Keeps the first n tokens (the open word stays open).
+  void resize(std::size_t n) {
+    ids.resize(n);
+    tokens.resize(n);
+    offsets.resize(n);
+    word_ids.resize(n);
   }
 };
 

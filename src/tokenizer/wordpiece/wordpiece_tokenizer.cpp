@@ -166,7 +166,10 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
     } else {
       wordpiece::split_on_python_whitespace(piece, words);
     }
+    // The converted fast tokenizer's BertPreTokenizer splits where BasicTokenizer does (on
+    // whitespace and punctuation; the normalizer spaces out CJK ideographs): one word each.
     for (const Word& word : words) {
+      out.end_word();
       if (do_basic_tokenize_ && never_split_.count(word.text)) {
         const std::string token = unicode::encode_utf8(word.text);
         out.push(token_to_id(token).value_or(unk_id()), token, word.spans.front().first,
@@ -223,9 +226,7 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
       }
       if (!id) {
         // The whole word becomes one [UNK]; drop the pieces already matched.
-        out.ids.resize(first_piece);
-        out.tokens.resize(first_piece);
-        out.offsets.resize(first_piece);
+        out.resize(first_piece);
         out.push(unk_id(), unk_token_, whole.first, whole.second);
         return;
       }
