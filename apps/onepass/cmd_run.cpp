@@ -229,6 +229,20 @@ class Runner {
         out.append(json(model::heads::label_for(row, info_.id2label)).dump());
       }
       out.push_back(']');
+    } else if (info_.head == model::HeadKind::kQuestionAnswering) {
+      // Every token's start and end logit (special tokens included), the model's own outputs;
+      // picking the answer span is the server's question-answering pipeline (docs/api.md).
+      const std::size_t first = forward_.token_offsets[index];
+      const std::size_t tokens = forward_.token_offsets[index + 1] - first;
+      for (const char* name : {"start_logits", "end_logits"}) {
+        const std::size_t column = name[0] == 's' ? 0 : 1;
+        column_.resize(tokens);
+        for (std::size_t t = 0; t < tokens; ++t)
+          column_[t] = forward_.logits[(first + t) * 2 + column];
+        if (column == 1) out.push_back(',');
+        fmt::format_to(std::back_inserter(out), "\"{}\":", name);
+        append_floats(out, column_.data(), tokens, item.line);
+      }
     } else if (info_.head == model::HeadKind::kMaskedLm) {
       // The SPLADE vector's non-zero entries, as TEI's /embed_sparse lists them.
       const auto vocab = static_cast<std::size_t>(info_.vocab_size);
@@ -265,6 +279,7 @@ class Runner {
   model::ForwardOutput forward_;
   std::vector<float> probs_;
   std::vector<float> embedding_;
+  std::vector<float> column_;  // one column of a question-answering model's logits
 };
 
 double percentile(std::vector<double> sorted, double p) {

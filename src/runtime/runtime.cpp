@@ -44,7 +44,9 @@ std::string task_mismatch(const ModelDescription& model) {
     case ModelTask::kSparseEmbedder:
       return name + "is a sparse (SPLADE) embedding model; it answers sparse embeddings only";
     case ModelTask::kQuestionAnswerer:
-      return name + "is a question-answering model; it answers questions about a context only";
+      return name +
+             "is a question-answering model; it answers {\"question\", \"context\"} inputs at "
+             "/invocations (the question-answering pipeline) only";
     case ModelTask::kClassifier:
     case ModelTask::kReranker:
       break;

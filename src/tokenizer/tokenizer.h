@@ -40,6 +40,19 @@ struct Encoding {
   std::size_t size() const { return ids.size(); }
 };
 
+// Tokens [begin, end) of `from` appended to `to`, every per-token field (overflow windows are
+// cut from a whole encoding this way).
+inline void append_tokens(Encoding& to, const Encoding& from, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    to.ids.push_back(from.ids[i]);
+    to.type_ids.push_back(i < from.type_ids.size() ? from.type_ids[i] : 0);
+    to.tokens.push_back(from.tokens[i]);
+    to.offsets.push_back(from.offsets[i]);
+    to.special_tokens_mask.push_back(from.special_tokens_mask[i]);
+    to.word_ids.push_back(i < from.word_ids.size() ? from.word_ids[i] : -1);
+  }
+}
+
 class Tokenizer {
  public:
   virtual ~Tokenizer() = default;

@@ -9,19 +9,6 @@ namespace onepass::api {
 
 namespace {
 
-// Tokens [begin, end) of `from` appended to `to`.
-void append(tokenizer::Encoding& to, const tokenizer::Encoding& from, std::size_t begin,
-            std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
-    to.ids.push_back(from.ids[i]);
-    to.type_ids.push_back(i < from.type_ids.size() ? from.type_ids[i] : 0);
-    to.tokens.push_back(from.tokens[i]);
-    to.offsets.push_back(from.offsets[i]);
-    to.special_tokens_mask.push_back(from.special_tokens_mask[i]);
-    to.word_ids.push_back(i < from.word_ids.size() ? from.word_ids[i] : -1);
-  }
-}
-
 [[noreturn]] void too_many_windows(std::size_t windows, std::size_t max_windows) {
   throw ApiError(ApiErrorKind::kTooManyInputs,
                  "the inputs need " + std::to_string(windows) +
@@ -61,9 +48,9 @@ std::vector<tokenizer::Encoding> windows_of(const tokenizer::Encoding& full, std
   for (std::size_t start = 0;; start += step) {
     const std::size_t stop = std::min(start + room, content);
     tokenizer::Encoding window;
-    append(window, full, 0, lead);
-    append(window, full, lead + start, lead + stop);
-    append(window, full, n - trail, n);
+    tokenizer::append_tokens(window, full, 0, lead);
+    tokenizer::append_tokens(window, full, lead + start, lead + stop);
+    tokenizer::append_tokens(window, full, n - trail, n);
     windows.push_back(std::move(window));
     if (stop == content) break;
   }

@@ -121,13 +121,14 @@ inline ApiOptions fuzz_options() {
 }
 
 // The body of one POST, sent once to each single-model service, so that every task's decoding
-// and encoding (classifier, reranker, embedder, token classifier, sparse embedder) sees it. `path`
+// and encoding (classifier, reranker, embedder, token classifier, sparse embedder, question
+// answerer) sees it. `path`
 // may hold
 // "{model}", replaced by each service's model name (KServe's infer route).
 inline void post_to_each_task(std::string_view path, const std::uint8_t* data, std::size_t size) {
   static std::vector<Endpoint>* endpoints = [] {
     auto* list = new std::vector<Endpoint>();
-    for (const char* model : {"nli", "rerank", "embed", "ner", "splade"})
+    for (const char* model : {"nli", "rerank", "embed", "ner", "splade", "qa"})
       list->emplace_back(std::vector<std::string>{model}, fuzz_options());
     return list;
   }();

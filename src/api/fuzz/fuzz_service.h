@@ -43,8 +43,8 @@ class FuzzService : public runtime::InferenceService {
   static constexpr std::size_t kMaxInputBytes = 512;  // small, so the fuzzer reaches it
 
   // A classifier with an entailment label ("nli"), a reranker ("rerank"), an embedder
-  // ("embed"), a token classifier with B-/I- labels ("ner"); `names` picks which of them this
-  // service hosts.
+  // ("embed"), a token classifier with B-/I- labels ("ner"), a SPLADE model ("splade"), an
+  // extractive question-answering model ("qa"); `names` picks which of them this service hosts.
   explicit FuzzService(const std::vector<std::string>& names) {
     for (const auto& name : names) models_.push_back(describe(name));
   }
@@ -78,6 +78,7 @@ class FuzzService : public runtime::InferenceService {
               request.output == runtime::OutputKind::kTokens);
         break;
       case runtime::ModelTask::kTokenClassifier:
+      case runtime::ModelTask::kQuestionAnswerer:
         check(request.output == runtime::OutputKind::kTokenLogits);
         break;
       case runtime::ModelTask::kSparseEmbedder:
@@ -97,35 +98,46 @@ class FuzzService : public runtime::InferenceService {
     const auto described = find_model(model);
     if (!described) throw Error(ErrorKind::kNotFound, "no such model");
     runtime::check_input_bytes(text, described->max_input_bytes, "an input");
+    if (pair) runtime::check_input_bytes(*pair, described->max_input_bytes, "the second text");
     tokenizer::Encoding e;
     std::int32_t word_index = 0;  // one word per token, as the space-separated words are
+    std::int32_t type_id = 0;
     const auto add = [&](std::int32_t id, std::string token, std::uint32_t start, std::uint32_t end,
                          bool special) {
       e.ids.push_back(id);
-      e.type_ids.push_back(0);
+      e.type_ids.push_back(type_id);
       e.tokens.push_back(std::move(token));
       e.offsets.push_back({start, end});
       e.special_tokens_mask.push_back(special ? 1 : 0);
       e.word_ids.push_back(special ? -1 : word_index++);
     };
     if (add_special_tokens) add(1, "[CLS]", 0, 0, true);
-    // One token per space-separated word; offsets in code points, as the real tokenizers give.
-    std::uint32_t cp = 0, start = 0;
-    std::string word;
-    for (std::size_t i = 0; i <= text.size(); ++i) {
-      if (i == text.size() || text[i] == ' ') {
-        if (!word.empty())
-          add(100 + static_cast<std::int32_t>(word.size() % 800), word, start, cp, false);
-        word.clear();
-        if (i < text.size()) ++cp;
-        continue;
+    // One token per space-separated word; offsets in code points of each text, as the real
+    // tokenizers give them; a pair is [CLS] A [SEP] B [SEP], B's type id 1.
+    const auto words = [&](std::string_view t) {
+      std::uint32_t cp = 0, start = 0;
+      std::string word;
+      for (std::size_t i = 0; i <= t.size(); ++i) {
+        if (i == t.size() || t[i] == ' ') {
+          if (!word.empty())
+            add(100 + static_cast<std::int32_t>(word.size() % 800), word, start, cp, false);
+          word.clear();
+          if (i < t.size()) ++cp;
+          continue;
+        }
+        if (word.empty()) start = cp;
+        word.push_back(t[i]);
+        if ((static_cast<unsigned char>(t[i]) & 0xC0) != 0x80) ++cp;
       }
-      if (word.empty()) start = cp;
-      word.push_back(text[i]);
-      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++cp;
-    }
+    };
+    words(text);
     if (add_special_tokens) add(2, "[SEP]", 0, 0, true);
-    (void)pair;
+    if (pair) {
+      word_index = 0;
+      type_id = 1;
+      words(*pair);
+      if (add_special_tokens) add(2, "[SEP]", 0, 0, true);
+    }
     return e;
   }
 
@@ -173,6 +185,12 @@ class FuzzService : public runtime::InferenceService {
       d.info.head = model::HeadKind::kTokenClassification;
       d.info.num_labels = 5;
       d.info.id2label = {"O", "B-PER", "I-PER", "B-LOC", "I-LOC"};
+    } else if (name == "qa") {
+      d.task = runtime::ModelTask::kQuestionAnswerer;
+      d.info.architecture = "BertForQuestionAnswering";
+      d.info.head = model::HeadKind::kQuestionAnswering;
+      d.info.num_labels = 2;
+      d.info.id2label = {"LABEL_0", "LABEL_1"};
     } else if (name == "splade") {
       d.task = runtime::ModelTask::kSparseEmbedder;
       d.info.architecture = "BertForMaskedLM";

@@ -56,6 +56,12 @@ routes = {
    'long_input_stride_huge': {'inputs': 'a', 'parameters': {'long_input': 'chunk', 'stride': 10 ** 7}},
    'long_input_too_many_windows': {'inputs': ['w ' * 200] * 4, 'parameters': {'long_input': 'chunk', 'stride': 20}},
    'long_input_ner': {'inputs': 'w ' * 60, 'parameters': {'long_input': 'chunk', 'aggregation_strategy': 'simple'}},
+   # Question answering: windows of a long context, every parameter, the no-answer score.
+   'qa': {'inputs': {'question': 'who came', 'context': 'Ann came to Paris'}},
+   'qa_list_top_k': {'inputs': [{'question': 'a', 'context': 'b c d'}, {'question': 'x', 'context': 'y'}], 'parameters': {'top_k': 3, 'handle_impossible_answer': True}},
+   'qa_windows': {'inputs': {'question': 'who', 'context': 'w ' * 80}, 'parameters': {'max_seq_len': 12, 'doc_stride': 3, 'max_answer_len': 2, 'align_to_words': False}},
+   'qa_stride_too_big': {'inputs': {'question': 'q q q', 'context': 'w ' * 80}, 'parameters': {'max_seq_len': 10, 'doc_stride': 9}},
+   'qa_missing_context': {'inputs': {'question': 'who'}, 'parameters': {'topk': 2, 'max_question_len': 4}},
  },
  'inference_api_fuzz': {
    'text': {'inputs': 'I love this'},

@@ -6,6 +6,7 @@
 #include "api/common/api_error.h"
 #include "api/common/long_input.h"
 #include "api/common/model_select.h"
+#include "api/common/question_answering.h"
 #include "api/common/token_classification.h"
 #include "api/common/zero_shot.h"
 #include "api/sagemaker/sagemaker.h"
@@ -194,6 +195,31 @@ void token_classification(Call& call, const runtime::ModelDescription& model,
                    });
 }
 
+// The question-answering pipeline's answer: a {question, context} gets its answer (or a list of
+// top_k answers), a list of them a list of those.
+void question_answering(Call& call, const runtime::ModelDescription& model,
+                        const ToolkitPayload& payload) {
+  bool list = false;
+  std::vector<Question> questions = parse_questions(payload.inputs, list);
+  check_batch_size(questions.size(), call.options.max_client_batch_size);
+  const QuestionAnsweringParameters params =
+      parse_question_answering_parameters(payload.parameters);
+  runtime::InferenceRequest request;
+  request.model = model.name;
+  auto plans = std::make_shared<std::vector<QuestionPlan>>(
+      add_question_answering_items(call.service, model, std::move(questions), params,
+                                   call.options.max_client_batch_size, request));
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [params, plans, list](runtime::InferenceResult& result) {
+                     JsonWriter json;
+                     if (list) json.begin_array();
+                     for (const auto& plan : *plans)
+                       write_answers(json, answers_of(plan, result, params));
+                     if (list) json.end_array();
+                     return json_response(json.take());
+                   });
+}
+
 void invoke(Call& call, Flavor flavor) {
   ToolkitPayload payload = split_payload(parse_json_body(call.request));
   const auto model = model_for(call);
@@ -201,6 +227,8 @@ void invoke(Call& call, Flavor flavor) {
     return feature_extraction(call, model, payload, flavor);
   if (model.task == runtime::ModelTask::kTokenClassifier)
     return token_classification(call, model, payload);
+  if (model.task == runtime::ModelTask::kQuestionAnswerer)
+    return question_answering(call, model, payload);
   // No pipeline of the toolkit answers SPLADE vectors.
   if (model.task == runtime::ModelTask::kSparseEmbedder)
     throw ApiError(ApiErrorKind::kValidation,

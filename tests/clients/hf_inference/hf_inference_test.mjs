@@ -1,6 +1,7 @@
 // @huggingface/inference (exact version in package.json) with endpointUrl at
 // http://127.0.0.1:PORT/models/NAME while three models are served: each task's client call
-// parses onepass's answer and gets the same numbers as the server's other routes.
+// parses onepass's answer and gets the same numbers as the server's other routes (for question
+// answering: the toolkit's /invocations answer).
 // usage: node hf_inference_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR
 import { InferenceClient } from "@huggingface/inference";
 import { check, startServe } from "./serve.mjs";
@@ -10,6 +11,7 @@ const server = await startServe(binary, [
   "--model", `nli=${models}/bert-tiny-nli`,
   "--model", `embed=${models}/bert-tiny-embed`,
   "--model", `rerank=${models}/bert-tiny-rerank`,
+  "--model", `qa=${models}/bert-tiny-qa`,
 ]);
 const base = `http://127.0.0.1:${server.port}`;
 const post = async (path, body, model) => {
@@ -66,6 +68,20 @@ try {
   });
   check(pair.length === 1 && typeof pair[0].score === "number", `rerank pair: ${JSON.stringify(pair)}`);
 
+  // question-answering on the extractive QA model: the pipeline's {answer, score, start, end}.
+  const qaInputs = {
+    question: "Where does the train leave from?",
+    context: "The train to Munich leaves from platform four at eight o'clock every morning.",
+  };
+  const answer = await client("qa").questionAnswering({ inputs: qaInputs });
+  const qaToolkit = await post("/invocations", { inputs: qaInputs }, "qa");
+  check(typeof answer.answer === "string" && answer.answer.length > 0 &&
+        answer.answer === qaToolkit.answer && answer.start === qaToolkit.start &&
+        answer.end === qaToolkit.end && close(answer.score, qaToolkit.score),
+        `question answering: ${JSON.stringify(answer)} vs ${JSON.stringify(qaToolkit)}`);
+  check(qaInputs.context.slice(answer.start, answer.end) === answer.answer,
+        `the answer is the context's [start, end): ${JSON.stringify(answer)}`);
+
   // A model that is not served: the client raises with the server's message.
   let message = "";
   try {
@@ -74,7 +90,7 @@ try {
     message = String(e.message);
   }
   check(message.includes("not loaded"), `unknown model error: '${message}'`);
-  console.log("ok: @huggingface/inference against /models/{nli,embed,rerank}");
+  console.log("ok: @huggingface/inference against /models/{nli,embed,rerank,qa}");
 } finally {
   server.stop();
 }
