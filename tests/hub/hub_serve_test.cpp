@@ -253,6 +253,13 @@ TEST_F(HubServe, HfTaskMismatchAndMissingTokenExitTwoNamingTheProblem) {
     EXPECT_NE(r.err.find("HF_TASK is 'token-classification'"), std::string::npos) << r.err;
   }
   {
+    const ScopedEnv sagemaker(
+        {{"HF_MODEL_ID", "acme/tiny-nli@v1"}, {"HF_TASK", "question-answering"}});
+    const auto r = onepass({"serve", "--port", "0"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("HF_TASK is 'question-answering'"), std::string::npos) << r.err;
+  }
+  {
     const ScopedEnv sagemaker({{"HF_MODEL_ID", "acme/tiny-nli@v1"}, {"HF_TASK", "fill-mask"}});
     const auto r = onepass({"serve", "--port", "0"});
     EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -112,6 +112,33 @@ TEST(RunCli, SparseEmbeddingsOfEveryCase) {
   }
 }
 
+// A question-answering model's answer: every token's start and end logit; each golden case is
+// one window of a (question, context), its ids as the pipeline cuts them.
+TEST(RunCli, QuestionAnsweringLogitsOfEveryWindow) {
+  for (const std::string& model : testing::golden_models_for({"question_answering"})) {
+    SCOPED_TRACE(model);
+    TempDir dir("run_cli");
+    const auto g = golden(model);
+    const auto r = run_onepass({"run", "--model", model_dir(model).string(), "--batch-size", "3"},
+                               id_lines(g), dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto lines = output_lines(r.out);
+    ASSERT_EQ(lines.size(), g["cases"].size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const auto& logits = g["cases"][i]["logits"];
+      json start = json::array(), end = json::array();
+      for (const auto& row : logits) {
+        start.push_back(row[0]);
+        end.push_back(row[1]);
+      }
+      ASSERT_EQ(lines[i]["start_logits"].size(), start.size()) << i;
+      ASSERT_EQ(lines[i]["end_logits"].size(), end.size()) << i;
+      EXPECT_LE(max_abs_diff(lines[i]["start_logits"], start), 1e-4) << i;
+      EXPECT_LE(max_abs_diff(lines[i]["end_logits"], end), 1e-4) << i;
+    }
+  }
+}
+
 TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
   TempDir dir("run_cli");
   const auto g = golden("bert-tiny-embed");
