@@ -352,6 +352,7 @@ TEST_F(ServeQa, BadRequestsGetAClearError) {
       {good, {{"max_answer_len", 0}}, "max_answer_len"},
       {good, {{"max_seq_len", 100000}}, "max_seq_len"},
       {good, {{"max_seq_len", 16}, {"doc_stride", 20}}, "doc_stride"},
+      {good, {{"doc_stride", 400}}, "doc_stride"},  // above the default max_seq_len, 384
       {good, {{"handle_impossible_answer", "yes"}}, "handle_impossible_answer"},
       {{{"question", "Who?"}, {"context", "   "}}, json::object(), "context"},
   };
@@ -384,6 +385,83 @@ TEST_F(ServeQa, BadRequestsGetAClearError) {
   int status = 0;
   ask(port(), "bert-tiny-qa", "/invocations", good, json::object(), &status);
   EXPECT_EQ(status, 200);
+}
+
+// KServe v2: the raw start and end logits of every golden window, sent as one padded batch of
+// ids, and of a one-window case sent as text (question) and text_pair (context).
+TEST_F(ServeQa, KServeGivesEveryWindowsStartAndEndLogits) {
+  for (const auto& model : kModels) {
+    SCOPED_TRACE(model);
+    const json doc = golden(model);
+    const auto& cases = doc["cases"];
+    std::size_t longest = 0;
+    for (const auto& c : cases) longest = std::max(longest, c["input_ids"].size());
+    json ids = json::array(), mask = json::array(), types = json::array();
+    for (const auto& c : cases) {
+      const std::size_t n = c["input_ids"].size();
+      for (std::size_t t = 0; t < longest; ++t) {
+        ids.push_back(t < n ? c["input_ids"][t].get<int>() : 0);
+        mask.push_back(t < n ? 1 : 0);
+        types.push_back(t < n && c.contains("token_type_ids") ? c["token_type_ids"][t].get<int>()
+                                                              : 0);
+      }
+    }
+    const json shape = {cases.size(), longest};
+    json inputs = json::array(
+        {{{"name", "input_ids"}, {"shape", shape}, {"datatype", "INT64"}, {"data", ids}},
+         {{"name", "attention_mask"}, {"shape", shape}, {"datatype", "INT64"}, {"data", mask}}});
+    if (cases[0].contains("token_type_ids"))
+      inputs.push_back(
+          {{"name", "token_type_ids"}, {"shape", shape}, {"datatype", "INT64"}, {"data", types}});
+    const auto r =
+        post_json(port(), "/v2/models/" + model + "/infer", json{{"inputs", inputs}}.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    const json outputs = json::parse(r.body)["outputs"];
+    ASSERT_EQ(outputs.size(), 3u) << r.body;
+    EXPECT_EQ(outputs[0]["name"], "start_logits");
+    EXPECT_EQ(outputs[1]["name"], "end_logits");
+    EXPECT_EQ(outputs[2]["name"], "attention_mask");
+    EXPECT_EQ(outputs[0]["shape"], shape);
+    double worst = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const auto& logits = cases[i]["logits"];
+      for (std::size_t t = 0; t < longest; ++t) {
+        const bool real = t < logits.size();
+        for (int k = 0; k < 2; ++k) {
+          const double got = outputs[k]["data"][i * longest + t].get<double>();
+          worst = std::max(worst, std::abs(got - (real ? logits[t][k].get<double>() : 0.0)));
+        }
+        EXPECT_EQ(outputs[2]["data"][i * longest + t].get<int>(), real ? 1 : 0);
+      }
+    }
+    EXPECT_LE(worst, 1e-4);
+    // A case that fits in one window, as text: the question and the context as a pair.
+    const json& one = cases[0];
+    ASSERT_EQ(one["windows"], 1);
+    const json text_inputs = json::array(
+        {{{"name", "text"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {one["question"]}}},
+         {{"name", "text_pair"},
+          {"shape", {1}},
+          {"datatype", "BYTES"},
+          {"data", {one["context"]}}}});
+    const auto t =
+        post_json(port(), "/v2/models/" + model + "/infer",
+                  json{{"inputs", text_inputs}, {"outputs", {{{"name", "end_logits"}}}}}.dump());
+    ASSERT_EQ(t.status, 200) << t.body;
+    const json end = json::parse(t.body)["outputs"];
+    ASSERT_EQ(end.size(), 1u);
+    ASSERT_EQ(end[0]["data"].size(), one["logits"].size());
+    for (std::size_t k = 0; k < one["logits"].size(); ++k)
+      EXPECT_NEAR(end[0]["data"][k].get<double>(), one["logits"][k][1].get<double>(), 1e-4);
+  }
+  const auto metadata = get(port(), "/v2/models/bert-tiny-qa");
+  ASSERT_EQ(metadata.status, 200);
+  EXPECT_NE(metadata.body.find("start_logits"), std::string::npos) << metadata.body;
+  const auto unknown = post_json(
+      port(), "/v2/models/bert-tiny-qa/infer",
+      R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["a"]}],"outputs":[{"name":"logits"}]})");
+  EXPECT_EQ(unknown.status, 400) << unknown.body;
+  EXPECT_NE(unknown.body.find("start_logits"), std::string::npos) << unknown.body;
 }
 
 TEST_F(ServeQa, OtherRoutesRefuseAQuestionAnsweringModel) {

@@ -107,10 +107,6 @@ QuestionAnsweringParameters parse_question_answering_parameters(const Json& para
   out.doc_stride = get_count(parameters, "doc_stride", 0);
   // The slow tokenizer's question cut; the fast path (what onepass runs) ignores it.
   get_count(parameters, "max_question_len", 1);
-  if (out.max_seq_len && out.doc_stride && *out.doc_stride > *out.max_seq_len)
-    invalid("'doc_stride' (" + std::to_string(*out.doc_stride) +
-                ") is larger than 'max_seq_len' (" + std::to_string(*out.max_seq_len) + ")",
-            "doc_stride");
   return out;
 }
 
@@ -151,6 +147,10 @@ std::vector<QuestionPlan> add_question_answering_items(runtime::InferenceService
             "max_seq_len");
   const std::size_t doc_stride =
       params.doc_stride.value_or(std::min(max_seq_len / 2, kMaxDocStride));
+  if (doc_stride > max_seq_len)
+    invalid("'doc_stride' (" + std::to_string(doc_stride) + ") is larger than max_seq_len (" +
+                std::to_string(max_seq_len) + ")",
+            "doc_stride");
   std::vector<QuestionPlan> plans;
   for (auto& q : questions) {
     runtime::check_input_bytes(q.question, model.max_input_bytes, "question");

@@ -166,6 +166,10 @@ void handle_model_metadata(Call& call) {
     write_io(json, "attention_mask", "INT64", {-1, -1});
     write_io(json, "offset_mapping", "INT64", {-1, -1, 2});
     write_io(json, "entities", "BYTES", {-1});
+  } else if (model.task == runtime::ModelTask::kQuestionAnswerer) {
+    write_io(json, "start_logits", "FP32", {-1, -1});
+    write_io(json, "end_logits", "FP32", {-1, -1});
+    write_io(json, "attention_mask", "INT64", {-1, -1});
   } else {
     write_io(json, output_name(model), "FP32", {-1, output_width(model)});
   }
@@ -227,20 +231,24 @@ void handle_infer(Call& call) {
   }
   const std::string id = get_string(body, "id").value_or("");
   const bool token_classifier = model.task == runtime::ModelTask::kTokenClassifier;
+  const bool question_answerer = model.task == runtime::ModelTask::kQuestionAnswerer;
   std::vector<std::string> requested;
   if (const Json* outputs = get_field(body, "outputs")) {
     if (!outputs->is_array()) invalid("'outputs' must be a list");
+    const auto listed = [](const auto& names, const std::string& name) {
+      return std::find(std::begin(names), std::end(names), name) != std::end(names);
+    };
     for (const auto& output : *outputs) {
       const auto name = output.is_object() ? get_string(output, "name") : std::nullopt;
-      const bool known =
-          name && (token_classifier
-                       ? std::find(std::begin(kTokenLogitsOutputs), std::end(kTokenLogitsOutputs),
-                                   *name) != std::end(kTokenLogitsOutputs)
-                       : *name == output_name(model));
+      const bool known = name && (token_classifier    ? listed(kTokenLogitsOutputs, *name)
+                                  : question_answerer ? listed(kAnswerLogitsOutputs, *name)
+                                                      : *name == output_name(model));
       if (!known)
-        invalid(token_classifier
-                    ? "unknown output; this model has 'logits', 'attention_mask', "
-                      "'offset_mapping' and 'entities'"
+        invalid(token_classifier ? "unknown output; this model has 'logits', 'attention_mask', "
+                                   "'offset_mapping' and 'entities'"
+                : question_answerer
+                    ? "unknown output; this model has 'start_logits', 'end_logits' and "
+                      "'attention_mask'"
                     : std::string("unknown output; this model has '") + output_name(model) + "'");
       requested.push_back(*name);
     }
@@ -297,6 +305,8 @@ void handle_infer(Call& call) {
   } else {
     invalid("inputs need 'text' (BYTES) or 'input_ids' (INT64)");
   }
+  if (question_answerer)
+    return infer_answer_logits(call, model, id, std::move(request), std::move(requested));
   if (token_classifier)
     return infer_token_logits(call, model, id, std::move(request), std::move(requested),
                               parameters ? *parameters : Json::object());

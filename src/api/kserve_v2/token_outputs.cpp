@@ -113,4 +113,46 @@ void infer_token_logits(Call& call, const runtime::ModelDescription& model, cons
       });
 }
 
+void infer_answer_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
+                         runtime::InferenceRequest request, std::vector<std::string> requested) {
+  if (requested.empty()) requested = {"start_logits", "end_logits", "attention_mask"};
+  request.output = runtime::OutputKind::kTokenLogits;
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [model, id, requested](runtime::InferenceResult& result) {
+                     const auto n = static_cast<std::int64_t>(result.items.size());
+                     std::size_t longest = 0;
+                     for (const auto& item : result.items) {
+                       if (item.values.size() % 2 != 0)
+                         throw ApiError(ApiErrorKind::kInternal,
+                                        "answer logits are not start/end pairs");
+                       longest = std::max(longest, item.values.size() / 2);
+                     }
+                     const auto tokens = static_cast<std::int64_t>(longest);
+                     JsonWriter json;
+                     json.begin_object().key("model_name").value(model.name).key("id").value(id);
+                     json.key("outputs").begin_array();
+                     for (const char* name : {"start_logits", "end_logits"}) {
+                       if (!wants(requested, name)) continue;
+                       const std::size_t column = name[0] == 's' ? 0 : 1;
+                       begin_output(json, name, "FP32", {n, tokens});
+                       for (const auto& item : result.items) {
+                         const std::size_t real = item.values.size() / 2;
+                         for (std::size_t t = 0; t < longest; ++t)
+                           json.value(t < real ? item.values[t * 2 + column] : 0.0f);
+                       }
+                       json.end_array().end_object();
+                     }
+                     if (wants(requested, "attention_mask")) {
+                       begin_output(json, "attention_mask", "INT64", {n, tokens});
+                       for (const auto& item : result.items) {
+                         const std::size_t real = item.values.size() / 2;
+                         for (std::size_t t = 0; t < longest; ++t) json.value(t < real ? 1 : 0);
+                       }
+                       json.end_array().end_object();
+                     }
+                     json.end_array().end_object();
+                     return json_response(json.take());
+                   });
+}
+
 }  // namespace onepass::api::kserve_v2

@@ -16,6 +16,10 @@ namespace onepass::api::kserve_v2 {
 inline constexpr const char* kTokenLogitsOutputs[] = {"logits", "attention_mask", "offset_mapping",
                                                       "entities"};
 
+// Output names a question-answering model offers.
+inline constexpr const char* kAnswerLogitsOutputs[] = {"start_logits", "end_logits",
+                                                       "attention_mask"};
+
 // Submits `request` (its items built from the inputs) and answers with the `requested` outputs
 // (empty: every output the inputs allow). `parameters` is the request's "parameters" object:
 // aggregation_strategy and ignore_labels for "entities". ApiError kValidation for an output
@@ -23,5 +27,12 @@ inline constexpr const char* kTokenLogitsOutputs[] = {"logits", "attention_mask"
 void infer_token_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
                         runtime::InferenceRequest request, std::vector<std::string> requested,
                         const Json& parameters);
+
+// The same for a question-answering model, as an exported *ForQuestionAnswering graph answers
+// (Triton's ONNX QA models): start_logits and end_logits [n, tokens], padded with zeros, and the
+// attention mask; a text input is the question, its text_pair the context. Picking the answer
+// span is the toolkit's pipeline (/invocations).
+void infer_answer_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
+                         runtime::InferenceRequest request, std::vector<std::string> requested);
 
 }  // namespace onepass::api::kserve_v2
