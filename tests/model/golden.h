@@ -30,7 +30,7 @@ inline constexpr const char* kGoldenModels[] = {
     "electra-tiny-ner", "camembert-tiny-ner",
     "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
     "bert-tiny-splade", "distilbert-tiny-splade",
-    "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa",
+    "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on
 };
 

@@ -29,7 +29,7 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kModels{"bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa",
-                                       "distilbert-tiny-qa"};
+                                       "distilbert-tiny-qa", "roberta-tiny-qa"};
 
 json golden(const std::string& model) {
   std::ifstream in(fixture_model(model) + "/golden.json");
@@ -65,19 +65,55 @@ struct RefToken {
   int word = 0;
 };
 
+enum class Family { kWordPiece, kSentencePiece, kByteLevel };
+
+Family family_of(const std::string& model) {
+  if (model.rfind("xlmr", 0) == 0 || model.rfind("deberta", 0) == 0) return Family::kSentencePiece;
+  if (model.rfind("roberta", 0) == 0) return Family::kByteLevel;
+  return Family::kWordPiece;
+}
+
+// Letters, digits and the rest: where the byte-level pre-tokenizer's regex cuts ASCII text.
+int char_class(char32_t c) {
+  if ((c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z')) return 0;
+  return c >= U'0' && c <= U'9' ? 1 : 2;
+}
+
 // The context's own tokens (all windows' context runs, in order, without repeats) with their
 // code point offsets and words; nullopt when a token cannot be placed in the context.
 // WordPiece: a piece without "##" starts a word (punctuation is a word of its own), spaces
 // before it skipped. SentencePiece: a "▁" piece starts a word and covers the space it stands
-// for; a piece without it continues the word right where the last one ended.
+// for; a piece without it continues the word right where the last one ended. Byte-level BPE
+// (ASCII contexts only): "Ġ" is a space, left out of the offsets (trim_offsets); a word starts
+// at a space or where letters, digits and other characters meet (the regex's pieces).
 std::optional<std::vector<RefToken>> context_tokens(const std::u32string& context,
                                                     const std::vector<std::string>& tokens,
-                                                    bool sentencepiece) {
+                                                    Family family) {
+  const bool sentencepiece = family == Family::kSentencePiece;
+  if (family == Family::kByteLevel) {
+    for (char32_t c : context)
+      if (c >= 0x80) return std::nullopt;
+  }
   std::vector<RefToken> out;
   std::size_t pos = 0;
   int word = -1;
   for (const std::string& token : tokens) {
     if (token == "[UNK]" || token == "<unk>") return std::nullopt;
+    if (family == Family::kByteLevel) {
+      const std::string space = "\xC4\xA0";  // "Ġ"
+      const bool spaced = token.rfind(space, 0) == 0;
+      const std::u32string piece = code_points(spaced ? token.substr(space.size()) : token);
+      for (char32_t c : piece)
+        if (c >= 0x80) return std::nullopt;
+      const std::size_t at = pos + (spaced ? 1 : 0);
+      if (piece.empty() || (spaced && (pos >= context.size() || context[pos] != U' ')) ||
+          context.compare(at, piece.size(), piece) != 0)
+        return std::nullopt;
+      if (spaced || word < 0 || char_class(piece.front()) != char_class(context[pos - 1])) ++word;
+      out.push_back({at, at + piece.size(), word});
+      pos = at + piece.size();
+      continue;
+    }
     const bool meta = sentencepiece && token.rfind(kMeta, 0) == 0;
     const bool hashes = !sentencepiece && token.rfind("##", 0) == 0;
     const std::u32string piece = code_points(meta     ? token.substr(kMeta.size())
@@ -231,8 +267,7 @@ std::vector<Case> cases_of(const std::string& model) {
     }
     k.windows.push_back(std::move(win));
     if (w + 1 == c["windows"].get<int>())
-      k.tokens = context_tokens(code_points(k.context), context_tokens_seen,
-                                model.find("xlmr") == 0 || model.find("deberta") == 0);
+      k.tokens = context_tokens(code_points(k.context), context_tokens_seen, family_of(model));
   }
   return out;
 }

@@ -14,7 +14,12 @@ fs::path fixtures_dir() { return fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures"; }
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(fixtures_dir() / "models")) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+    if (!entry.is_directory()) continue;
+    // A byte-level BPE folder (vocab.json + merges.txt) is served from its tokenizer.json only.
+    bool slow = false;
+    for (const char* name : {"spm.model", "sentencepiece.bpe.model", "vocab.txt"})
+      slow = slow || fs::is_regular_file(entry.path() / name);
+    if (slow) names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;

@@ -26,6 +26,7 @@ struct FixtureCase {
 };
 
 std::filesystem::path fixtures_dir();
+// The model folders with a slow tokenizer file (a SentencePiece model or a WordPiece vocab.txt).
 std::vector<std::string> model_names();
 // The model folders that hold `file` (every folder has golden.json; tokenizer_cases.json is
 // only in the five hand-made ones, not in the generator's: tools/fixtures/README.md).
