@@ -56,8 +56,9 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
                  "X-Amzn-SageMaker-Inference-Component header");
   app.add_option("--api-key", f.api_key, "sent as Authorization: Bearer KEY");
   app.add_option("--task", f.task,
-                 "auto|classify|embed|tokens|sparse (auto: what the endpoint answers; tokens: "
-                 "NER entities, aggregation_strategy simple; sparse: SPLADE, tei only)");
+                 "auto|classify|embed|tokens|sparse|qa (auto: what the endpoint answers; tokens: "
+                 "NER entities, aggregation_strategy simple; sparse: SPLADE, tei only; qa: "
+                 "each sample's text_pair asked about its text, onepass/hf only)");
   app.add_option("--dataset", f.dataset,
                  "JSON lines {text[,text_pair][,label]} (default: bundled "
                  "multilingual NLI set)");

@@ -20,6 +20,8 @@ const char* task_name(Task task) {
       return "tokens";
     case Task::kSparse:
       return "sparse";
+    case Task::kQuestion:
+      return "qa";
   }
   return "auto";
 }
@@ -30,9 +32,10 @@ Task parse_task(std::string_view name) {
   if (name == "embed") return Task::kEmbed;
   if (name == "tokens") return Task::kTokens;
   if (name == "sparse") return Task::kSparse;
+  if (name == "qa") return Task::kQuestion;
   throw Error(ErrorKind::kInvalidArgument, "--task '" + std::string(name) +
                                                "' is not one of auto, classify, embed, tokens, "
-                                               "sparse");
+                                               "sparse, qa");
 }
 
 bool same_label(std::string_view a, std::string_view b) {

@@ -10,16 +10,18 @@
 namespace onepass::bench {
 
 // kTokens: token classification (NER, PII), the pipeline's entities grouped with
-// aggregation_strategy "simple". kSparse: SPLADE vectors (TEI's /embed_sparse).
-enum class Task { kAuto, kClassify, kEmbed, kTokens, kSparse };
+// aggregation_strategy "simple". kSparse: SPLADE vectors (TEI's /embed_sparse). kQuestion:
+// extractive question answering (the toolkit's question-answering pipeline).
+enum class Task { kAuto, kClassify, kEmbed, kTokens, kSparse, kQuestion };
 const char* task_name(Task task);
-// "auto" | "classify" | "embed" | "tokens" | "sparse"; throws kInvalidArgument
+// "auto" | "classify" | "embed" | "tokens" | "sparse" | "qa"; throws kInvalidArgument
 Task parse_task(std::string_view name);
 
 struct Answer {
   // Classification: the top label and its score (probability). Empty label for embeddings.
   // Token classification: every entity's group and span in text order ("entities: PER[0,3)
   // LOC[10,15)", never empty), the entities' scores in `values` and their mean in `score`.
+  // Question answering: the answer's span ("answer[12,18)") and its score.
   std::string label;
   double score = 0;
   // Embeddings: the vector (token-level answers flattened). Sparse embeddings: the vector, dense

@@ -208,7 +208,8 @@ TEST(VllmDialect, ClassifyJoinsAPairAndReadsProbs) {
 // input; an answer names every entity's group and span, so batched answers must match exactly.
 TEST(SageMakerDialect, TokensAskForSimpleEntitiesAndReadOneListPerInput) {
   const auto d = make_dialect("onepass", {});
-  EXPECT_EQ(d->tasks(), (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens}));
+  EXPECT_EQ(d->tasks(),
+            (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens, Task::kQuestion}));
   const Sample* batch[] = {&kPair, &kSingle};
   const auto r = d->build(batch, Task::kTokens);
   EXPECT_EQ(r.target, "/invocations");
@@ -241,6 +242,32 @@ TEST(SageMakerDialect, TokensAskForSimpleEntitiesAndReadOneListPerInput) {
       d->parse(ok(R"([[{"entity_group":"PER","score":1,"start":0,"end":1}]])"), 1, Task::kClassify),
       Error);
   EXPECT_THROW(d->parse(ok("[[]]"), 1, Task::kEmbed), Error);
+}
+
+// Question answering: a pair's text_pair is asked about its text (a single text gets the fixed
+// question), no truncation; an answer is its span and score.
+TEST(SageMakerDialect, QuestionsAskAboutTheTextAndReadOneAnswerPerInput) {
+  const auto d = make_dialect("hf", {});
+  const Sample* batch[] = {&kPair, &kSingle};
+  const auto r = d->build(batch, Task::kQuestion);
+  EXPECT_EQ(r.target, "/invocations");
+  EXPECT_EQ(body_of(r), json::parse(R"({"inputs":[
+      {"question":"Someone makes music.","context":"A man plays."},
+      {"question":"What is this text about?","context":"Hello world"}]})"));
+  const auto answers = d->parse(ok(R"([{"score":0.25,"start":2,"end":5,"answer":"man"},
+      [{"score":0.5,"start":0,"end":5,"answer":"Hello"},{"score":0.1,"start":6,"end":11,
+      "answer":"world"}]])"),
+                                2, Task::kQuestion);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].label, "answer[2,5)");
+  EXPECT_DOUBLE_EQ(answers[0].score, 0.25);
+  EXPECT_FALSE(answers[0].label_named);
+  EXPECT_EQ(answers[1].label, "answer[0,5)");  // a top_k list: the best answer
+  EXPECT_THROW(d->parse(ok(R"([{"score":1,"start":0,"end":1,"answer":"a"}])"), 2, Task::kQuestion),
+               Error);
+  EXPECT_THROW(d->parse(ok(R"([{"label":"x","score":1}])"), 1, Task::kQuestion), Error);
+  EXPECT_THROW(d->parse(ok(R"({"score":1,"start":0,"end":1,"answer":"a"})"), 1, Task::kQuestion),
+               Error);
 }
 
 // SPLADE: /embed_sparse with strings; each answer's {index, value} entries read as a dense vector

@@ -77,6 +77,26 @@ Answer answer_from_entities(const nlohmann::json& list, std::string_view dialect
   return answer;
 }
 
+Answer answer_from_span(const nlohmann::json& answer, std::string_view dialect) {
+  const nlohmann::json& a = answer.is_array() && !answer.empty() ? answer.front() : answer;
+  if (!a.is_object() || !a.contains("score") || !a["score"].is_number() || !a.contains("start") ||
+      !a["start"].is_number_unsigned() || !a.contains("end") || !a["end"].is_number_unsigned() ||
+      !a.contains("answer") || !a["answer"].is_string())
+    bad_shape(dialect, "expected {\"score\",\"start\",\"end\",\"answer\"} per question");
+  Answer out;
+  out.label = "answer[";
+  out.label.append(std::to_string(a["start"].get<std::size_t>())).append(",");
+  out.label.append(std::to_string(a["end"].get<std::size_t>())).append(")");
+  out.label_named = false;  // a span says nothing about a dataset's labels
+  out.score = a["score"].get<double>();
+  return out;
+}
+
+nlohmann::json question_of(const Sample& sample) {
+  return {{"question", sample.text_pair ? *sample.text_pair : std::string(kDefaultQuestion)},
+          {"context", sample.text}};
+}
+
 std::string single_text(const Sample& sample) {
   return sample.text_pair ? sample.text + "\n" + *sample.text_pair : sample.text;
 }

@@ -31,6 +31,13 @@ Answer answer_from_label_scores(const nlohmann::json& list, std::string_view dia
 // Answer from one text's list of token-classification entities ({"entity_group" or "entity",
 // "score", "start", "end"}); an empty list is a valid answer (no entity found).
 Answer answer_from_entities(const nlohmann::json& list, std::string_view dialect);
+// Answer from one question-answering answer {"score","start","end","answer"} (or a top_k list
+// of them, the first kept).
+Answer answer_from_span(const nlohmann::json& answer, std::string_view dialect);
+// A sample as a question about a context: its text_pair asks about its text; a single text is
+// asked kDefaultQuestion.
+inline constexpr const char* kDefaultQuestion = "What is this text about?";
+nlohmann::json question_of(const Sample& sample);
 // Text of a sample for endpoints that take one string: a pair joined by a newline.
 std::string single_text(const Sample& sample);
 

@@ -3,6 +3,8 @@
 // parser accepts a classifier's {"label","score"} objects and an embedder's nested floats;
 // Task::kEmbed only changes the request (strings, never pairs). Task::kTokens asks a token
 // classifier for aggregation_strategy "simple" and reads a list of entities per input.
+// Task::kQuestion asks a question-answering model each sample's text_pair about its text and
+// reads one answer per input.
 #include "base/error.h"
 #include "bench/dialects/dialects.h"
 
@@ -19,13 +21,18 @@ class SageMakerDialect final : public Dialect {
   std::string_view name() const override { return name_; }
   // An embedder refuses premise/hypothesis objects, so auto-detection falls back to plain text;
   // a token classifier's entities are no classification or embedding answer, so it then reaches
-  // tokens.
+  // tokens; a question-answering model refuses all three, so it reaches questions.
   std::vector<Task> tasks() const override {
-    return {Task::kClassify, Task::kEmbed, Task::kTokens};
+    return {Task::kClassify, Task::kEmbed, Task::kTokens, Task::kQuestion};
   }
 
   http::Request build(std::span<const Sample* const> batch, Task task) const override {
     json inputs = json::array();
+    if (task == Task::kQuestion) {
+      // Long contexts are cut into windows by the pipeline itself: no truncation parameter.
+      for (const Sample* sample : batch) inputs.push_back(detail::question_of(*sample));
+      return json_request("/invocations", json{{"inputs", std::move(inputs)}}.dump());
+    }
     for (const Sample* sample : batch) {
       if (task == Task::kTokens) {
         inputs.push_back(detail::single_text(*sample));
@@ -47,6 +54,13 @@ class SageMakerDialect final : public Dialect {
   std::vector<Answer> parse(const http::Response& response, std::size_t batch_size,
                             Task task) const override {
     json doc = detail::parse_body(response, name_);
+    if (task == Task::kQuestion) {
+      if (!doc.is_array() || doc.size() != batch_size)
+        detail::bad_shape(name_, "expected one answer per question");
+      std::vector<Answer> answers;
+      for (const auto& item : doc) answers.push_back(detail::answer_from_span(item, name_));
+      return answers;
+    }
     if (task == Task::kTokens) {
       // A list input is answered with one list of entities per input, never unwrapped.
       if (!doc.is_array() || doc.size() != batch_size)
