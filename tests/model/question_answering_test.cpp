@@ -98,7 +98,7 @@ TEST(QuestionAnswering, MaxAnswerLenAndTopK) {
   for (std::size_t i = 10; i < all.size(); ++i) EXPECT_EQ(all[i].score, 0.0f);
 }
 
-TEST(QuestionAnswering, NoAnswerScoreIsTheFirstTokensAndComesLastOnTies) {
+TEST(QuestionAnswering, NoAnswerScoreIsTheFirstTokens) {
   // The first token holds the largest start and end logits: "no answer" wins.
   const Window w({{8, 8}, {9, 9}, {9, 9}, {0, 0}, {2, 0}, {4, 1}, {0, 3}, {0, 5}, {0, 0}});
   const AnswerWindow v = w.view();
@@ -126,11 +126,16 @@ TEST(QuestionAnswering, WindowsAreMergedByScore) {
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a[0].answer, "Ada");
   EXPECT_EQ(a[1].answer, "Lovelace wrote");
-  // The same window twice: equal scores keep the windows' order (a stable sort).
-  const AnswerWindow twice[] = {kWindow.view(), kWindow.view()};
+  // The same logits in two windows that place the context's tokens differently: equal scores
+  // keep the windows' order (a stable sort), so the first window's span comes first.
+  Window shifted = kWindow;
+  shifted.offsets = {{0, 0}, {0, 3}, {3, 4}, {0, 0}, {4, 8}, {9, 13}, {13, 17}, {0, 3}, {0, 0}};
+  const AnswerWindow twice[] = {kWindow.view(), shifted.view()};
   const auto t = answer_question(kContext, twice, o);
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].score, t[1].score);
+  EXPECT_EQ(t[0].answer, "Lovelace wrote");
+  EXPECT_EQ(t[1].answer, "");  // the second window's span ends before it starts
 }
 
 TEST(QuestionAnswering, SpansOfDifferentLengthsAreRefused) {

@@ -372,6 +372,10 @@ TEST_F(ServeQa, ListsAnswerInOrderOnBothToolkitRoutes) {
     ASSERT_TRUE(got.is_array());
     ASSERT_EQ(got.size(), want.size());
     for (std::size_t i = 0; i < want.size(); ++i) expect_answers(got[i], want[i], true, route);
+    // A list of one is answered as its one input (the pipeline unwraps it).
+    const json one = ask(port(), "bert-tiny-qa", route, json::array({inputs[0]}), json::object());
+    EXPECT_TRUE(one.is_object()) << one.dump();
+    expect_answers(one, want[0], true, route);
   }
 }
 
@@ -416,6 +420,22 @@ TEST_F(ServeQa, BadRequestsGetAClearError) {
         target("bert-tiny-qa"));
     EXPECT_EQ(r.status, 400) << r.body;
   }
+  // Windows count against --max-client-batch-size (32): the long context (255 tokens) in
+  // windows of 16 context tokens sharing 4 is 21 windows; 11 contexts that fit, one window each,
+  // make 32, a 12th is one too many.
+  const json windows = {{"max_seq_len", 24}, {"doc_stride", 4}};
+  json many = json::array({{{"question", "Who came?"}, {"context", long_context}}});
+  for (int i = 0; i < 11; ++i) many.push_back(good);
+  const auto fits =
+      post_json(port(), "/invocations", json{{"inputs", many}, {"parameters", windows}}.dump(),
+                target("bert-tiny-qa"));
+  EXPECT_EQ(fits.status, 200) << fits.body;
+  many.push_back(good);
+  const auto over =
+      post_json(port(), "/invocations", json{{"inputs", many}, {"parameters", windows}}.dump(),
+                target("bert-tiny-qa"));
+  EXPECT_EQ(over.status, 422) << over.body;
+  EXPECT_NE(over.body.find("33 windows"), std::string::npos) << over.body;
   // The server still answers after all of them.
   int status = 0;
   ask(port(), "bert-tiny-qa", "/invocations", good, json::object(), &status);

@@ -173,6 +173,13 @@ std::vector<QuestionPlan> add_question_answering_items(runtime::InferenceService
     }
     plan.context = std::move(q.context);
     plans.push_back(std::move(plan));
+    // A context that fits is one window: it counts against the limit too.
+    if (request.items.size() > max_client_batch_size)
+      throw ApiError(ApiErrorKind::kTooManyInputs,
+                     "the inputs need " + std::to_string(request.items.size()) +
+                         " windows or more, above the maximum allowed batch size of " +
+                         std::to_string(max_client_batch_size) + " (windows count as inputs)",
+                     "inputs");
   }
   return plans;
 }

@@ -196,11 +196,13 @@ void token_classification(Call& call, const runtime::ModelDescription& model,
 }
 
 // The question-answering pipeline's answer: a {question, context} gets its answer (or a list of
-// top_k answers), a list of them a list of those.
+// top_k answers), a list of them a list of those; a list of one is answered as its one input,
+// as the pipeline unwraps it.
 void question_answering(Call& call, const runtime::ModelDescription& model,
                         const ToolkitPayload& payload) {
   bool list = false;
   std::vector<Question> questions = parse_questions(payload.inputs, list);
+  list = list && questions.size() > 1;
   check_batch_size(questions.size(), call.options.max_client_batch_size);
   const QuestionAnsweringParameters params =
       parse_question_answering_parameters(payload.parameters);

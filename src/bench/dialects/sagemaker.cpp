@@ -55,6 +55,10 @@ class SageMakerDialect final : public Dialect {
                             Task task) const override {
     json doc = detail::parse_body(response, name_);
     if (task == Task::kQuestion) {
+      // The pipeline answers a list of one as its one input: a bare answer (or top_k list).
+      if (batch_size == 1 && (doc.is_object() || (doc.is_array() && !doc.empty() &&
+                                                  doc.front().is_object() && doc.size() != 1)))
+        doc = json::array({doc});
       if (!doc.is_array() || doc.size() != batch_size)
         detail::bad_shape(name_, "expected one answer per question");
       std::vector<Answer> answers;

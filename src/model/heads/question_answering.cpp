@@ -96,7 +96,7 @@ std::vector<Answer> answer_question(std::string_view context, std::span<const An
     const std::size_t n = w.candidate.size();
     if (n == 0 || w.logits.size() != n * 2 || w.in_context.size() != n || w.offsets.size() != n ||
         w.word_ids.size() != n)
-      throw Error(ErrorKind::kInvalidInput, "question answering: a window's spans disagree");
+      throw Error(ErrorKind::kInternal, "question answering: a window's spans disagree");
     std::vector<float> start = masked_softmax(w, 0);
     std::vector<float> end = masked_softmax(w, 1);
     if (options.handle_impossible_answer) null_score = std::min(null_score, start[0] * end[0]);

@@ -19,7 +19,7 @@
 // The pipeline ranks every (s, e) of the window, invalid ones at score 0 included; where top_k
 // reaches past the spans with a positive score, which zero-score spans numpy returns is
 // arbitrary, and here they are valid spans only.
-// Pure functions: the API layer and `onepass run` both reach them.
+// A pure function: every route that answers questions (the toolkit's) calls it.
 #pragma once
 
 #include <cstddef>
@@ -58,7 +58,7 @@ struct Answer {
 };
 
 // The pipeline's answers for one (question, context), best first, at most top_k. Throws
-// onepass::Error(kInvalidInput) when a window's spans disagree in length.
+// onepass::Error(kInternal) when a window's spans disagree in length (a caller's bug).
 std::vector<Answer> answer_question(std::string_view context, std::span<const AnswerWindow> windows,
                                     const AnswerOptions& options);
 
