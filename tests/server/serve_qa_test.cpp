@@ -520,13 +520,22 @@ TEST_F(ServeQa, KServeGivesEveryWindowsStartAndEndLogits) {
 }
 
 TEST_F(ServeQa, OtherRoutesRefuseAQuestionAnsweringModel) {
-  for (const auto& [route, body] :
-       std::vector<std::pair<std::string, json>>{{"/predict", {{"inputs", "a text"}}},
-                                                 {"/embed", {{"inputs", "a text"}}},
-                                                 {"/predict_tokens", {{"inputs", "a text"}}}}) {
+  for (const auto& [route, body] : std::vector<std::pair<std::string, json>>{
+           {"/predict", {{"inputs", "a text"}}},
+           {"/embed", {{"inputs", "a text"}}},
+           {"/predict_tokens", {{"inputs", "a text"}}},
+           {"/classify", {{"model", "bert-tiny-qa"}, {"input", "a text"}}},
+           {"/rerank", {{"query", "q"}, {"texts", {"a text"}}}}}) {
     const auto r = post_json(port(), route, body.dump(), target("bert-tiny-qa"));
     EXPECT_GE(r.status, 400) << route << " " << r.body;
     EXPECT_LT(r.status, 500) << route << " " << r.body;
+  }
+  // The sequence-classification routes say where a question goes.
+  for (const char* route : {"/predict", "/classify"}) {
+    const auto r = post_json(
+        port(), route, json{{"model", "bert-tiny-qa"}, {"inputs", "a"}, {"input", "a"}}.dump(),
+        target("bert-tiny-qa"));
+    EXPECT_NE(r.body.find("/invocations"), std::string::npos) << route << " " << r.body;
   }
 }
 

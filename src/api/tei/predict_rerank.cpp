@@ -54,6 +54,11 @@ void check_classifier(const runtime::ModelDescription& model, const char* route)
                                                   "' is a sparse (SPLADE) embedding model and "
                                                   "cannot serve " +
                                                   route + "; use /embed_sparse");
+  if (model.task == runtime::ModelTask::kQuestionAnswerer)
+    throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
+                                                  "' is a question-answering model and cannot "
+                                                  "serve " +
+                                                  route + "; use /invocations");
 }
 
 }  // namespace

@@ -23,11 +23,17 @@ runtime::ModelDescription select_vllm_model(Call& call, const Json& body) {
                        "' is a sparse (SPLADE) embedding model and cannot serve " +
                        std::string(call.request.path()),
                    "model");
-  // /classify and /score answer per sequence; a token classifier answers per token.
+  // /classify and /score answer per sequence; a token classifier and a question answerer answer
+  // per token.
   if (model.task == runtime::ModelTask::kTokenClassifier)
     throw ApiError(ApiErrorKind::kValidation,
                    "model '" + model.name + "' is a token-classification model and cannot serve " +
                        std::string(call.request.path()),
+                   "model");
+  if (model.task == runtime::ModelTask::kQuestionAnswerer)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name + "' is a question-answering model and cannot serve " +
+                       std::string(call.request.path()) + "; use /invocations",
                    "model");
   return model;
 }
