@@ -266,7 +266,11 @@ TEST(SageMakerDialect, QuestionsAskAboutTheTextAndReadOneAnswerPerInput) {
   EXPECT_THROW(d->parse(ok(R"([{"score":1,"start":0,"end":1,"answer":"a"}])"), 2, Task::kQuestion),
                Error);
   EXPECT_THROW(d->parse(ok(R"([{"label":"x","score":1}])"), 1, Task::kQuestion), Error);
-  EXPECT_THROW(d->parse(ok(R"({"score":1,"start":0,"end":1,"answer":"a"})"), 1, Task::kQuestion),
+  // The pipeline answers a list of one as its one input: a bare answer for a batch of one.
+  EXPECT_EQ(
+      d->parse(ok(R"({"score":1,"start":0,"end":1,"answer":"a"})"), 1, Task::kQuestion)[0].label,
+      "answer[0,1)");
+  EXPECT_THROW(d->parse(ok(R"({"score":1,"start":0,"end":1,"answer":"a"})"), 2, Task::kQuestion),
                Error);
 }
 
