@@ -156,8 +156,15 @@ std::vector<QuestionPlan> add_question_answering_items(runtime::InferenceService
     runtime::check_input_bytes(q.question, model.max_input_bytes, "question");
     runtime::check_input_bytes(q.context, model.max_input_bytes, "context");
     const tokenizer::Encoding full = service.tokenize(model.name, q.question, q.context, true);
-    const std::size_t context_tokens =
-        service.tokenize(model.name, q.context, std::nullopt, false).ids.size();
+    // Where the context starts: the pair's own tokens less the question's, the short text of
+    // the two (tokenized again alone, not the context, which may be thousands of tokens).
+    const std::size_t question_tokens =
+        service.tokenize(model.name, q.question, std::nullopt, false).ids.size();
+    const auto content = static_cast<std::size_t>(
+        std::count(full.special_tokens_mask.begin(), full.special_tokens_mask.end(), 0));
+    if (content < question_tokens)
+      throw ApiError(ApiErrorKind::kInternal, "the tokenizer's pair encoding is inconsistent");
+    const std::size_t context_tokens = content - question_tokens;
     const std::size_t room_left = max_client_batch_size > request.items.size()
                                       ? max_client_batch_size - request.items.size()
                                       : 0;
