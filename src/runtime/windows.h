@@ -16,6 +16,7 @@
 
 #include "runtime/prepare.h"
 #include "runtime/service.h"
+#include "runtime/window_spans.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::runtime {
@@ -25,21 +26,11 @@ namespace onepass::runtime {
 // twice.
 std::size_t default_stride(std::size_t room);
 
-// [begin, end) token spans over a first text of `length` tokens: the first starts at 0, each
-// next one `room - stride` tokens later, and the last is the first that reaches `length`.
-// Needs stride < room.
-std::vector<std::pair<std::size_t, std::size_t>> window_spans(std::size_t length, std::size_t room,
-                                                              std::size_t stride);
-
 // The tokens of the text a window splits: `count` tokens from `begin` in the full encoding.
 struct SplitText {
   std::size_t begin = 0;
   std::size_t count = 0;
 };
-
-// Special tokens at the start and at the end of `full` (its special_tokens_mask).
-std::size_t leading_special_tokens(const tokenizer::Encoding& full);
-std::size_t trailing_special_tokens(const tokenizer::Encoding& full);
 
 // Cuts `full` (an encoding with special tokens, longer than `limit`) into windows of at most
 // `limit` tokens: each keeps everything outside `text` and one run of `text`'s tokens. At most

@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "runtime/input_limits.h"
+#include "runtime/window_spans.h"
 
 namespace onepass::api {
 namespace {
@@ -47,8 +48,7 @@ std::vector<AnswerWindowTokens> windows_of(const tokenizer::Encoding& full,
   if (full.tokens.size() != n || full.offsets.size() != n || full.special_tokens_mask.size() != n ||
       full.word_ids.size() != n)
     throw ApiError(ApiErrorKind::kInternal, "the tokenizer's encoding is inconsistent");
-  std::size_t trail = 0;
-  while (trail < n && full.special_tokens_mask[n - 1 - trail]) ++trail;
+  const std::size_t trail = runtime::trailing_special_tokens(full);
   if (context_tokens == 0)
     invalid("the context has no tokens (only white space or characters the tokenizer drops)",
             "context");
@@ -69,17 +69,15 @@ std::vector<AnswerWindowTokens> windows_of(const tokenizer::Encoding& full,
                 std::to_string(room) + " context tokens a window of max_seq_len " +
                 std::to_string(max_seq_len) + " holds beside this question",
             "doc_stride");
-  const std::size_t step = room - doc_stride;
-  const std::size_t count = 1 + (context_tokens - room + step - 1) / step;
-  if (count > max_windows)
+  const auto spans = runtime::window_spans(context_tokens, room, doc_stride);
+  if (spans.size() > max_windows)
     throw ApiError(ApiErrorKind::kTooManyInputs,
-                   "the context needs " + std::to_string(count) +
+                   "the context needs " + std::to_string(spans.size()) +
                        " windows, above the maximum allowed batch size of " +
                        std::to_string(max_windows) + " (windows count as inputs)",
                    "inputs");
   std::vector<AnswerWindowTokens> windows;
-  for (std::size_t start = 0;; start += step) {
-    const std::size_t stop = std::min(start + room, context_tokens);
+  for (const auto& [start, stop] : spans) {
     AnswerWindowTokens w;
     tokenizer::append_tokens(w.encoding, full, 0, context_begin);
     tokenizer::append_tokens(w.encoding, full, context_begin + start, context_begin + stop);
@@ -87,7 +85,6 @@ std::vector<AnswerWindowTokens> windows_of(const tokenizer::Encoding& full,
     w.context_begin = context_begin;
     w.context_end = context_begin + (stop - start);
     windows.push_back(std::move(w));
-    if (stop == context_tokens) break;
   }
   return windows;
 }

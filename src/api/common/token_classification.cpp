@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "api/common/api_error.h"
+#include "runtime/window_spans.h"
 
 namespace onepass::api {
 
@@ -40,19 +41,15 @@ std::vector<tokenizer::Encoding> windows_of(const tokenizer::Encoding& full, std
                        std::to_string(limit > added ? limit - added : 0) +
                        " tokens a window holds besides its special tokens",
                    "stride");
-  const std::size_t room = limit - added;
-  const std::size_t step = room - stride;
-  const std::size_t count = content <= room ? 1 : 1 + (content - room + step - 1) / step;
-  if (count > max_windows) too_many_windows(count, max_windows);
+  const auto spans = runtime::window_spans(content, limit - added, stride);
+  if (spans.size() > max_windows) too_many_windows(spans.size(), max_windows);
   std::vector<tokenizer::Encoding> windows;
-  for (std::size_t start = 0;; start += step) {
-    const std::size_t stop = std::min(start + room, content);
+  for (const auto& [start, stop] : spans) {
     tokenizer::Encoding window;
     tokenizer::append_tokens(window, full, 0, lead);
     tokenizer::append_tokens(window, full, lead + start, lead + stop);
     tokenizer::append_tokens(window, full, n - trail, n);
     windows.push_back(std::move(window));
-    if (stop == content) break;
   }
   return windows;
 }
