@@ -26,6 +26,31 @@ void begin_output(JsonWriter& json, const char* name, const char* datatype,
   json.end_array().key("datatype").value(datatype).key("data").begin_array();
 }
 
+// The token count of a per-token result's longest item (`width` values a token), the length
+// every output is padded to.
+std::size_t longest_item(const runtime::InferenceResult& result, std::size_t width) {
+  std::size_t longest = 0;
+  for (const auto& item : result.items) {
+    if (width == 0 || item.values.size() % width != 0)
+      throw ApiError(ApiErrorKind::kInternal, "per-token outputs do not make whole tokens");
+    longest = std::max(longest, item.values.size() / width);
+  }
+  return longest;
+}
+
+// attention_mask INT64 [n, longest]: 1 for each item's real tokens, 0 for the padding.
+void write_attention_mask(JsonWriter& json, const runtime::InferenceResult& result,
+                          std::size_t width, std::size_t longest) {
+  begin_output(
+      json, "attention_mask", "INT64",
+      {static_cast<std::int64_t>(result.items.size()), static_cast<std::int64_t>(longest)});
+  for (const auto& item : result.items) {
+    const std::size_t real = item.values.size() / width;
+    for (std::size_t t = 0; t < longest; ++t) json.value(t < real ? 1 : 0);
+  }
+  json.end_array().end_object();
+}
+
 }  // namespace
 
 void infer_token_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
@@ -61,12 +86,7 @@ void infer_token_logits(Call& call, const runtime::ModelDescription& model, cons
       call.service, std::move(request), call.reply,
       [model, id, requested, params, plan, labels](runtime::InferenceResult& result) {
         const auto n = static_cast<std::int64_t>(result.items.size());
-        std::size_t longest = 0;
-        for (const auto& item : result.items) {
-          if (labels == 0 || item.values.size() % labels != 0)
-            throw ApiError(ApiErrorKind::kInternal, "token logits do not match the labels");
-          longest = std::max(longest, item.values.size() / labels);
-        }
+        const std::size_t longest = longest_item(result, labels);
         const auto tokens = static_cast<std::int64_t>(longest);
         JsonWriter json;
         json.begin_object().key("model_name").value(model.name).key("id").value(id);
@@ -79,14 +99,7 @@ void infer_token_logits(Call& call, const runtime::ModelDescription& model, cons
           }
           json.end_array().end_object();
         }
-        if (wants(requested, "attention_mask")) {
-          begin_output(json, "attention_mask", "INT64", {n, tokens});
-          for (const auto& item : result.items) {
-            const std::size_t real = item.values.size() / labels;
-            for (std::size_t t = 0; t < longest; ++t) json.value(t < real ? 1 : 0);
-          }
-          json.end_array().end_object();
-        }
+        if (wants(requested, "attention_mask")) write_attention_mask(json, result, labels, longest);
         if (wants(requested, "offset_mapping")) {
           begin_output(json, "offset_mapping", "INT64", {n, tokens, 2});
           for (const auto& item : result.items) {
@@ -120,13 +133,7 @@ void infer_answer_logits(Call& call, const runtime::ModelDescription& model, con
   submit_and_reply(call.service, std::move(request), call.reply,
                    [model, id, requested](runtime::InferenceResult& result) {
                      const auto n = static_cast<std::int64_t>(result.items.size());
-                     std::size_t longest = 0;
-                     for (const auto& item : result.items) {
-                       if (item.values.size() % 2 != 0)
-                         throw ApiError(ApiErrorKind::kInternal,
-                                        "answer logits are not start/end pairs");
-                       longest = std::max(longest, item.values.size() / 2);
-                     }
+                     const std::size_t longest = longest_item(result, 2);
                      const auto tokens = static_cast<std::int64_t>(longest);
                      JsonWriter json;
                      json.begin_object().key("model_name").value(model.name).key("id").value(id);
@@ -142,14 +149,8 @@ void infer_answer_logits(Call& call, const runtime::ModelDescription& model, con
                        }
                        json.end_array().end_object();
                      }
-                     if (wants(requested, "attention_mask")) {
-                       begin_output(json, "attention_mask", "INT64", {n, tokens});
-                       for (const auto& item : result.items) {
-                         const std::size_t real = item.values.size() / 2;
-                         for (std::size_t t = 0; t < longest; ++t) json.value(t < real ? 1 : 0);
-                       }
-                       json.end_array().end_object();
-                     }
+                     if (wants(requested, "attention_mask"))
+                       write_attention_mask(json, result, 2, longest);
                      json.end_array().end_object();
                      return json_response(json.take());
                    });
