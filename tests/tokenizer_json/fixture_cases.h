@@ -70,7 +70,8 @@ inline std::vector<Case> read_cases(const std::filesystem::path& file, bool gold
       k.text = c.at("pair")[0].get<std::string>();
       k.pair = c.at("pair")[1].get<std::string>();
     } else {
-      k.text = c.at("text").get<std::string>();
+      // A sentence-transformers prompt is joined before the text (golden.json says so).
+      k.text = c.value("prompt", std::string()) + c.at("text").get<std::string>();
     }
     if (c.contains("max_length")) {
       k.truncation.max_length = c.at("max_length").get<std::size_t>();

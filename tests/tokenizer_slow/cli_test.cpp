@@ -189,7 +189,7 @@ TEST(TokenizeCommand, TokenizerOnlyFolderNeedsNoWeights) {
     if (c.contains("pair")) {
       request = {{"text", c["pair"][0]}, {"text_pair", c["pair"][1]}};
     } else {
-      request = {{"text", c.at("text")}};
+      request = {{"text", c.value("prompt", std::string()) + c.at("text").get<std::string>()}};
     }
     if (c.contains("max_length")) {
       request["max_length"] = c["max_length"];

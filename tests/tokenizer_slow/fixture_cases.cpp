@@ -51,7 +51,8 @@ std::vector<FixtureCase> read_cases(const std::string& model, const std::string&
       out.text = c["pair"].at(0).get<std::string>();
       out.pair = c["pair"].at(1).get<std::string>();
     } else {
-      out.text = c.at("text").get<std::string>();
+      // A sentence-transformers prompt is joined before the text (golden.json says so).
+      out.text = c.value("prompt", std::string()) + c.at("text").get<std::string>();
     }
     if (c.contains("max_length")) {
       out.truncation.max_length = c["max_length"].get<std::size_t>();
