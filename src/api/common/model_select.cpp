@@ -66,8 +66,20 @@ std::optional<std::string> percent_decode(std::string_view segment) {
   return out;
 }
 
-runtime::ModelDescription select_model(const runtime::InferenceService& service,
-                                       std::string_view name, bool fallback_to_single) {
+namespace {
+
+// A model that failed to load answers with why (503), before a dialect's task check could
+// misname it: a failed description has no task of its own.
+runtime::ModelDescription usable(runtime::ModelDescription model) {
+  if (model.state == runtime::ModelState::kFailed) {
+    throw ApiError(ApiErrorKind::kUnavailable,
+                   "model '" + model.name + "' failed to load: " + model.load_error);
+  }
+  return model;
+}
+
+runtime::ModelDescription find_selected(const runtime::InferenceService& service,
+                                        std::string_view name, bool fallback_to_single) {
   if (!name.empty()) {
     if (fallback_to_single) {
       if (runtime::is_valid_model_name(name)) {
@@ -89,6 +101,13 @@ runtime::ModelDescription select_model(const runtime::InferenceService& service,
                  "several models are served: choose one with the X-Amzn-SageMaker-Target-Model "
                  "header",
                  "model");
+}
+
+}  // namespace
+
+runtime::ModelDescription select_model(const runtime::InferenceService& service,
+                                       std::string_view name, bool fallback_to_single) {
+  return usable(find_selected(service, name, fallback_to_single));
 }
 
 runtime::ModelDescription select_model_from_body(const runtime::InferenceService& service,
