@@ -124,7 +124,7 @@ json describe(const std::string& reference, const fs::path& dir, bool check) {
 
   if (problems.empty()) {
     try {
-      const auto d = runtime::describe_model_folder(dir.filename().string(), dir, 0, std::nullopt);
+      const auto d = runtime::describe_model_folder(dir.filename().string(), dir);
       r["task"] = runtime::task_name(d.task);
       r["labels"] = d.info.id2label;
       r["multi_label"] = d.info.multi_label;
@@ -133,6 +133,10 @@ json describe(const std::string& reference, const fs::path& dir, bool check) {
       r["zero_shot"] = d.task == runtime::ModelTask::kClassifier && d.entailment_index >= 0;
       r["pooling"] = runtime::pooling_name(d.pooling);
       r["max_input_length"] = d.max_input_length;
+      if (d.max_seq_length > 0) r["max_seq_length"] = d.max_seq_length;
+      if (!d.prompts.empty()) r["prompts"] = d.prompts;
+      if (d.default_prompt) r["default_prompt"] = *d.default_prompt;
+      if (!d.default_prompt_name.empty()) r["default_prompt_name"] = d.default_prompt_name;
     } catch (const Error& e) {
       problems.emplace_back(e.what());
     }
@@ -233,7 +237,24 @@ void print_text(const json& r) {
       std::cout << (r["multi_label"].get<bool>() ? " (multi-label)\n" : "\n");
     }
     std::cout << "pooling: " << r["pooling"].get<std::string>() << "\n";
-    std::cout << "max input length: " << r["max_input_length"].get<int>() << " tokens\n";
+    std::cout << "max input length: " << r["max_input_length"].get<int>() << " tokens";
+    if (r.contains("max_seq_length")) {
+      std::cout << " (sentence-transformers max_seq_length " << r["max_seq_length"].get<int>()
+                << ")";
+    }
+    std::cout << "\n";
+    if (r.contains("prompts")) {
+      std::cout << "prompts:";
+      for (const auto& [name, text] : r["prompts"].items())
+        std::cout << " " << name << " " << json(text.get<std::string>()).dump() << ";";
+      std::cout << "\n";
+    }
+    if (r.contains("default_prompt")) {
+      std::cout << "default prompt: " << r["default_prompt"].dump();
+      if (r.contains("default_prompt_name"))
+        std::cout << " (" << r["default_prompt_name"].get<std::string>() << ")";
+      std::cout << "\n";
+    }
   }
   if (r.contains("parameter_count")) {
     std::cout << "parameters: " << r["parameter_count"].get<std::int64_t>() << " ("

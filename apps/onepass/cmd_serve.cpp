@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -66,6 +67,9 @@ struct ServeFlags {
   double idle_unload_seconds = 0;
   bool enable_model_management = false;
   std::string pooling;
+  // Given or not: an empty --default-prompt is a choice (no prompt, whatever the folder says).
+  std::optional<std::string> default_prompt_name;
+  std::optional<std::string> default_prompt;
   std::string precision = "fp32";
   bool force_precision = false;
   double http_timeout_seconds = 30;
@@ -196,7 +200,7 @@ std::string hf_model_folder(const ServeFlags& flags, const char* model_id) {
 void check_default_task(const std::string& dir) {
   const char* task = env("HF_TASK");
   if (!task) return;
-  check_hf_task(task, runtime::describe_model_folder("model", dir, 0, std::nullopt));
+  check_hf_task(task, runtime::describe_model_folder("model", dir));
 }
 
 // With no --model: the SageMaker defaults, in the order SageMaker's toolkits try them.
@@ -327,6 +331,8 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
     options.pooling = runtime::Pooling::kMean;
   else if (!flags.pooling.empty())
     throw Error(ErrorKind::kInvalidArgument, "--pooling must be cls or mean");
+  options.default_prompt_name = flags.default_prompt_name;
+  options.default_prompt = flags.default_prompt;
   const auto specs = options.models;
   log_config(flags, specs);
   runtime::Runtime runtime(std::move(options));
@@ -469,6 +475,19 @@ CommandRegistration registration{Command{
           ->envname("ONEPASS_FORCE_PRECISION");
       sub.add_option("--pooling", flags->pooling, "embedders: cls or mean")
           ->envname("ONEPASS_POOLING");
+      // Strings bound here, made optional in the callback: CLI11 2.1 has no std::optional.
+      auto prompt_name_text = std::make_shared<std::string>();
+      auto prompt_text = std::make_shared<std::string>();
+      auto* prompt_name =
+          sub.add_option("--default-prompt-name", *prompt_name_text,
+                         "embedders: the prompt (config_sentence_transformers.json) put before "
+                         "a text whose request names none")
+              ->envname("ONEPASS_DEFAULT_PROMPT_NAME");
+      auto* prompt = sub.add_option("--default-prompt", *prompt_text,
+                                    "embedders: text put before a text whose request names no "
+                                    "prompt (\"\": none, whatever the folder says)")
+                         ->envname("ONEPASS_DEFAULT_PROMPT");
+      prompt->excludes(prompt_name);
       auto* timeout =
           sub.add_option("--http-timeout", flags->http_timeout_seconds,
                          "seconds allowed to send a request header, a body, or read a response")
@@ -480,7 +499,11 @@ CommandRegistration registration{Command{
       sub.add_option("--sagemaker-model-dir", flags->sagemaker_model_dir,
                      "the model folder served when no --model is given")
           ->envname("ONEPASS_SAGEMAKER_MODEL_DIR");
-      return [flags, port, payload, timeout] {
+      return [flags, port, payload, timeout, prompt_name, prompt, prompt_name_text, prompt_text] {
+        if (prompt_name->count() > 0 || std::getenv("ONEPASS_DEFAULT_PROMPT_NAME"))
+          flags->default_prompt_name = *prompt_name_text;
+        if (prompt->count() > 0 || std::getenv("ONEPASS_DEFAULT_PROMPT"))
+          flags->default_prompt = *prompt_text;
         return serve(*flags, port->count() > 0 || std::getenv("ONEPASS_PORT"),
                      payload->count() > 0 || std::getenv("ONEPASS_PAYLOAD_LIMIT"),
                      timeout->count() > 0 || std::getenv("ONEPASS_HTTP_TIMEOUT"));

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Files read when present (tokenizer and pooling files of every kind onepass loads).
+// Files read when present (tokenizer and sentence-transformers files of every kind onepass
+// loads).
 const std::set<std::string> kOptionalFiles = {
     "tokenizer.json",
     "tokenizer_config.json",
@@ -30,6 +31,14 @@ const std::set<std::string> kOptionalFiles = {
     "tokenizer.model",
     "modules.json",
     "sentence_bert_config.json",
+    // Older sentence-transformers releases named it after the model type
+    // (runtime/sentence_transformers.cpp reads them all).
+    "sentence_roberta_config.json",
+    "sentence_distilbert_config.json",
+    "sentence_camembert_config.json",
+    "sentence_albert_config.json",
+    "sentence_xlm-roberta_config.json",
+    "sentence_xlnet_config.json",
     "config_sentence_transformers.json",
     "1_Pooling/config.json",
 };

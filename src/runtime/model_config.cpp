@@ -2,47 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <limits>
 
 #include "base/error.h"
+#include "runtime/sentence_transformers.h"
 
 namespace onepass::runtime {
-namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
-
-json read_json(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kNotFound, what + " is missing");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  json parsed = json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
-    throw Error(ErrorKind::kInvalidModel, what + " is not a JSON object");
-  }
-  return parsed;
-}
-
-// sentence-transformers' 1_Pooling/config.json: pooling_mode_cls_token / pooling_mode_mean_tokens.
-std::optional<Pooling> read_pooling(const fs::path& dir) {
-  const fs::path file = dir / "1_Pooling" / "config.json";
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return std::nullopt;
-  const json config = read_json(file, "1_Pooling/config.json");
-  auto flag = [&](const char* key) {
-    auto it = config.find(key);
-    return it != config.end() && it->is_boolean() && it->get<bool>();
-  };
-  if (flag("pooling_mode_cls_token")) return Pooling::kCls;
-  if (flag("pooling_mode_mean_tokens")) return Pooling::kMean;
-  throw Error(ErrorKind::kUnsupported,
-              "1_Pooling/config.json asks for a pooling other than cls or mean");
-}
-
-}  // namespace
 
 const char* task_name(ModelTask task) {
   switch (task) {
@@ -90,13 +57,46 @@ void derive_description(ModelDescription& description, std::size_t max_input_len
   description.entailment_index = find_label(description.info, "entail");
   description.contradiction_index = find_label(description.info, "contra");
   std::size_t limit = static_cast<std::size_t>(description.info.max_tokens);
+  if (description.max_seq_length > 0)
+    limit = std::min(limit, static_cast<std::size_t>(description.max_seq_length));
   if (max_input_length != 0) limit = std::min(limit, max_input_length);
   description.max_input_length = static_cast<int>(limit);
 }
 
+namespace {
+
+bool is_embedder(ModelTask task) {
+  return task == ModelTask::kEmbedder || task == ModelTask::kSparseEmbedder;
+}
+
+// The default prompt: the server's flag, else the folder's own default_prompt_name.
+void choose_default_prompt(ModelDescription& description, const std::optional<std::string>& name,
+                           const FolderOptions& options) {
+  if (options.default_prompt) {
+    description.default_prompt = options.default_prompt;
+    return;
+  }
+  const std::optional<std::string>& chosen =
+      options.default_prompt_name ? options.default_prompt_name : name;
+  if (!chosen) return;
+  auto it = description.prompts.find(*chosen);
+  if (it == description.prompts.end()) {
+    std::string message = "--default-prompt-name '" + *chosen +
+                          "' is not one of the prompts of model '" + description.name +
+                          "' (config_sentence_transformers.json):";
+    if (description.prompts.empty()) message.append(" it has none");
+    for (const auto& [prompt_name, text] : description.prompts)
+      message.append(" '").append(prompt_name).append("'");
+    throw Error(ErrorKind::kInvalidArgument, message);
+  }
+  description.default_prompt = it->second;
+  description.default_prompt_name = *chosen;
+}
+
+}  // namespace
+
 ModelDescription describe_model_folder(const std::string& name, const fs::path& dir,
-                                       std::size_t max_input_length,
-                                       std::optional<Pooling> pooling_override) {
+                                       const FolderOptions& options) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     throw Error(ErrorKind::kNotFound,
@@ -108,12 +108,21 @@ ModelDescription describe_model_folder(const std::string& name, const fs::path& 
   // The loader's own config reader and architecture table: what is described here is what
   // load_encoder will report once the weights are loaded.
   description.info = model::describe_checkpoint(model::read_model_config(dir));
-  derive_description(description, max_input_length);
+  const SentenceTransformersConfig st = read_sentence_transformers_config(dir);
+  description.max_seq_length =
+      static_cast<int>(std::min<std::size_t>(st.max_seq_length, std::numeric_limits<int>::max()));
+  derive_description(description, options.max_input_length);
   if (description.task == ModelTask::kEmbedder) {
-    description.pooling =
-        pooling_override ? *pooling_override : read_pooling(dir).value_or(Pooling::kMean);
+    description.pooling = options.pooling.value_or(st.pooling.value_or(Pooling::kMean));
   } else {
-    description.pooling = pooling_override.value_or(Pooling::kCls);
+    description.pooling = options.pooling.value_or(Pooling::kCls);
+  }
+  // Prompts are what sentence-transformers' SentenceTransformer and SparseEncoder put before
+  // their inputs; a classifier, reranker or token classifier takes its text as given.
+  if (is_embedder(description.task)) {
+    description.prompts = st.prompts;
+    description.pooling_includes_prompt = st.pooling_includes_prompt;
+    choose_default_prompt(description, st.default_prompt_name, options);
   }
   return description;
 }

@@ -105,8 +105,7 @@ void ModelRegistry::add(const ModelSpec& spec, bool eager) {
                                         .add("reference", spec.dir.string())
                                         .add("dir", slot->spec.dir.string()));
     }
-    slot->description = describe_model_folder(spec.name, slot->spec.dir, options_.max_input_length,
-                                              options_.pooling);
+    slot->description = describe_model_folder(spec.name, slot->spec.dir, options_.folder);
   } catch (const std::exception& e) {
     // Served as a failed model (/ping, /metrics, its requests name the error), like a load
     // that fails later; the other models still serve.
@@ -149,8 +148,7 @@ void ModelRegistry::load_now(const ModelSpec& spec) {
   std::shared_ptr<const LoadedModel> model;
   const auto start = Clock::now();
   try {
-    model = load(spec, describe_model_folder(spec.name, spec.dir, options_.max_input_length,
-                                             options_.pooling));
+    model = load(spec, describe_model_folder(spec.name, spec.dir, options_.folder));
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);
     auto it = slots_.find(spec.name);
@@ -331,7 +329,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& sp
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
   // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
   description.info = model->encoder->info();
-  derive_description(description, options_.max_input_length);
+  derive_description(description, options_.folder.max_input_length);
   description.state = ModelState::kReady;
   description.load_error.clear();
   model->description = std::move(description);

@@ -24,6 +24,7 @@
 
 #include "runtime/loaded_model.h"
 #include "runtime/metrics.h"
+#include "runtime/model_config.h"
 #include "runtime/runtime.h"
 
 namespace onepass::runtime {
@@ -31,8 +32,7 @@ namespace onepass::runtime {
 struct RegistryOptions {
   ModelLoaders loaders;  // both set
   model::LoadOptions load;
-  std::size_t max_input_length = 0;
-  std::optional<Pooling> pooling;
+  FolderOptions folder;  // how each folder is described (model_config.h)
   std::chrono::milliseconds idle_unload{0};
 };
 

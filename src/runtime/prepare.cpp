@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "runtime/prompts.h"
 #include "runtime/windows.h"
 
 namespace onepass::runtime {
@@ -80,6 +81,7 @@ std::vector<PreparedItem> prepare_item(const LoadedModel& model, const Inference
   const std::size_t limit = effective_max_length(model, request);
   const bool chunk = chunks_long_input(request, item);
   const bool truncate = request.truncate || (auto_truncate && !chunk);
+  const std::string_view prompt = prompt_for_item(model.description, request, item);
   if (item.pretokenized) return {prepare_ids(model, request, item, limit, truncate)};
 
   ONEPASS_CHECK(model.tokenizer != nullptr, "a loaded model has a tokenizer");
@@ -91,7 +93,15 @@ std::vector<PreparedItem> prepare_item(const LoadedModel& model, const Inference
   }
   std::optional<std::string_view> pair;
   if (item.text_pair) pair = *item.text_pair;
-  tokenizer::Encoding encoding = model.tokenizer->encode(item.text, pair, truncation, true);
+  // The prompt is joined to the text, as sentence-transformers joins it, and tokenized with it.
+  std::string prompted;
+  std::string_view text = item.text;
+  if (!prompt.empty()) {
+    prompted.reserve(prompt.size() + item.text.size());
+    prompted.append(prompt).append(item.text);
+    text = prompted;
+  }
+  tokenizer::Encoding encoding = model.tokenizer->encode(text, pair, truncation, true);
   if (encoding.ids.empty()) throw Error(ErrorKind::kInvalidInput, "the input has no tokens");
   const int vocab = model.description.info.vocab_size;
   for (std::int32_t id : encoding.ids) {

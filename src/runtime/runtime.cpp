@@ -11,6 +11,7 @@
 #include "runtime/job.h"
 #include "runtime/metrics.h"
 #include "runtime/model_registry.h"
+#include "runtime/prompts.h"
 #include "runtime/scheduler.h"
 
 namespace onepass::runtime {
@@ -65,6 +66,8 @@ void check_options(const RuntimeOptions& o) {
   require(o.compute_threads >= 1 && o.tokenizer_threads >= 1,
           "the runtime needs at least one compute and one tokenizer thread");
   require(o.max_wait.count() >= 0 && o.idle_unload.count() >= 0, "durations must not be negative");
+  require(!(o.default_prompt_name && o.default_prompt),
+          "--default-prompt-name and --default-prompt cannot both be given");
 }
 
 }  // namespace
@@ -179,8 +182,10 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   registry_options.load.threads = threads_per_forward;
   registry_options.load.precision = o.precision;
   registry_options.load.force_precision = o.force_precision;
-  registry_options.max_input_length = o.max_input_length;
-  registry_options.pooling = o.pooling;
+  registry_options.folder.max_input_length = o.max_input_length;
+  registry_options.folder.pooling = o.pooling;
+  registry_options.folder.default_prompt_name = o.default_prompt_name;
+  registry_options.folder.default_prompt = o.default_prompt;
   registry_options.idle_unload = o.idle_unload;
   impl_->registry = std::make_unique<ModelRegistry>(registry_options);
   try {
@@ -238,6 +243,8 @@ void Runtime::submit(InferenceRequest request, Completion done) {
     // tokenizer time, whatever the truncation.
     const std::size_t limit = input_byte_limit(*described, impl.options.max_input_bytes);
     for (const InferenceItem& item : request.items) {
+      // A prompt the model does not have is refused here, before it costs a slot.
+      prompt_for_item(*described, request, item);
       if (item.pretokenized) continue;
       check_input_bytes(item.text, limit, item.text_pair ? "the first text of a pair" : "an input");
       if (item.text_pair) check_input_bytes(*item.text_pair, limit, "the second text of a pair");

@@ -90,6 +90,11 @@ struct RuntimeOptions {
   bool lazy = false;                         // load a model on its first request
   std::chrono::milliseconds idle_unload{0};  // 0: never unload an idle model
   std::optional<Pooling> pooling;            // embedders: overrides 1_Pooling/config.json
+  // Embedders: the prompt before a text whose request names none, by the name of one of each
+  // embedder's prompts or as text (at most one of the two); overrides the folder's
+  // default_prompt_name (model_config.h FolderOptions).
+  std::optional<std::string> default_prompt_name;
+  std::optional<std::string> default_prompt;
 
   int compute_threads = 1;    // threads running forward passes (each uses `threads` cores)
   int tokenizer_threads = 1;  // threads tokenizing and validating inputs

@@ -9,6 +9,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,16 @@ struct ModelDescription {
   // Zero-shot needs an entailment label; -1 when the model has none.
   int entailment_index = -1;
   int contradiction_index = -1;
+  // sentence_bert_config.json's max_seq_length (0: none): max_input_length is at most this.
+  int max_seq_length = 0;
+  // Embedders: sentence-transformers' prompts by name (config_sentence_transformers.json) and
+  // the text put before a single text whose request names none (--default-prompt, the prompt of
+  // --default-prompt-name, else the config's default_prompt_name; nullopt: nothing).
+  // runtime/prompts.h applies them.
+  std::map<std::string, std::string> prompts;
+  std::optional<std::string> default_prompt;
+  std::string default_prompt_name;      // the name default_prompt came by; empty when given as text
+  bool pooling_includes_prompt = true;  // 1_Pooling's include_prompt
 };
 
 // One input of a client batch: text (optionally a pair) or pre-tokenized ids (KServe tensors,
@@ -99,7 +110,10 @@ struct InferenceRequest {
   ChunkedText chunked_text = ChunkedText::kFirst;
   // kChunk: at most this many windows per item, the first ones (0: no cap); the rest of the
   // text is not read (Cohere's max_chunks_per_doc).
-  std::size_t max_windows_per_item = 0;
+  std::size_t max_windows_per_item =
+      0;  // A prompt of the model's, by name, put before each single text (docs/api.md "Prompts");
+  // nullopt: the model's default prompt, if it has one.
+  std::optional<std::string> prompt_name;
 };
 
 // One window of a chunked input: its output and its token count, special tokens included.

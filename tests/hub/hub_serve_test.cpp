@@ -188,6 +188,29 @@ TEST_F(HubServe, ModelIsNamedAfterTheRepo) {
   EXPECT_EQ(json::parse(r.body)[0]["label"], "neutral");  // golden.json case short_en
 }
 
+// sentence-transformers' files come down with the weights: the pooling folder, the prompts and
+// max_seq_length from an older release's file name.
+TEST_F(HubServe, SentenceTransformersFilesComeWithTheModel) {
+  const auto env = hub_env();
+  ServeProcess server({"--model", "st=acme/st-legacy"});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  const auto info = json::parse(get(server.port(), "/info").body);
+  EXPECT_EQ(info["max_input_length"], 32);
+  EXPECT_EQ(info["model_type"]["embedding"]["pooling"], "mean");
+  std::ifstream in(fixture_model("bert-tiny-st-embed") + "/golden.json");
+  const json g = json::parse(in);
+  for (const auto& c : g["cases"]) {
+    if (c["id"] != "short_en@query") continue;
+    const auto r = post_json(server.port(), "/embed",
+                             json{{"inputs", c["text"]}, {"prompt_name", "query"}}.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto got = json::parse(r.body)[0];
+    ASSERT_EQ(got.size(), c["embedding"]["mean_l2"].size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i].get<double>(), c["embedding"]["mean_l2"][i].get<double>(), 1e-4);
+  }
+}
+
 TEST_F(HubServe, FailedDownloadIsAFailedModelInPingMetricsAndLog) {
   const auto env = hub_env();
   ServeProcess server({"--model", "broken=acme/no-such-repo"});

@@ -17,6 +17,7 @@ the fixture models folder given as argv[1]):
   acme/no-weights config.json only
   acme/bin-only   bert-tiny-nli with pytorch_model.bin instead of model.safetensors
   acme/bin-sharded xlmr-tiny-nli as two pytorch_model-*.bin shards and their index
+  acme/st-legacy  bert-tiny-st-embed, its sentence_bert_config.json under an older name
                   (checkpoints from tests/data/torch_bin, beside the models folder)
 Prints "HUB_PORT CDN_PORT" on stdout once both listen on 127.0.0.1. GET /_log on the hub
 returns every request both servers saw as JSON. With "--tls CERT KEY" after the models folder,
@@ -51,10 +52,14 @@ def git_blob_sha(data):
 
 
 def read_folder(folder):
+    """Every file under `folder`, by its path relative to it ("1_Pooling/config.json")."""
     files = {}
-    for name in sorted(os.listdir(folder)):
-        with open(os.path.join(folder, name), "rb") as f:
-            files[name] = f.read()
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, folder)] = f.read()
     return files
 
 
@@ -73,6 +78,11 @@ def build(models):
     REPOS["acme/flaky"] = {"main": tiny}
     REPOS["acme/slow"] = {"main": tiny}
     REPOS["acme/no-weights"] = {"main": {"config.json": tiny["config.json"]}}
+    # A sentence-transformers repo as older releases saved it: the max_seq_length file named
+    # after the model type.
+    st = read_folder(os.path.join(models, "bert-tiny-st-embed"))
+    st["sentence_distilbert_config.json"] = st.pop("sentence_bert_config.json")
+    REPOS["acme/st-legacy"] = {"main": st}
     torch_bin = os.path.join(models, os.pardir, os.pardir, "torch_bin")
     for repo, fixture in (("acme/bin-only", "bert-tiny-nli"), ("acme/bin-sharded", "xlmr-tiny-nli")):
         files = read_folder(os.path.join(models, fixture))

@@ -103,6 +103,29 @@ TEST_F(InfoCli, TextSaysWhatItServes) {
   EXPECT_THAT(r.out, HasSubstr("memory, estimated: fp32 "));
 }
 
+TEST_F(InfoCli, SentenceTransformersFolderLimitAndPrompts) {
+  const auto r = info_json(kModels / "bert-tiny-st-embed");
+  EXPECT_EQ(r["pooling"], "mean");  // its 1_Pooling/config.json
+  EXPECT_EQ(r["max_input_length"], 32);
+  EXPECT_EQ(r["max_seq_length"], 32);
+  EXPECT_EQ(r["prompts"], (json{{"passage", "passage: "}, {"query", "query: "}}));
+  EXPECT_FALSE(r.contains("default_prompt"));
+  const auto text = info({(kModels / "bert-tiny-st-embed").string()});
+  EXPECT_THAT(text.out,
+              HasSubstr("max input length: 32 tokens (sentence-transformers max_seq_length 32)"));
+  EXPECT_THAT(text.out, HasSubstr("prompts: passage \"passage: \"; query \"query: \";"));
+}
+
+// Given together, the two default-prompt flags are a usage error before anything loads.
+TEST_F(InfoCli, ServeRefusesBothDefaultPromptFlags) {
+  const auto r =
+      run_onepass({"serve", "--model", (kModels / "bert-tiny-st-embed").string(), "--port", "0",
+                   "--default-prompt-name", "query", "--default-prompt", "x: "},
+                  "", work_.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--default-prompt"));
+}
+
 TEST_F(InfoCli, EmbeddingModelPooling) {
   const auto dir = copy_fixture("bert-tiny-embed");
   auto r = info_json(dir);

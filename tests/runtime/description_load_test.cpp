@@ -18,7 +18,7 @@ using testing::fixture_model;
 TEST(ModelDescription, DescriptionBeforeLoadIsTheLoadedEncodersInfo) {
   for (const char* name : onepass::testing::kGoldenModels) {
     SCOPED_TRACE(name);
-    const auto d = describe_model_folder(name, fixture_model(name), 0, std::nullopt);
+    const auto d = describe_model_folder(name, fixture_model(name));
     const auto encoder = model::load_encoder(fixture_model(name), model::LoadOptions{1});
     const model::ModelInfo& loaded = encoder->info();
     EXPECT_EQ(d.info.architecture, loaded.architecture);

@@ -188,7 +188,7 @@ ModelLoaders FakeWorld::loaders() {
     if (folder.find("broken") != std::string::npos) {
       throw Error(ErrorKind::kInvalidModel, "model.safetensors is truncated");
     }
-    ModelDescription d = describe_model_folder(folder, dir, 0, std::nullopt);
+    ModelDescription d = describe_model_folder(folder, dir);
     return std::make_unique<FakeEncoder>(d.info, folder, *this);
   };
   loaders.tokenizer = [](const std::filesystem::path&) {

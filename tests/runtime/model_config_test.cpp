@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 
 #include "base/error.h"
 #include "fakes.h"
@@ -13,8 +14,47 @@ namespace {
 
 using testing::fixture_model;
 
+FolderOptions limit(std::size_t tokens) {
+  FolderOptions options;
+  options.max_input_length = tokens;
+  return options;
+}
+
+FolderOptions pooling(Pooling p) {
+  FolderOptions options;
+  options.pooling = p;
+  return options;
+}
+
+// A copy of bert-tiny-embed's config.json (512 positions) with sentence-transformers' files.
+struct SentenceFolder {
+  testing::TempDir dir;
+  SentenceFolder() {
+    std::filesystem::copy_file(fixture_model("bert-tiny-embed") / "config.json",
+                               dir.path() / "config.json");
+  }
+  void write(const std::string& name, const std::string& text) {
+    std::filesystem::create_directories((dir.path() / name).parent_path());
+    std::ofstream(dir.path() / name) << text;
+  }
+  ModelDescription describe(const FolderOptions& options = {}) {
+    return describe_model_folder("st", dir.path(), options);
+  }
+};
+
+ErrorKind error_kind_of(const std::function<void()>& f, std::string* message = nullptr) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (message) *message = e.what();
+    return e.kind();
+  }
+  ADD_FAILURE() << "no error";
+  return ErrorKind::kInternal;
+}
+
 TEST(ModelConfig, NliClassifierWithEntailmentAndContradiction) {
-  auto d = describe_model_folder("nli", fixture_model("bert-tiny-nli"), 0, std::nullopt);
+  auto d = describe_model_folder("nli", fixture_model("bert-tiny-nli"));
   EXPECT_EQ(d.name, "nli");
   EXPECT_EQ(d.task, ModelTask::kClassifier);
   EXPECT_EQ(d.state, ModelState::kUnloaded);
@@ -28,24 +68,24 @@ TEST(ModelConfig, NliClassifierWithEntailmentAndContradiction) {
 }
 
 TEST(ModelConfig, XlmrPositionsStartAfterPadding) {
-  auto d = describe_model_folder("x", fixture_model("xlmr-tiny-nli"), 0, std::nullopt);
+  auto d = describe_model_folder("x", fixture_model("xlmr-tiny-nli"));
   EXPECT_EQ(d.info.max_tokens, 512);  // 514 - (pad 1 + 1)
   EXPECT_EQ(d.entailment_index, 0);
   EXPECT_EQ(d.contradiction_index, 2);
-  auto limited = describe_model_folder("x", fixture_model("xlmr-tiny-nli"), 128, std::nullopt);
+  auto limited = describe_model_folder("x", fixture_model("xlmr-tiny-nli"), limit(128));
   EXPECT_EQ(limited.max_input_length, 128);
-  auto wider = describe_model_folder("x", fixture_model("xlmr-tiny-nli"), 4096, std::nullopt);
+  auto wider = describe_model_folder("x", fixture_model("xlmr-tiny-nli"), limit(4096));
   EXPECT_EQ(wider.max_input_length, 512);
 }
 
 TEST(ModelConfig, RerankerAndEmbedder) {
-  auto rerank = describe_model_folder("r", fixture_model("bert-tiny-rerank"), 0, std::nullopt);
+  auto rerank = describe_model_folder("r", fixture_model("bert-tiny-rerank"));
   EXPECT_EQ(rerank.task, ModelTask::kReranker);
   EXPECT_EQ(rerank.entailment_index, -1);
-  auto embed = describe_model_folder("e", fixture_model("bert-tiny-embed"), 0, std::nullopt);
+  auto embed = describe_model_folder("e", fixture_model("bert-tiny-embed"));
   EXPECT_EQ(embed.task, ModelTask::kEmbedder);
   EXPECT_EQ(embed.pooling, Pooling::kMean);  // no 1_Pooling folder
-  auto cls = describe_model_folder("e", fixture_model("bert-tiny-embed"), 0, Pooling::kCls);
+  auto cls = describe_model_folder("e", fixture_model("bert-tiny-embed"), pooling(Pooling::kCls));
   EXPECT_EQ(cls.pooling, Pooling::kCls);
 }
 
@@ -57,8 +97,95 @@ TEST(ModelConfig, PoolingFromSentenceTransformersFolder) {
   std::ofstream(dir.path() / "1_Pooling" / "config.json")
       << R"({"word_embedding_dimension": 64, "pooling_mode_cls_token": true,
              "pooling_mode_mean_tokens": false})";
-  EXPECT_EQ(describe_model_folder("e", dir.path(), 0, std::nullopt).pooling, Pooling::kCls);
-  EXPECT_EQ(describe_model_folder("e", dir.path(), 0, Pooling::kMean).pooling, Pooling::kMean);
+  EXPECT_EQ(describe_model_folder("e", dir.path()).pooling, Pooling::kCls);
+  EXPECT_EQ(describe_model_folder("e", dir.path(), pooling(Pooling::kMean)).pooling,
+            Pooling::kMean);
+}
+
+TEST(ModelConfig, SentenceTransformersMaxSeqLengthCapsTheInputLength) {
+  SentenceFolder folder;
+  EXPECT_EQ(folder.describe().max_input_length, 512);
+  EXPECT_EQ(folder.describe().max_seq_length, 0);
+  folder.write("sentence_bert_config.json", R"({"max_seq_length": 256, "do_lower_case": false})");
+  auto d = folder.describe();
+  EXPECT_EQ(d.max_seq_length, 256);
+  EXPECT_EQ(d.max_input_length, 256);
+  EXPECT_EQ(folder.describe(limit(128)).max_input_length, 128);  // the server's flag, lower
+  // More than the positions allow (a config written for another model): the positions win.
+  folder.write("sentence_bert_config.json", R"({"max_seq_length": 4096})");
+  EXPECT_EQ(folder.describe().max_input_length, 512);
+  folder.write("sentence_bert_config.json", R"({"max_seq_length": null})");
+  EXPECT_EQ(folder.describe().max_input_length, 512);
+  folder.write("sentence_bert_config.json", R"({"max_seq_length": "long"})");
+  std::string message;
+  EXPECT_EQ(error_kind_of([&] { folder.describe(); }, &message), ErrorKind::kInvalidModel);
+  EXPECT_NE(message.find("sentence_bert_config.json"), std::string::npos) << message;
+  EXPECT_EQ(message.find(folder.dir.path().string()), std::string::npos) << message;
+}
+
+TEST(ModelConfig, OlderSentenceTransformersConfigNamesAreRead) {
+  SentenceFolder folder;
+  folder.write("sentence_xlm-roberta_config.json", R"({"max_seq_length": 128})");
+  EXPECT_EQ(folder.describe().max_input_length, 128);
+  // The current name comes first.
+  folder.write("sentence_bert_config.json", R"({"max_seq_length": 200})");
+  EXPECT_EQ(folder.describe().max_input_length, 200);
+}
+
+TEST(ModelConfig, PromptsAndTheDefaultPrompt) {
+  SentenceFolder folder;
+  folder.write("config_sentence_transformers.json",
+               R"({"prompts": {"query": "query: ", "passage": "passage: "},
+                   "default_prompt_name": null, "similarity_fn_name": "cosine"})");
+  auto d = folder.describe();
+  EXPECT_EQ(d.prompts,
+            (std::map<std::string, std::string>{{"passage", "passage: "}, {"query", "query: "}}));
+  EXPECT_FALSE(d.default_prompt.has_value());
+
+  FolderOptions by_name;
+  by_name.default_prompt_name = "query";
+  d = folder.describe(by_name);
+  EXPECT_EQ(d.default_prompt, "query: ");
+  EXPECT_EQ(d.default_prompt_name, "query");
+  by_name.default_prompt_name = "document";
+  std::string message;
+  EXPECT_EQ(error_kind_of([&] { folder.describe(by_name); }, &message),
+            ErrorKind::kInvalidArgument);
+  EXPECT_NE(message.find("'document'"), std::string::npos) << message;
+  EXPECT_NE(message.find("'passage' 'query'"), std::string::npos) << message;
+
+  // The folder's own default_prompt_name applies unless the server names another or gives text.
+  folder.write("config_sentence_transformers.json",
+               R"({"prompts": {"query": "query: ", "passage": "passage: "},
+                   "default_prompt_name": "passage"})");
+  EXPECT_EQ(folder.describe().default_prompt, "passage: ");
+  by_name.default_prompt_name = "query";
+  EXPECT_EQ(folder.describe(by_name).default_prompt, "query: ");
+  FolderOptions by_text;
+  by_text.default_prompt = "";
+  d = folder.describe(by_text);
+  EXPECT_EQ(d.default_prompt, "");
+  EXPECT_EQ(d.default_prompt_name, "");
+
+  folder.write("config_sentence_transformers.json",
+               R"({"prompts": {"query": "query: "}, "default_prompt_name": "passage"})");
+  EXPECT_EQ(error_kind_of([&] { folder.describe(); }, &message), ErrorKind::kInvalidModel);
+  EXPECT_NE(message.find("default_prompt_name 'passage'"), std::string::npos) << message;
+  folder.write("config_sentence_transformers.json", R"({"prompts": {"query": 3}})");
+  EXPECT_EQ(error_kind_of([&] { folder.describe(); }), ErrorKind::kInvalidModel);
+  folder.write("config_sentence_transformers.json", R"(["query"])");
+  EXPECT_EQ(error_kind_of([&] { folder.describe(); }), ErrorKind::kInvalidModel);
+}
+
+TEST(ModelConfig, PromptsBelongToEmbeddersOnly) {
+  testing::TempDir dir;
+  std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json",
+                             dir.path() / "config.json");
+  std::ofstream(dir.path() / "config_sentence_transformers.json")
+      << R"({"prompts": {"query": "query: "}, "default_prompt_name": "query"})";
+  const auto d = describe_model_folder("nli", dir.path());
+  EXPECT_TRUE(d.prompts.empty());
+  EXPECT_FALSE(d.default_prompt.has_value());
 }
 
 TEST(ModelConfig, ProblemTypeAndLabelFallbackComeFromConfigJson) {
@@ -66,7 +193,7 @@ TEST(ModelConfig, ProblemTypeAndLabelFallbackComeFromConfigJson) {
   std::ofstream(dir.path() / "config.json")
       << R"({"architectures": ["BertForSequenceClassification"], "model_type": "bert",
              "num_labels": 1, "problem_type": "regression"})";
-  const auto d = describe_model_folder("r", dir.path(), 0, std::nullopt);
+  const auto d = describe_model_folder("r", dir.path());
   EXPECT_EQ(d.info.problem_type, "regression");
   EXPECT_FALSE(d.info.multi_label);
   EXPECT_EQ(d.info.id2label, (std::vector<std::string>{"LABEL_0"}));
@@ -77,7 +204,7 @@ TEST(ModelConfig, ProblemTypeAndLabelFallbackComeFromConfigJson) {
 TEST(ModelConfig, BrokenFoldersNameTheProblemWithoutThePath) {
   testing::TempDir dir;
   try {
-    describe_model_folder("m", dir.path(), 0, std::nullopt);
+    describe_model_folder("m", dir.path());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
@@ -86,7 +213,7 @@ TEST(ModelConfig, BrokenFoldersNameTheProblemWithoutThePath) {
   }
   std::ofstream(dir.path() / "config.json") << "{\"architectures\": [\"BertModel\"";
   try {
-    describe_model_folder("m", dir.path(), 0, std::nullopt);
+    describe_model_folder("m", dir.path());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kInvalidModel);
@@ -94,14 +221,14 @@ TEST(ModelConfig, BrokenFoldersNameTheProblemWithoutThePath) {
   std::ofstream(dir.path() / "config.json")
       << R"({"architectures": ["GPT2LMHeadModel"], "hidden_size": 8, "vocab_size": 10})";
   try {
-    describe_model_folder("m", dir.path(), 0, std::nullopt);
+    describe_model_folder("m", dir.path());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
     EXPECT_NE(std::string(e.what()).find("GPT2LMHeadModel"), std::string::npos);
   }
   try {
-    describe_model_folder("m", dir.path() / "missing", 0, std::nullopt);
+    describe_model_folder("m", dir.path() / "missing");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kNotFound);

@@ -9,6 +9,7 @@
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
 #include "model/heads/postprocess.h"
+#include "runtime/prompts.h"
 
 namespace onepass::api::tei {
 
@@ -40,6 +41,7 @@ runtime::InferenceRequest text_request(const Json& body, const ApiOptions& optio
     request.items.push_back(std::move(item));
   }
   parse_truncation(body, options, request);
+  request.prompt_name = get_string(body, "prompt_name");
   return request;
 }
 
@@ -149,9 +151,14 @@ void handle_tokenize(Call& call) {
   bool is_list = false;
   const auto texts = parse_string_inputs(body, call.options, is_list);
   const bool add_special = get_bool(body, "add_special_tokens").value_or(true);
+  // As TEI: the prompt is tokenized with the text, and offsets point into the two joined.
+  const std::string_view prompt = runtime::prompt_for(model, get_string(body, "prompt_name"));
   JsonWriter json;
   json.begin_array();
-  for (const auto& text : texts) {
+  for (const auto& input : texts) {
+    std::string text;
+    text.reserve(prompt.size() + input.size());
+    text.append(prompt).append(input);
     const auto encoding = call.service.tokenize(model.name, text, std::nullopt, add_special);
     const auto starts = code_point_starts(text);
     json.begin_array();
