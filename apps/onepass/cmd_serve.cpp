@@ -347,6 +347,7 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   api_options.max_batch_requests = flags.max_batch_requests;
   api_options.max_concurrent_requests = flags.max_concurrent_requests;
   api_options.max_input_length = flags.max_input_length;
+  if (const char* task = env("HF_TASK")) api_options.hf_task = task;
   api::Api api(runtime, api_options);
   for (const auto& spec : specs) api.model_urls().set(spec.name, spec.dir.string());
 

@@ -122,6 +122,7 @@ ModelDescription describe_model_folder(const std::string& name, const fs::path& 
   if (is_embedder(description.task)) {
     description.prompts = st.prompts;
     description.pooling_includes_prompt = st.pooling_includes_prompt;
+    description.normalizes = st.normalizes;
     choose_default_prompt(description, st.default_prompt_name, options);
   }
   return description;

@@ -22,7 +22,9 @@ constexpr const char* kMaxLengthFiles[] = {
     "sentence_xlnet_config.json",
 };
 
-std::optional<json> read_optional_json(const fs::path& dir, const std::string& name) {
+// The file's JSON, nullopt when there is no such file; a JSON object unless `list`.
+std::optional<json> read_optional_json(const fs::path& dir, const std::string& name,
+                                       bool list = false) {
   const fs::path file = dir / name;
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
@@ -31,8 +33,9 @@ std::optional<json> read_optional_json(const fs::path& dir, const std::string& n
   std::stringstream buffer;
   buffer << in.rdbuf();
   json parsed = json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
-    throw Error(ErrorKind::kInvalidModel, name + " is not a JSON object");
+  if (parsed.is_discarded() || (list ? !parsed.is_array() : !parsed.is_object())) {
+    throw Error(ErrorKind::kInvalidModel,
+                name + (list ? " is not a JSON list" : " is not a JSON object"));
   }
   return parsed;
 }
@@ -97,6 +100,17 @@ void read_prompts(const fs::path& dir, SentenceTransformersConfig& config) {
   }
 }
 
+// modules.json: [{"idx", "name", "path", "type"}, ...], the pipeline encode() runs in order.
+void read_modules(const fs::path& dir, SentenceTransformersConfig& config) {
+  const auto modules = read_optional_json(dir, "modules.json", /*list=*/true);
+  if (!modules) return;
+  for (const auto& module : *modules) {
+    if (!module.is_object() || !module.contains("type") || !module["type"].is_string())
+      wrong_type("modules.json", "type", "a module's class name");
+    config.normalizes = module["type"] == "sentence_transformers.models.Normalize";
+  }
+}
+
 }  // namespace
 
 SentenceTransformersConfig read_sentence_transformers_config(const fs::path& dir) {
@@ -104,6 +118,7 @@ SentenceTransformersConfig read_sentence_transformers_config(const fs::path& dir
   read_pooling(dir, config);
   read_max_seq_length(dir, config);
   read_prompts(dir, config);
+  read_modules(dir, config);
   return config;
 }
 

@@ -1,6 +1,7 @@
 // What a sentence-transformers model folder says beside config.json: the pooling
 // (1_Pooling/config.json), the longest input it was trained for (sentence_bert_config.json, or
-// one of its older names) and its prompts (config_sentence_transformers.json). TEI and the
+// one of its older names), its prompts (config_sentence_transformers.json) and whether its
+// embeddings are normalised (modules.json). TEI and the
 // sentence-transformers library both read these; docs/api.md "Embedding models" says which
 // parts onepass honours and how.
 #pragma once
@@ -21,6 +22,7 @@ struct SentenceTransformersConfig {
   std::size_t max_seq_length = 0;                  // 0: no sentence_*_config.json, or it gives none
   std::map<std::string, std::string> prompts;      // name -> text put before the input
   std::optional<std::string> default_prompt_name;  // the library's default when none is named
+  bool normalizes = false;  // modules.json ends in a Normalize module: encode() gives unit vectors
 };
 
 // Reads the files that exist (none is required). Throws onepass::Error kInvalidModel for a

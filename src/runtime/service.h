@@ -59,6 +59,9 @@ struct ModelDescription {
   std::optional<std::string> default_prompt;
   std::string default_prompt_name;      // the name default_prompt came by; empty when given as text
   bool pooling_includes_prompt = true;  // 1_Pooling's include_prompt
+  // Embedders: modules.json ends in a Normalize module, so sentence-transformers' encode()
+  // answers unit vectors (the toolkit's sentence-embeddings task answers them so too).
+  bool normalizes = false;
 };
 
 // One input of a client batch: text (optionally a pair) or pre-tokenized ids (KServe tensors,

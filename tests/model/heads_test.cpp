@@ -50,6 +50,16 @@ TEST(Heads, PoolingAndNormalize) {
   EXPECT_EQ(zero[0], 0.0f);
 }
 
+TEST(Heads, CosineSimilarity) {
+  const std::vector<float> a{3.0f, 4.0f};
+  EXPECT_FLOAT_EQ(heads::cosine_similarity(a, std::vector<float>{6.0f, 8.0f}), 1.0f);
+  EXPECT_FLOAT_EQ(heads::cosine_similarity(a, std::vector<float>{-4.0f, 3.0f}), 0.0f);
+  EXPECT_FLOAT_EQ(heads::cosine_similarity(a, std::vector<float>{1.0f, 0.0f}), 0.6f);
+  EXPECT_FLOAT_EQ(heads::cosine_similarity(a, std::vector<float>{-3.0f, -4.0f}), -1.0f);
+  // A zero vector is 0 away from everything (torch.nn.functional.normalize's 1e-12 floor).
+  EXPECT_EQ(heads::cosine_similarity(a, std::vector<float>{0.0f, 0.0f}), 0.0f);
+}
+
 TEST(Encoder, RefusesBadSequencesBeforeComputing) {
   const auto encoder = load_encoder(onepass::testing::fixture_model_dir("bert-tiny-nli"));
   const auto& info = encoder->info();

@@ -177,6 +177,24 @@ TEST(ModelConfig, PromptsAndTheDefaultPrompt) {
   EXPECT_EQ(error_kind_of([&] { folder.describe(); }), ErrorKind::kInvalidModel);
 }
 
+TEST(ModelConfig, ANormalizeModuleMakesUnitVectors) {
+  SentenceFolder folder;
+  EXPECT_FALSE(folder.describe().normalizes);
+  const std::string transformer_and_pooling =
+      R"({"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"})";
+  folder.write("modules.json", "[" + transformer_and_pooling + "]");
+  EXPECT_FALSE(folder.describe().normalizes);
+  folder.write("modules.json", "[" + transformer_and_pooling +
+                                   R"(, {"idx": 2, "name": "2", "path": "2_Normalize",
+                                         "type": "sentence_transformers.models.Normalize"}])");
+  EXPECT_TRUE(folder.describe().normalizes);
+  folder.write("modules.json", R"({"0": "Transformer"})");
+  std::string message;
+  EXPECT_EQ(error_kind_of([&] { folder.describe(); }, &message), ErrorKind::kInvalidModel);
+  EXPECT_NE(message.find("modules.json"), std::string::npos) << message;
+}
+
 TEST(ModelConfig, PromptsBelongToEmbeddersOnly) {
   testing::TempDir dir;
   std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json",

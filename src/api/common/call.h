@@ -27,6 +27,9 @@ struct ApiOptions {
   std::size_t max_concurrent_requests = 512;
   std::size_t max_input_length = 0;
   std::string version = "0.1.0";
+  // HF_TASK, as the SageMaker inference toolkit reads it: the toolkit's answer shapes for its
+  // sentence-transformers tasks (sentence-embeddings, sentence-ranking) at /invocations.
+  std::string hf_task;
 };
 
 // Model names to the folder the operator gave (startup) or the MME request loaded; only for

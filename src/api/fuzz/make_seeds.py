@@ -39,6 +39,7 @@ routes = {
    'zero_shot_list': {'inputs': ['x', 'y z'], 'parameters': {'candidate_labels': ['a', 'b', 'c']}},
    'zero_shot_no_slot': {'inputs': 'a', 'parameters': {'candidate_labels': ['x'], 'hypothesis_template': 'no slot'}},
    'bare_body': ['a', 'b'],
+   'similarity': {'inputs': {'source_sentence': 'a', 'sentences': ['b', 'c d']}},
    'bad_function': {'inputs': 'a', 'parameters': {'function_to_apply': 'max'}},
    'ner_stride': {'inputs': 'w ' * 40, 'parameters': {'aggregation_strategy': 'simple', 'stride': 2, 'max_length': 8}},
    'ner_list_max': {'inputs': ['Ann in Paris', 'b'], 'parameters': {'aggregation_strategy': 'max', 'ignore_labels': ['O', 'B-PER']}},
@@ -147,6 +148,17 @@ routes = {
    'long_input_and_truncate': {'inputs': 'a', 'long_input': 'chunk', 'truncate': True},
    'long_input_bad': {'inputs': 'a', 'long_input': 'Chunk'},
    'long_input_stride_huge': {'inputs': 'w ' * 60, 'long_input': 'chunk', 'stride': 2 ** 64},
+   'prompt_name': {'inputs': ['a', 'b'], 'prompt_name': 'query'},
+   'prompt_name_not_string': {'inputs': 'a', 'prompt_name': ['query']},
+ },
+ 'tei_similarity_fuzz': {
+   'basic': {'inputs': {'source_sentence': 'a b', 'sentences': ['c', 'd e']}},
+   'parameters': {'inputs': {'source_sentence': 'a', 'sentences': ['w ' * 60]}, 'parameters': {'truncate': True, 'truncation_direction': 'left', 'prompt_name': 'query'}},
+   'no_sentences': {'inputs': {'source_sentence': 'a', 'sentences': []}},
+   'empty_source': {'inputs': {'source_sentence': '', 'sentences': ['b']}},
+   'not_strings': {'inputs': {'source_sentence': 'a', 'sentences': [1, None]}},
+   'too_many_sentences': {'inputs': {'source_sentence': 'a', 'sentences': ['b'] * 8}},
+   'parameters_not_object': {'inputs': {'source_sentence': 'a', 'sentences': ['b']}, 'parameters': 3},
  },
  'tei_embed_all_fuzz': {
    'text': {'inputs': 'héllo world'}, 'list': {'inputs': ['a', 'b c']},
@@ -160,6 +172,7 @@ routes = {
  },
  'tei_tokenize_fuzz': {
    'text': {'inputs': 'héllo  world 東京 👨‍👩‍👧'}, 'list': {'inputs': ['a b', 'c'], 'add_special_tokens': False},
+   'prompt_name': {'inputs': 'a', 'prompt_name': 'query'},
  },
  'tei_zero_shot_fuzz': {
    'basic': {'inputs': ['the game'], 'candidate_labels': ['sports', 'cooking'], 'hypothesis_template': 'This is {}.', 'multi_label': True},

@@ -7,9 +7,11 @@
 #include "api/common/long_input.h"
 #include "api/common/model_select.h"
 #include "api/common/question_answering.h"
+#include "api/common/similarity.h"
 #include "api/common/token_classification.h"
 #include "api/common/zero_shot.h"
 #include "api/sagemaker/sagemaker.h"
+#include "api/sagemaker/sentence_tasks.h"
 #include "api/sagemaker/toolkit_payload.h"
 
 namespace onepass::api::sagemaker {
@@ -225,8 +227,19 @@ void question_answering(Call& call, const runtime::ModelDescription& model,
 void invoke(Call& call, Flavor flavor) {
   ToolkitPayload payload = split_payload(parse_json_body(call.request));
   const auto model = model_for(call);
-  if (model.task == runtime::ModelTask::kEmbedder)
+  const bool toolkit = flavor == Flavor::kToolkit;
+  if (model.task == runtime::ModelTask::kEmbedder) {
+    // The payload's shape says sentence-similarity whatever HF_TASK says; the toolkit's
+    // sentence-embeddings answer differs from feature extraction's only by HF_TASK.
+    if (is_similarity_inputs(payload.inputs) || call.options.hf_task == "sentence-similarity")
+      return sentence_similarity(call, model, payload, toolkit);
+    if (toolkit && call.options.hf_task == "sentence-embeddings")
+      return sentence_embeddings(call, model, payload);
     return feature_extraction(call, model, payload, flavor);
+  }
+  if (model.task == runtime::ModelTask::kReranker && toolkit &&
+      call.options.hf_task == "sentence-ranking")
+    return sentence_ranking(call, model, payload);
   if (model.task == runtime::ModelTask::kTokenClassifier)
     return token_classification(call, model, payload);
   if (model.task == runtime::ModelTask::kQuestionAnswerer)

@@ -47,6 +47,7 @@ constexpr Route kRoutes[] = {
     {"POST", "/embed", handle_embed},
     {"POST", "/embed_all", handle_embed_all},
     {"POST", "/embed_sparse", handle_embed_sparse},
+    {"POST", "/similarity", handle_similarity},
     {"POST", "/tokenize", handle_tokenize},
     {"POST", "/zero_shot", handle_zero_shot},
     {"GET", "/info", handle_info},

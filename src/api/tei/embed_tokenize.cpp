@@ -15,18 +15,6 @@ namespace onepass::api::tei {
 
 namespace {
 
-runtime::ModelDescription select_embedder(Call& call) {
-  auto model = select_tei_model(call);
-  if (model.task == runtime::ModelTask::kSparseEmbedder)
-    throw ApiError(
-        ApiErrorKind::kValidation,
-        "model '" + model.name + "' is a sparse (SPLADE) embedding model; use /embed_sparse");
-  if (model.task != runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is not an embedding model");
-  return model;
-}
-
 // One item per text, the body's truncation applied: /embed, /embed_all and /embed_sparse.
 runtime::InferenceRequest text_request(const Json& body, const ApiOptions& options,
                                        const runtime::ModelDescription& model,

@@ -15,6 +15,7 @@ void handle_rerank(Call& call);
 void handle_embed(Call& call);
 void handle_embed_all(Call& call);
 void handle_embed_sparse(Call& call);
+void handle_similarity(Call& call);
 void handle_tokenize(Call& call);
 void handle_zero_shot(Call& call);
 void handle_info(Call& call);

@@ -80,4 +80,16 @@ runtime::ModelDescription select_tei_model(Call& call) {
   return model;
 }
 
+runtime::ModelDescription select_embedder(Call& call) {
+  auto model = select_tei_model(call);
+  if (model.task == runtime::ModelTask::kSparseEmbedder)
+    throw ApiError(
+        ApiErrorKind::kValidation,
+        "model '" + model.name + "' is a sparse (SPLADE) embedding model; use /embed_sparse");
+  if (model.task != runtime::ModelTask::kEmbedder)
+    throw ApiError(ApiErrorKind::kValidation,
+                   "model '" + model.name + "' is not an embedding model");
+  return model;
+}
+
 }  // namespace onepass::api::tei

@@ -29,4 +29,7 @@ std::vector<http::Header> timing_headers(const runtime::InferenceResult& result,
 
 runtime::ModelDescription select_tei_model(Call& call);
 
+// select_tei_model, refusing (422, by name) a model that is not a dense embedder.
+runtime::ModelDescription select_embedder(Call& call);
+
 }  // namespace onepass::api::tei

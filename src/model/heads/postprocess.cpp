@@ -84,4 +84,17 @@ void shorten_and_normalize(std::vector<float>& v, std::size_t dimensions, bool n
   if (normalize) l2_normalize(v);
 }
 
+float cosine_similarity(std::span<const float> a, std::span<const float> b) {
+  ONEPASS_CHECK(a.size() == b.size(), "cosine similarity of vectors of one size");
+  double aa = 0.0;
+  double bb = 0.0;
+  double ab = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    aa += static_cast<double>(a[i]) * a[i];
+    bb += static_cast<double>(b[i]) * b[i];
+    ab += static_cast<double>(a[i]) * b[i];
+  }
+  return static_cast<float>(ab / (std::max(std::sqrt(aa), 1e-12) * std::max(std::sqrt(bb), 1e-12)));
+}
+
 }  // namespace onepass::model::heads

@@ -1,8 +1,8 @@
 // Turning a forward pass into answers, the one home of each rule, shared by `onepass run`, the
 // runtime and every API dialect (built into onepass_runtime_service, so the fuzz build reaches
 // it too): softmax and sigmoid, class probabilities, the arg-max label and the LABEL_i name of a
-// label config.json does not name, pooled sentence embeddings, `dimensions` and L2
-// normalisation. Pure functions on float spans.
+// label config.json does not name, pooled sentence embeddings, `dimensions`, L2
+// normalisation and cosine similarity. Pure functions on float spans.
 #pragma once
 
 #include <cstddef>
@@ -47,5 +47,9 @@ void l2_normalize(std::span<float> v);
 // `dimensions` values (0: all of them), then L2-normalised when `normalize` (shortened first,
 // so a shortened vector still has unit length).
 void shorten_and_normalize(std::vector<float>& v, std::size_t dimensions, bool normalize);
+
+// Cosine similarity of two vectors of the same size: each divided by max(||v||₂, 1e-12), then
+// their dot product (sentence-transformers' cos_sim; TEI's /similarity).
+float cosine_similarity(std::span<const float> a, std::span<const float> b);
 
 }  // namespace onepass::model::heads
