@@ -8,6 +8,7 @@
 
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 
 namespace onepass::testing {
 namespace {
@@ -46,31 +47,18 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
   return dot / std::sqrt(na * nb);
 }
 
-class ServeGoldens : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
-                                "xnli=" + fixture_model("xlmr-tiny-nli"), "--model",
-                                "dnli=" + fixture_model("deberta-v2-tiny-nli"), "--model",
-                                "embed=" + fixture_model("bert-tiny-embed"), "--model",
-                                "rerank=" + fixture_model("bert-tiny-rerank"), "--model",
-                                "mnli=" + fixture_model("mpnet-tiny-nli"), "--model",
-                                "membed=" + fixture_model("mpnet-tiny-embed")});
-    ready_ = server_->wait_ready();
+class ServeGoldens : public ServeSuite<ServeGoldens> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "nli=" + fixture_model("bert-tiny-nli"),
+            "--model", "xnli=" + fixture_model("xlmr-tiny-nli"),
+            "--model", "dnli=" + fixture_model("deberta-v2-tiny-nli"),
+            "--model", "embed=" + fixture_model("bert-tiny-embed"),
+            "--model", "rerank=" + fixture_model("bert-tiny-rerank"),
+            "--model", "mnli=" + fixture_model("mpnet-tiny-nli"),
+            "--model", "membed=" + fixture_model("mpnet-tiny-embed")};
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
-  std::uint16_t port() const { return server_->port(); }
-
-  static ServeProcess* server_;
-  static bool ready_;
 };
-
-ServeProcess* ServeGoldens::server_ = nullptr;
-bool ServeGoldens::ready_ = false;
 
 TEST_F(ServeGoldens, ToolkitLogitsOfEveryClassifier) {
   for (const auto& [name, folder] :

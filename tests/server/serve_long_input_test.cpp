@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -20,6 +21,7 @@
 #include "http_client.h"
 #include "metrics_scrape.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 #include "tests/runtime/window_oracle.h"
 
 namespace onepass::testing {
@@ -103,27 +105,27 @@ bool wait_gauge(std::uint16_t port, const std::string& name, double value) {
   return false;
 }
 
-class ServeLongInput : public ::testing::Test {
+class ServeLongInput : public ServeSuite<ServeLongInput> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
+            "embed=" + fixture_model("bert-tiny-embed")};
+  }
+
  protected:
   static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
-                                "embed=" + fixture_model("bert-tiny-embed")});
-    ASSERT_TRUE(server_->wait_ready()) << server_->log();
-    document_ = new std::string(long_document(server_->port(), 5000));
+    ServeSuite::SetUpTestSuite();
+    if (ready()) document_ = std::make_unique<std::string>(long_document(port(), 5000));
   }
   static void TearDownTestSuite() {
-    delete server_;
-    delete document_;
-    server_ = nullptr;
-    document_ = nullptr;
+    document_.reset();
+    ServeSuite::TearDownTestSuite();
   }
-  std::uint16_t port() const { return server_->port(); }
   const std::string& document() const { return *document_; }
-  static ServeProcess* server_;
-  static std::string* document_;
+
+ private:
+  static inline std::unique_ptr<std::string> document_;
 };
-ServeProcess* ServeLongInput::server_ = nullptr;
-std::string* ServeLongInput::document_ = nullptr;
 
 TEST_F(ServeLongInput, ADocumentOverTheLimitIsRefusedByDefault) {
   const auto r = post_json(port(), "/predict", json{{"inputs", document()}}.dump(), target("nli"));

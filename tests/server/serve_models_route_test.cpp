@@ -7,29 +7,21 @@
 
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 
 namespace onepass::testing {
 namespace {
 
 using nlohmann::json;
 
-class ServeModelsRoute : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
-                                "embed=" + fixture_model("bert-tiny-embed"), "--model",
-                                "rerank=" + fixture_model("bert-tiny-rerank")});
-    ASSERT_TRUE(server_->wait_ready()) << server_->log();
+class ServeModelsRoute : public ServeSuite<ServeModelsRoute> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "nli=" + fixture_model("bert-tiny-nli"),
+            "--model", "embed=" + fixture_model("bert-tiny-embed"),
+            "--model", "rerank=" + fixture_model("bert-tiny-rerank")};
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  static std::uint16_t port() { return server_->port(); }
-  static ServeProcess* server_;
 };
-
-ServeProcess* ServeModelsRoute::server_ = nullptr;
 
 struct Case {
   std::string model;

@@ -18,6 +18,7 @@
 #include "code_points.h"
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 
 namespace onepass::testing {
 namespace {
@@ -221,11 +222,15 @@ void expect_entities(const json& answer, const std::vector<RefEntity>& expected,
 
 const std::vector<std::string> kStrategies{"none", "simple", "first", "average", "max"};
 
-class ServeNer : public ::testing::Test {
+class ServeNer : public ServeSuite<ServeNer> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "ner=" + fixture_model("bert-tiny-ner")};
+  }
+
  protected:
   static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "ner=" + fixture_model("bert-tiny-ner")});
-    ready_ = server_->wait_ready();
+    ServeSuite::SetUpTestSuite();
     const json g = golden();
     for (const auto& [id, label] : g["id2label"].items())
       id2label_.resize(std::max(id2label_.size(), std::stoul(id) + 1));
@@ -239,25 +244,15 @@ class ServeNer : public ::testing::Test {
       }
     }
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
-  std::uint16_t port() const { return server_->port(); }
   bool has_case(const std::string& id) const {
     return std::any_of(cases_.begin(), cases_.end(), [&](const json& c) { return c["id"] == id; });
   }
 
-  static ServeProcess* server_;
-  static bool ready_;
   static std::vector<std::string> id2label_;
   static std::vector<json> cases_;
   static std::vector<std::vector<RefToken>> tokens_;
 };
 
-ServeProcess* ServeNer::server_ = nullptr;
-bool ServeNer::ready_ = false;
 std::vector<std::string> ServeNer::id2label_;
 std::vector<json> ServeNer::cases_;
 std::vector<std::vector<RefToken>> ServeNer::tokens_;

@@ -12,6 +12,7 @@
 
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 #include "tests/runtime/temp_dir.h"
 
 namespace onepass::testing {
@@ -52,25 +53,12 @@ json embed(std::uint16_t port, const json& body, int expected_status = 200) {
   return json::parse(r.body);
 }
 
-class ServePrompts : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "st=" + fixture_model(kModel)});
-    ready_ = server_->wait_ready();
+class ServePrompts : public ServeSuite<ServePrompts> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "st=" + fixture_model(kModel)};
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
-  std::uint16_t port() const { return server_->port(); }
-
-  static ServeProcess* server_;
-  static bool ready_;
 };
-
-ServeProcess* ServePrompts::server_ = nullptr;
-bool ServePrompts::ready_ = false;
 
 TEST_F(ServePrompts, TheInputLimitIsTheFoldersMaxSeqLength) {
   const auto info = json::parse(get(port(), "/info").body);

@@ -22,6 +22,7 @@
 #include "code_points.h"
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 
 namespace onepass::testing {
 namespace {
@@ -272,29 +273,17 @@ std::vector<Case> cases_of(const std::string& model) {
   return out;
 }
 
-class ServeQa : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
+class ServeQa : public ServeSuite<ServeQa> {
+ public:
+  static std::vector<std::string> server_args() {
     std::vector<std::string> args;
     for (const auto& m : kModels) {
       args.push_back("--model");
       args.push_back(m + "=" + fixture_model(m));
     }
-    server_ = new ServeProcess(args);
-    ready_ = server_->wait_ready();
+    return args;
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
-  std::uint16_t port() const { return server_->port(); }
-
-  static ServeProcess* server_;
-  static bool ready_;
 };
-ServeProcess* ServeQa::server_ = nullptr;
-bool ServeQa::ready_ = false;
 
 json as_list(const json& answer) { return answer.is_array() ? answer : json::array({answer}); }
 

@@ -13,6 +13,7 @@
 
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 
 namespace onepass::testing {
 namespace {
@@ -46,27 +47,14 @@ const json& find_case(const json& g, const std::string& id) {
   throw std::runtime_error("no golden case " + id);
 }
 
-class ServeRerankClassify : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
-                                "embed=" + fixture_model("bert-tiny-embed"), "--model",
-                                "rerank=" + fixture_model("bert-tiny-rerank")});
-    ready_ = server_->wait_ready();
+class ServeRerankClassify : public ServeSuite<ServeRerankClassify> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "nli=" + fixture_model("bert-tiny-nli"),
+            "--model", "embed=" + fixture_model("bert-tiny-embed"),
+            "--model", "rerank=" + fixture_model("bert-tiny-rerank")};
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
-  std::uint16_t port() const { return server_->port(); }
-
-  static ServeProcess* server_;
-  static bool ready_;
 };
-
-ServeProcess* ServeRerankClassify::server_ = nullptr;
-bool ServeRerankClassify::ready_ = false;
 
 // The golden cases that share the query "what is this text about": one rerank request whose
 // documents are their passages.

@@ -14,6 +14,7 @@
 
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 #include "tests/runtime/temp_dir.h"
 
 namespace onepass::testing {
@@ -85,26 +86,13 @@ json similarity_inputs() {
            {golden_case(kEmbed, "german")["text"], golden_case(kEmbed, "korean")["text"]}}};
 }
 
-class ServeSentenceTasks : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "st=" + fixture_model(kEmbed), "--model",
-                                "rerank=" + fixture_model("bert-tiny-rerank")});
-    ready_ = server_->wait_ready();
+class ServeSentenceTasks : public ServeSuite<ServeSentenceTasks> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "st=" + fixture_model(kEmbed), "--model",
+            "rerank=" + fixture_model("bert-tiny-rerank")};
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
-  std::uint16_t port() const { return server_->port(); }
-
-  static ServeProcess* server_;
-  static bool ready_;
 };
-
-ServeProcess* ServeSentenceTasks::server_ = nullptr;
-bool ServeSentenceTasks::ready_ = false;
 
 TEST_F(ServeSentenceTasks, TeiSimilarityIsTheCosineOfTheEmbeddings) {
   const auto r =

@@ -10,6 +10,7 @@
 
 #include "http_client.h"
 #include "serve_process.h"
+#include "serve_suite.h"
 
 namespace onepass::testing {
 namespace {
@@ -29,27 +30,14 @@ std::map<int, double> golden_entries(const json& c) {
   return out;
 }
 
-class ServeSplade : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServeProcess({"--model", "splade=" + fixture_model("bert-tiny-splade"), "--model",
-                                "dsplade=" + fixture_model("distilbert-tiny-splade"), "--model",
-                                "embed=" + fixture_model("bert-tiny-embed")});
-    ready_ = server_->wait_ready();
+class ServeSplade : public ServeSuite<ServeSplade> {
+ public:
+  static std::vector<std::string> server_args() {
+    return {"--model", "splade=" + fixture_model("bert-tiny-splade"),
+            "--model", "dsplade=" + fixture_model("distilbert-tiny-splade"),
+            "--model", "embed=" + fixture_model("bert-tiny-embed")};
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(ready_) << server_->log(); }
-  std::uint16_t port() const { return server_->port(); }
-
-  static ServeProcess* server_;
-  static bool ready_;
 };
-
-ServeProcess* ServeSplade::server_ = nullptr;
-bool ServeSplade::ready_ = false;
 
 TEST_F(ServeSplade, TeiEmbedSparseGivesTheGoldenVectors) {
   for (const auto& [name, folder] : std::vector<std::pair<std::string, std::string>>{
