@@ -33,6 +33,7 @@
 #include "model/heads/postprocess.h"
 #include "model/layers/cpu_pinning.h"
 #include "model/precision_check.h"
+#include "runtime/sentence_transformers.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::app {
@@ -58,7 +59,7 @@ struct RunOptions {
   int batch_size = 32;
   int threads = 0;
   bool pin_threads = true;
-  std::string pooling = "mean";
+  std::string pooling;  // empty: the folder's 1_Pooling/config.json, else mean (as serve)
   bool normalize = false;
   bool bench = false;
   double idle_ms = 0;
@@ -330,7 +331,7 @@ int run_command(const RunOptions& options) {
     throw Error(ErrorKind::kInvalidArgument, "--threads must not be negative");
   if (options.idle_ms < 0 || (options.idle_ms > 0 && !options.bench))
     throw Error(ErrorKind::kInvalidArgument, "--idle-ms must be positive and needs --bench");
-  if (options.pooling != "mean" && options.pooling != "cls") {
+  if (!options.pooling.empty() && options.pooling != "mean" && options.pooling != "cls") {
     throw Error(ErrorKind::kInvalidArgument, "--pooling must be mean or cls");
   }
   std::ifstream file_in;
@@ -369,7 +370,14 @@ int run_command(const RunOptions& options) {
   }
   const auto encoder = model::load_encoder(options.model_dir, load);
   const auto& info = encoder->info();
-  Runner runner(options, *encoder, info.problem_type == "regression");
+  RunOptions resolved = options;
+  if (resolved.pooling.empty()) {
+    // The folder's own pooling, read where `serve` reads it: a CLS-pooled model (BGE, ...)
+    // must not get mean vectors here and CLS ones from the server.
+    const auto st = runtime::read_sentence_transformers_config(options.model_dir);
+    resolved.pooling = st.pooling == runtime::Pooling::kCls ? "cls" : "mean";
+  }
+  Runner runner(resolved, *encoder, info.problem_type == "regression");
   LazyTokenizer tok(options.model_dir);
 
   std::vector<Item> items;
@@ -425,7 +433,8 @@ CommandRegistration registration{Command{
       sub.add_option("--pin-threads", options->pin_threads,
                      "pin the compute threads to cores of their own (true|false), as serve does")
           ->envname("ONEPASS_PIN_THREADS");
-      sub.add_option("--pooling", options->pooling, "base models: mean or cls");
+      sub.add_option("--pooling", options->pooling,
+                     "base models: mean or cls (default: the folder's 1_Pooling, else mean)");
       sub.add_flag("--normalize", options->normalize, "base models: L2-normalise the embedding");
       sub.add_flag("--bench", options->bench,
                    "time the input in batches and print one JSON report");

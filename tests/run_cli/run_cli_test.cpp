@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -160,6 +162,30 @@ TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
     for (std::size_t i = 0; i < lines.size(); ++i) {
       EXPECT_LE(max_abs_diff(lines[i]["embedding"], g["cases"][i]["embedding"][kind]), 1e-4) << i;
     }
+  }
+}
+
+// Without --pooling, the folder's 1_Pooling/config.json decides, as it does for `serve`.
+TEST(RunCli, EmbeddingsFollowTheFoldersPooling) {
+  TempDir dir("run_cli");
+  const auto g = golden("bert-tiny-embed");
+  const auto folder = dir.path() / "bge-like";
+  std::filesystem::create_directories(folder / "1_Pooling");
+  for (const auto& f : std::filesystem::directory_iterator(model_dir("bert-tiny-embed")))
+    if (f.is_regular_file()) std::filesystem::copy_file(f.path(), folder / f.path().filename());
+  std::ofstream(folder / "1_Pooling" / "config.json")
+      << R"({"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false})";
+  for (const auto& [pooling, kind] :
+       std::vector<std::pair<std::string, std::string>>{{"", "cls"}, {"mean", "mean"}}) {
+    SCOPED_TRACE(kind);
+    std::vector<std::string> args{"run", "--model", folder.string()};
+    if (!pooling.empty()) args.insert(args.end(), {"--pooling", pooling});
+    const auto r = run_onepass(args, id_lines(g), dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto lines = output_lines(r.out);
+    ASSERT_EQ(lines.size(), g["cases"].size());
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      EXPECT_LE(max_abs_diff(lines[i]["embedding"], g["cases"][i]["embedding"][kind]), 1e-4) << i;
   }
 }
 
