@@ -1,7 +1,7 @@
 // @huggingface/inference (exact version in package.json) with endpointUrl at
 // http://127.0.0.1:PORT/models/NAME while three models are served: each task's client call
 // parses onepass's answer and gets the same numbers as the server's other routes (for question
-// answering: the toolkit's /invocations answer).
+// answering: the toolkit's /invocations answer; for sentence similarity: TEI's /similarity).
 // usage: node hf_inference_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR
 import { InferenceClient } from "@huggingface/inference";
 import { check, startServe } from "./serve.mjs";
@@ -61,6 +61,13 @@ try {
     check(close(vector[i], tei[0][i]), `embedding[${i}] ${vector[i]} vs ${tei[0][i]}`);
   const two = await client("embed").featureExtraction({ inputs: [premise, "hello"] });
   check(two.length === 2 && close(two[0][0], vector[0]), "a list of two texts: two vectors");
+
+  // sentence-similarity on the embedder: the cosines TEI's /similarity gives.
+  const similarityInputs = { source_sentence: premise, sentences: ["Someone makes music.", "hello"] };
+  const sims = await client("embed").sentenceSimilarity({ inputs: similarityInputs });
+  const teiSims = await post("/similarity", { inputs: similarityInputs }, "embed");
+  check(Array.isArray(sims) && sims.length === 2 && sims.every((s, i) => close(s, teiSims[i])),
+        `sentence similarity: ${JSON.stringify(sims)} vs ${JSON.stringify(teiSims)}`);
 
   // The cross-encoder through the same client: a pair classified by its one label.
   const pair = await client("rerank").textClassification({
