@@ -148,6 +148,57 @@ TEST_F(ServePrompts, AnUnknownPromptIsRefusedWithTheKnownOnes) {
   EXPECT_NE(r.body.find("prompt_name"), std::string::npos) << r.body;
 }
 
+// Cohere's embed routes: input_type picks the prompt of that meaning; truncate END (the
+// default) cuts as sentence-transformers does, NONE refuses.
+TEST_F(ServePrompts, CohereInputTypePicksThePrompt) {
+  const auto& text = golden_case("short_en")["text"];
+  for (const auto& [input_type, id] :
+       std::vector<std::pair<std::string, std::string>>{{"search_query", "short_en@query"},
+                                                        {"search_document", "short_en@passage"},
+                                                        {"clustering", "short_en"}}) {
+    SCOPED_TRACE(input_type);
+    const auto r = post_json(port(), "/v2/embed",
+                             json{{"model", "st"},
+                                  {"texts", {text}},
+                                  {"input_type", input_type},
+                                  {"embedding_types", {"float"}}}
+                                 .dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto answer = json::parse(r.body);
+    EXPECT_EQ(answer["response_type"], "embeddings_by_type");
+    EXPECT_EQ(answer["texts"][0], text);
+    EXPECT_EQ(answer["meta"]["api_version"]["version"], "2");
+    ASSERT_EQ(answer["embeddings"]["float"].size(), 1u);
+    expect_embedding(answer["embeddings"]["float"][0], golden_case(id));
+  }
+  // v1 without embedding_types: a plain list; a long text is cut at its end by default.
+  const auto& numbers = golden_case("numbers");
+  auto r =
+      post_json(port(), "/v1/embed",
+                json{{"texts", {text, numbers["text"]}}, {"input_type", "search_query"}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto answer = json::parse(r.body);
+  EXPECT_EQ(answer["response_type"], "embeddings_floats");
+  ASSERT_EQ(answer["embeddings"].size(), 2u);
+  expect_embedding(answer["embeddings"][0], golden_case("short_en@query"));
+  expect_embedding(answer["embeddings"][1], golden_case("numbers@query"));
+  // NONE refuses it; only float vectors are made; images are not embedded.
+  r = post_json(
+      port(), "/v2/embed",
+      json{{"texts", {numbers["text"]}}, {"input_type", "clustering"}, {"truncate", "NONE"}}
+          .dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("limit of 32 tokens"), std::string::npos) << r.body;
+  r = post_json(
+      port(), "/v2/embed",
+      json{{"texts", {text}}, {"input_type", "search_query"}, {"embedding_types", {"int8"}}}
+          .dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(json::parse(r.body)["message"].get<std::string>().find("'float'"), std::string::npos);
+  r = post_json(port(), "/v2/embed", json{{"images", {"data:x"}}, {"input_type", "image"}}.dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+}
+
 // The default prompt: by the server's flag (name or text), else the folder's default_prompt_name.
 TEST(ServeDefaultPrompt, ByNameByTextAndFromTheFolder) {
   const auto& text = golden_case("short_en")["text"];

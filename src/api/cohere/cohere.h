@@ -1,5 +1,6 @@
-// Cohere's rerank API, v1 and v2, which Jina's and vLLM's /v1/rerank follow too: the routes RAG
-// frameworks (LangChain, LlamaIndex, the cohere-ai SDKs) call to rerank retrieved passages.
+// Cohere's rerank API, v1 and v2, which Jina's and vLLM's /v1/rerank follow too, and its embed
+// API: the routes RAG frameworks (LangChain, LlamaIndex, the cohere-ai SDKs) call to rerank
+// retrieved passages and embed them.
 #pragma once
 
 #include "api/common/call.h"
@@ -12,5 +13,7 @@ extern const DialectSpec kDialect;
 
 void handle_rerank_v1(Call& call);
 void handle_rerank_v2(Call& call);
+void handle_embed_v1(Call& call);  // embed.cpp: an embedder's vectors, Cohere's shapes
+void handle_embed_v2(Call& call);
 
 }  // namespace onepass::api::cohere

@@ -1,4 +1,4 @@
-// The Cohere / Jina rerank dialect: its routes, statuses (every problem with the request is 400,
+// The Cohere / Jina rerank and Cohere embed dialect: its routes, statuses (every problem with the request is 400,
 // Cohere's "invalid request") and error body {"message"}.
 #include "api/cohere/cohere.h"
 #include "api/common/json_writer.h"
@@ -17,6 +17,8 @@ std::string error_body(const ApiError& error, int /*status*/) {
 constexpr Route kRoutes[] = {
     {"POST", "/v1/rerank", handle_rerank_v1},
     {"POST", "/v2/rerank", handle_rerank_v2},
+    {"POST", "/v1/embed", handle_embed_v1},
+    {"POST", "/v2/embed", handle_embed_v2},
 };
 
 }  // namespace

@@ -108,6 +108,18 @@ routes = {
    'empty_query': {'query': '', 'texts': ['a']}, 'no_documents': {'query': 'q', 'texts': []},
    'missing_query': {'texts': ['a']},
  },
+ 'cohere_embed_fuzz': {
+   'v2': {'model': 'embed', 'texts': ['a b', 'c'], 'input_type': 'search_query', 'embedding_types': ['float'], 'truncate': 'END'},
+   'v1_floats': {'texts': ['a'], 'input_type': 'search_document'},
+   'options': {'texts': ['w ' * 60], 'truncate': 'START', 'max_tokens': 8, 'output_dimension': 2, 'input_type': 'clustering'},
+   'no_truncation': {'texts': ['w ' * 60], 'truncate': 'NONE'},
+   'bad_types': {'texts': ['a'], 'embedding_types': ['int8', 'float']},
+   'bad_truncate': {'texts': ['a'], 'truncate': 'MIDDLE'},
+   'images': {'images': ['data:image/png;base64,AAAA'], 'input_type': 'image'},
+   'empty_texts': {'texts': []}, 'empty_text': {'texts': ['']}, 'not_strings': {'texts': [1]},
+   'dimension_zero': {'texts': ['a'], 'output_dimension': 0},
+   'too_many_texts': {'texts': ['a'] * 9},
+ },
  'cohere_rerank_fuzz': {
    'strings': {'model': 'rerank', 'query': 'q', 'documents': ['d1', 'd2 d3', 'd4'], 'top_n': 2, 'return_documents': True},
    'objects': {'query': 'q', 'documents': [{'text': 'a', 'title': 't'}, {'text': 'b'}], 'rank_fields': ['text'], 'max_chunks_per_doc': 3},

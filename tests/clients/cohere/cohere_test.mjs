@@ -1,7 +1,8 @@
 // The cohere-ai SDK (exact version in package.json; it runs on Node 18 and 20) with its baseUrl
 // at onepass serve on loopback, while three models are served and an API key is required: the v1
 // client (CohereClient.rerank) and the v2 client (CohereClientV2.rerank) get the bert-tiny-rerank
-// fixture's golden scores, in the goldens' order, through the SDK's own parsing.
+// fixture's golden scores, in the goldens' order, through the SDK's own parsing; their embed
+// calls get TEI /embed's vectors.
 // usage: node cohere_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR
 import { readFileSync } from "node:fs";
 import { CohereClient, CohereClientV2, CohereError } from "cohere-ai";
@@ -66,6 +67,27 @@ try {
   const r2ns = await v1.v2.rerank({ model: "rerank", query, documents });
   checkRanking(r2ns.results, documents.length, "client.v2");
 
+  // embed, v1 and v2: the SDK parses both answer shapes; the vectors are TEI /embed's.
+  const texts = ["A man is playing a guitar.", "hello world"];
+  const tei = await (await fetch(`${baseUrl}/embed`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${key}`,
+               "X-Amzn-SageMaker-Target-Model": "embed" },
+    body: JSON.stringify({ inputs: texts }),
+  })).json();
+  const sameVectors = (got, label) => {
+    check(got.length === 2 && got.every((v, i) => v.length === tei[i].length &&
+                                         v.every((x, j) => close(x, tei[i][j]))),
+          `${label}: ${JSON.stringify(got).slice(0, 200)}`);
+  };
+  const e2 = await v2.embed({ model: "embed", texts, inputType: "search_document",
+                              embeddingTypes: ["float"] });
+  sameVectors(e2.embeddings.float, "v2 embed");
+  check(e2.meta.apiVersion.version === "2" && e2.texts[1] === texts[1], `v2 embed: ${e2.meta}`);
+  const e1 = await v1.embed({ model: "embed", texts, inputType: "search_query" });
+  check(e1.responseType === "embeddings_floats", `v1 embed type ${e1.responseType}`);
+  sameVectors(e1.embeddings, "v1 embed");
+
   // Errors reach the caller as the SDK's typed errors with onepass's message.
   const failure = async (call) => {
     try {
@@ -86,7 +108,7 @@ try {
   const wrongKey = await failure(() =>
     new CohereClientV2({ ...options, token: "wrong" }).rerank({ model: "rerank", query, documents }));
   check(wrongKey instanceof CohereError && wrongKey.statusCode === 401, `wrong key: ${wrongKey}`);
-  console.log("ok: cohere-ai v1 and v2 rerank against /v1/rerank and /v2/rerank");
+  console.log("ok: cohere-ai v1 and v2 rerank and embed against /v1|v2/rerank and /v1|v2/embed");
 } finally {
   server.stop();
 }
