@@ -242,7 +242,13 @@ TEST(ServeDefaultPrompt, APromptNameTheFolderLacksIsNamed) {
   EXPECT_FALSE(server.wait_ready(3000));
   const auto r = post_json(server.port(), "/embed", json{{"inputs", "a"}}.dump());
   EXPECT_GE(r.status, 500) << r.body;
-  for (const auto& where : {r.body, server.log()}) {
+  // It reports itself not ready, and its metadata route names the failure as /embed does.
+  const auto ready = get(server.port(), "/v2/models/st/ready");
+  EXPECT_EQ(ready.status, 200) << ready.body;
+  EXPECT_EQ(json::parse(ready.body)["ready"], false) << ready.body;
+  const auto metadata = get(server.port(), "/v2/models/st");
+  EXPECT_EQ(metadata.status, 503) << metadata.body;
+  for (const auto& where : {r.body, metadata.body, server.log()}) {
     EXPECT_NE(where.find("--default-prompt-name 'doc' is not one of the prompts"),
               std::string::npos)
         << where;

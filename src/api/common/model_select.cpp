@@ -110,6 +110,11 @@ runtime::ModelDescription select_model(const runtime::InferenceService& service,
   return usable(find_selected(service, name, fallback_to_single));
 }
 
+runtime::ModelDescription select_model_in_any_state(const runtime::InferenceService& service,
+                                                    std::string_view name) {
+  return find_selected(service, name, false);
+}
+
 runtime::ModelDescription select_model_from_body(const runtime::InferenceService& service,
                                                  std::string_view name) {
   if (name.empty() && !service.find_model(""))

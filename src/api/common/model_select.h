@@ -29,6 +29,11 @@ std::optional<std::string> percent_decode(std::string_view segment);
 runtime::ModelDescription select_model(const runtime::InferenceService& service,
                                        std::string_view name, bool fallback_to_single = false);
 
+// select_model without its refusal of a model that failed to load (503 with the load error,
+// which every other route answers): for the routes that report a model's state.
+runtime::ModelDescription select_model_in_any_state(const runtime::InferenceService& service,
+                                                    std::string_view name);
+
 // The model a body's "model" field names (Cohere, vLLM): select_model with the fallback, and a
 // 404 that says to fill "model" when several are served and none is named.
 runtime::ModelDescription select_model_from_body(const runtime::InferenceService& service,

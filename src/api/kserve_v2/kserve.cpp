@@ -178,7 +178,9 @@ void handle_model_metadata(Call& call) {
 }
 
 void handle_model_ready(Call& call) {
-  const auto model = model_for(call);
+  // A model that failed to load is not ready: {"ready": false}, not an error.
+  const auto model = select_model_in_any_state(call.service, call.path_model);
+  call.reply.set_model(model.name);
   JsonWriter json;
   json.begin_object()
       .key("name")
