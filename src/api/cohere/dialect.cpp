@@ -1,5 +1,5 @@
-// The Cohere / Jina rerank and Cohere embed dialect: its routes, statuses (every problem with the request is 400,
-// Cohere's "invalid request") and error body {"message"}.
+// The Cohere / Jina rerank and Cohere embed dialect: its routes, statuses (every problem with the
+// request is 400, Cohere's "invalid request") and error body {"message"}.
 #include "api/cohere/cohere.h"
 #include "api/common/json_writer.h"
 
