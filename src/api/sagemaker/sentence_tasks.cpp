@@ -6,6 +6,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/rerank.h"
 #include "api/common/similarity.h"
 #include "model/heads/postprocess.h"
 
@@ -31,10 +32,7 @@ void apply_truncation(const ToolkitPayload& payload, const ApiOptions& options,
 runtime::InferenceItem ranking_pair(const Json& pair) {
   if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
     bad_ranking_inputs();
-  runtime::InferenceItem item;
-  item.text = pair[0].get<std::string>();
-  item.text_pair = pair[1].get<std::string>();
-  return item;
+  return query_document_item(pair[0].get<std::string>(), pair[1].get<std::string>());
 }
 
 }  // namespace
@@ -99,11 +97,8 @@ void sentence_ranking(Call& call, const runtime::ModelDescription& model,
     return_documents = get_bool(inputs, "return_documents").value_or(false);
     for (const auto& text : *given) {
       if (!text.is_string()) bad_ranking_inputs();
-      runtime::InferenceItem item;
-      item.text = query->get<std::string>();
-      item.text_pair = text.get<std::string>();
-      texts->push_back(*item.text_pair);
-      request.items.push_back(std::move(item));
+      texts->push_back(text.get<std::string>());
+      request.items.push_back(query_document_item(query->get<std::string>(), texts->back()));
     }
     ranked = true;
   } else if (inputs.is_array() && !inputs.empty() && inputs[0].is_string()) {
@@ -121,7 +116,7 @@ void sentence_ranking(Call& call, const runtime::ModelDescription& model,
                      std::vector<float> scores;
                      scores.reserve(result.items.size());
                      for (const auto& item : result.items)
-                       scores.push_back(model::heads::sigmoid(item.values[0]));
+                       scores.push_back(relevance_score(item, false));
                      JsonWriter json;
                      json.begin_object().key("scores");
                      if (single) {
