@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "runtime/prompts.h"
 #include "runtime/sentence_transformers.h"
 
 namespace onepass::runtime {
@@ -84,9 +85,7 @@ void choose_default_prompt(ModelDescription& description, const std::optional<st
     std::string message = "--default-prompt-name '" + *chosen +
                           "' is not one of the prompts of model '" + description.name +
                           "' (config_sentence_transformers.json):";
-    if (description.prompts.empty()) message.append(" it has none");
-    for (const auto& [prompt_name, text] : description.prompts)
-      message.append(" '").append(prompt_name).append("'");
+    message.append(description.prompts.empty() ? " it has none" : quoted_prompt_names(description));
     throw Error(ErrorKind::kInvalidArgument, message);
   }
   description.default_prompt = it->second;

@@ -93,14 +93,9 @@ std::vector<PreparedItem> prepare_item(const LoadedModel& model, const Inference
   }
   std::optional<std::string_view> pair;
   if (item.text_pair) pair = *item.text_pair;
-  // The prompt is joined to the text, as sentence-transformers joins it, and tokenized with it.
+  // The prompt is tokenized with the text.
   std::string prompted;
-  std::string_view text = item.text;
-  if (!prompt.empty()) {
-    prompted.reserve(prompt.size() + item.text.size());
-    prompted.append(prompt).append(item.text);
-    text = prompted;
-  }
+  const std::string_view text = with_prompt(prompt, item.text, prompted);
   tokenizer::Encoding encoding = model.tokenizer->encode(text, pair, truncation, true);
   if (encoding.ids.empty()) throw Error(ErrorKind::kInvalidInput, "the input has no tokens");
   const int vocab = model.description.info.vocab_size;

@@ -14,9 +14,7 @@ std::string_view prompt_for(const ModelDescription& model,
       if (model.prompts.empty()) {
         message.append("; it has no prompts (config_sentence_transformers.json)");
       } else {
-        message.append("; its prompts:");
-        for (const auto& [name, text] : model.prompts)
-          message.append(" '").append(name).append("'");
+        message.append("; its prompts:").append(quoted_prompt_names(model));
       }
       throw Error(ErrorKind::kInvalidInput, message);
     }
@@ -33,6 +31,20 @@ std::string_view prompt_for(const ModelDescription& model,
                     "which onepass does not support; send the text without a prompt");
   }
   return prompt;
+}
+
+std::string_view with_prompt(std::string_view prompt, std::string_view text, std::string& storage) {
+  if (prompt.empty()) return text;
+  storage.clear();
+  storage.reserve(prompt.size() + text.size());
+  storage.append(prompt).append(text);
+  return storage;
+}
+
+std::string quoted_prompt_names(const ModelDescription& model) {
+  std::string names;
+  for (const auto& [name, text] : model.prompts) names.append(" '").append(name).append("'");
+  return names;
 }
 
 std::string_view prompt_for_item(const ModelDescription& model, const InferenceRequest& request,

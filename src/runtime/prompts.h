@@ -19,6 +19,14 @@ namespace onepass::runtime {
 std::string_view prompt_for(const ModelDescription& model,
                             const std::optional<std::string>& prompt_name);
 
+// `prompt` joined before `text`, as sentence-transformers joins them: `text` itself when the
+// prompt is empty, else the two written into `storage`.
+std::string_view with_prompt(std::string_view prompt, std::string_view text, std::string& storage);
+
+// The model's prompt names, each quoted and after a space (" 'passage' 'query'"); empty when it
+// has none. For the messages that list them.
+std::string quoted_prompt_names(const ModelDescription& model);
+
 // The prompt before `item`'s text in `request`: prompt_for for a single text; none for a pair of
 // texts or token ids, where a named prompt is refused (kInvalidInput) as TEI refuses it: a prompt
 // belongs to one text, and ids are already tokenized.

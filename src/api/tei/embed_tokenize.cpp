@@ -143,10 +143,9 @@ void handle_tokenize(Call& call) {
   const std::string_view prompt = runtime::prompt_for(model, get_string(body, "prompt_name"));
   JsonWriter json;
   json.begin_array();
+  std::string prompted;
   for (const auto& input : texts) {
-    std::string text;
-    text.reserve(prompt.size() + input.size());
-    text.append(prompt).append(input);
+    const std::string_view text = runtime::with_prompt(prompt, input, prompted);
     const auto encoding = call.service.tokenize(model.name, text, std::nullopt, add_special);
     const auto starts = code_point_starts(text);
     json.begin_array();
