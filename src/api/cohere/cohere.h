@@ -5,11 +5,16 @@
 
 #include "api/common/call.h"
 #include "api/common/dialect.h"
+#include "api/common/json_request.h"
 
 namespace onepass::api::cohere {
 
 // Its routes, statuses and error body (dialect.cpp).
 extern const DialectSpec kDialect;
+
+// The model a Cohere body's "model" names (or the only one), the reply told its name; ApiError
+// when the body is not an object or the model is not served.
+runtime::ModelDescription select_cohere_model(Call& call, const Json& body);
 
 void handle_rerank_v1(Call& call);
 void handle_rerank_v2(Call& call);

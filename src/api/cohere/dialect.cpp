@@ -1,7 +1,9 @@
 // The Cohere / Jina rerank and Cohere embed dialect: its routes, statuses (every problem with the
-// request is 400, Cohere's "invalid request") and error body {"message"}.
+// request is 400, Cohere's "invalid request"), error body {"message"} and the model a body names.
 #include "api/cohere/cohere.h"
+#include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/model_select.h"
 
 namespace onepass::api::cohere {
 
@@ -22,6 +24,14 @@ constexpr Route kRoutes[] = {
 };
 
 }  // namespace
+
+runtime::ModelDescription select_cohere_model(Call& call, const Json& body) {
+  if (!body.is_object())
+    throw ApiError(ApiErrorKind::kValidation, "the body must be a JSON object");
+  auto model = select_model_from_body(call.service, get_string(body, "model").value_or(""));
+  call.reply.set_model(model.name);
+  return model;
+}
 
 constinit const DialectSpec kDialect{"cohere", client_errors_400_http_status, error_body, kRoutes};
 

@@ -12,7 +12,6 @@
 #include "api/cohere/cohere.h"
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
-#include "api/common/model_select.h"
 #include "model/heads/postprocess.h"
 
 namespace onepass::api::cohere {
@@ -96,10 +95,7 @@ std::size_t positive_or_zero(const Json& body, const char* field) {
 // `version`: "1" or "2", the route's and meta.api_version's.
 void handle_embed(Call& call, const char* version) {
   const Json body = parse_json_body(call.request);
-  if (!body.is_object())
-    throw ApiError(ApiErrorKind::kValidation, "the body must be a JSON object");
-  const auto model = select_model_from_body(call.service, get_string(body, "model").value_or(""));
-  call.reply.set_model(model.name);
+  const auto model = select_cohere_model(call, body);
   if (model.task != runtime::ModelTask::kEmbedder)
     throw ApiError(ApiErrorKind::kValidation,
                    "model '" + model.name + "' is not an embedding model", "model");

@@ -15,7 +15,6 @@
 #include "api/cohere/cohere.h"
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
-#include "api/common/model_select.h"
 #include "api/common/scores.h"
 #include "runtime/input_limits.h"
 
@@ -91,10 +90,7 @@ void check_rank_fields(const Json& body) {
 // `version`: "1" or "2", the route's and meta.api_version's.
 void handle_rerank(Call& call, const char* version) {
   const Json body = parse_json_body(call.request);
-  if (!body.is_object())
-    throw ApiError(ApiErrorKind::kValidation, "the body must be a JSON object");
-  const auto model = select_model_from_body(call.service, get_string(body, "model").value_or(""));
-  call.reply.set_model(model.name);
+  const auto model = select_cohere_model(call, body);
   require_reranker(model, std::string("/v") + version + "/rerank");
   const auto query = get_string(body, "query");
   if (!query) throw ApiError(ApiErrorKind::kValidation, "'query' is required", "query");
