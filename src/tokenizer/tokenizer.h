@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -67,6 +68,13 @@ class Tokenizer {
   virtual std::size_t num_special_tokens(bool pair) const = 0;
   virtual std::size_t vocab_size() const = 0;
   virtual std::optional<std::int32_t> token_to_id(std::string_view token) const = 0;
+  // transformers' decode of `ids` before its clean_up_tokenization_spaces step (decoding.h adds
+  // that step where the folder asks for it): a tokenizer.json through its decoder, as the
+  // `tokenizers` library decodes; a slow tokenizer as its class's convert_ids_to_tokens and
+  // convert_tokens_to_string. skip_special_tokens leaves the special tokens out. Throws
+  // onepass::Error: kInvalidInput for an id outside the vocabulary, kUnsupported for a
+  // tokenizer.json decoder onepass lacks.
+  virtual std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const = 0;
   // Short name of the source: "tokenizer.json", "sentencepiece" or "wordpiece".
   virtual std::string_view source_kind() const = 0;
   // The model's continuing_subword_prefix ("##" for WordPiece; a BPE may set one); empty when

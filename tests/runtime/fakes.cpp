@@ -170,6 +170,14 @@ class FakeTokenizer final : public tokenizer::Tokenizer {
   std::size_t num_special_tokens(bool pair) const override { return pair ? 3 : 2; }
   std::size_t vocab_size() const override { return 2600; }
   std::optional<std::int32_t> token_to_id(std::string_view) const override { return std::nullopt; }
+  std::string decode(std::span<const std::int32_t> ids, bool) const override {
+    std::string text;
+    for (const auto id : ids) {
+      if (!text.empty()) text.push_back(' ');
+      text.append(std::to_string(id));
+    }
+    return text;
+  }
   std::string_view source_kind() const override { return "fake"; }
 };
 

@@ -347,4 +347,13 @@ std::u32string lowercase(std::u32string_view text, bool final_sigma,
   return out;
 }
 
+std::string python_strip(std::string_view text) {
+  const std::u32string chars = decode_utf8(text);
+  std::size_t begin = 0;
+  std::size_t end = chars.size();
+  while (begin < end && is_python_space(chars[begin])) ++begin;
+  while (end > begin && is_python_space(chars[end - 1])) --end;
+  return encode_utf8(std::u32string_view(chars).substr(begin, end - begin));
+}
+
 }  // namespace onepass::tokenizer::unicode

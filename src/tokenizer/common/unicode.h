@@ -35,6 +35,8 @@ bool is_white_space(char32_t cp);
 // Python's str.isspace() for one code point (what str.split(), strip(), lstrip() and rstrip()
 // treat as whitespace): the White_Space property plus the separators U+001C..U+001F.
 bool is_python_space(char32_t cp);
+// Python's str.strip() without arguments: is_python_space code points removed from both ends.
+std::string python_strip(std::string_view text);
 // BERT's _is_whitespace (transformers, Python): space, \t, \n, \r or category Zs.
 bool is_bert_whitespace(char32_t cp);
 // BERT's _is_control: any category C* (Cc, Cf, Cn, Co, Cs) except \t, \n and \r.

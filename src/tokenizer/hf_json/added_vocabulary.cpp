@@ -82,6 +82,16 @@ std::optional<std::int32_t> AddedVocabulary::max_id() const {
   return top;
 }
 
+const AddedToken* AddedVocabulary::find(std::int32_t id) const {
+  const auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &it->second;
+}
+
+bool AddedVocabulary::is_special(std::string_view content) const {
+  const auto id = token_to_id(content);
+  return id && by_id_.at(*id).special;
+}
+
 std::vector<std::pair<std::int32_t, Offsets>> AddedVocabulary::find_matches(
     const std::u32string& text, const Matcher& matcher) const {
   std::vector<std::pair<std::int32_t, Offsets>> out;

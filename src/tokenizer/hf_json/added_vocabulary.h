@@ -39,6 +39,10 @@ class AddedVocabulary {
 
   std::optional<std::int32_t> token_to_id(std::string_view token) const;
   std::optional<std::int32_t> max_id() const;
+  // The added token with this id (the crate's simple_id_to_token), or null.
+  const AddedToken* find(std::int32_t id) const;
+  // Whether `content` is the content of a special added token (the crate decides by content).
+  bool is_special(std::string_view content) const;
 
  private:
   // Code point trie over the patterns of one matching pass.

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "tokenizer/common/unicode.h"
 #include "tokenizer/hf_json/added_vocabulary.h"
+#include "tokenizer/hf_json/decoders.h"
 #include "tokenizer/hf_json/model.h"
 #include "tokenizer/hf_json/normalizers.h"
 #include "tokenizer/hf_json/post_processors.h"
@@ -34,9 +35,11 @@ class TokenizerJson final : public Tokenizer {
       post_processor_ = make_post_processor(root.at("post_processor"));
     if (root.contains("added_tokens"))
       added_.load(root.at("added_tokens"), *model_, normalizer_.get());
-    // Only read back by the token-classification pipeline's words; nothing else decodes.
-    if (const auto it = root.find("decoder"); it != root.end() && it->is_object())
+    if (const auto it = root.find("decoder"); it != root.end() && it->is_object()) {
+      decoder_ = make_decoder(*it);
+      // The token-classification pipeline reads tokens back as bytes under this decoder.
       byte_level_decoder_ = it->value("type", Json()) == "ByteLevel";
+    }
   }
 
   Encoding encode(std::string_view text, std::optional<std::string_view> pair,
@@ -80,6 +83,33 @@ class TokenizerJson final : public Tokenizer {
     return model_->token_to_id(token);
   }
 
+  // The crate's decode: ids to tokens (added tokens first, then the model; special ones left
+  // out when asked), then the decoder, or the tokens joined by spaces without one.
+  std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const override {
+    std::vector<std::string> tokens;
+    tokens.reserve(ids.size());
+    for (const std::int32_t id : ids) {
+      std::optional<std::string> token;
+      if (const AddedToken* added = added_.find(id)) {
+        token = added->content;
+      } else {
+        token = model_->id_to_token(id);
+      }
+      if (!token) {
+        throw Error(ErrorKind::kInvalidInput, "token id " + std::to_string(id) +
+                                                  " is outside the vocabulary (size " +
+                                                  std::to_string(vocab_size()) + ")");
+      }
+      if (skip_special_tokens && added_.is_special(*token)) continue;
+      tokens.push_back(std::move(*token));
+    }
+    if (!decoder_) return join_without_decoder(tokens);
+    decoder_->decode_chain(tokens);
+    std::string text;
+    for (const auto& t : tokens) text += t;
+    return text;
+  }
+
   std::string_view source_kind() const override { return "tokenizer.json"; }
   std::string_view continuing_subword_prefix() const override {
     return model_->continuing_subword_prefix();
@@ -120,6 +150,7 @@ class TokenizerJson final : public Tokenizer {
   std::unique_ptr<Model> model_;
   std::unique_ptr<PostProcessor> post_processor_;
   AddedVocabulary added_;
+  std::unique_ptr<Decoder> decoder_;
   bool byte_level_decoder_ = false;
 };
 

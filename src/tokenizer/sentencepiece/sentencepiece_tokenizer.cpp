@@ -184,7 +184,52 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
     return id >= 0 && id < spm_size_ ? spm_.IdToPiece(id) : std::string();
   }
 
+  std::string convert_tokens_to_string(const std::vector<std::string>& tokens) const override {
+    if (flavor_ == Flavor::kXlmRoberta) {
+      // "".join(tokens).replace("▁", " ").strip()
+      std::string joined;
+      for (const auto& token : tokens) joined += token;
+      std::string out;
+      for (std::size_t i = 0; i < joined.size();) {
+        if (joined.compare(i, kSpace.size(), kSpace) == 0) {
+          out.push_back(' ');
+          i += kSpace.size();
+        } else {
+          out.push_back(joined[i++]);
+        }
+      }
+      return unicode::python_strip(out);
+    }
+    // CamembertTokenizer and DebertaV2Tokenizer (its SPMTokenizer.decode): runs of ordinary
+    // pieces through SentencePiece's own decoder, each special token written as it is with a
+    // space before the first of a run of them.
+    std::string out;
+    std::vector<std::string> run;
+    bool previous_special = false;
+    for (const auto& token : tokens) {
+      if (is_special_token(token)) {
+        if (!previous_special) out.push_back(' ');
+        out += decode_pieces(run) + token;
+        run.clear();
+        previous_special = true;
+      } else {
+        run.push_back(token);
+        previous_special = false;
+      }
+    }
+    out += decode_pieces(run);
+    return unicode::python_strip(out);
+  }
+
  private:
+  std::string decode_pieces(const std::vector<std::string>& pieces) const {
+    std::string text;
+    if (!pieces.empty() && !spm_.Decode(pieces, &text).ok()) {
+      throw Error(ErrorKind::kInvalidInput, "SentencePiece could not decode the pieces");
+    }
+    return text;
+  }
+
   // sp_model.encode(text[begin:end], out_type=str), then convert_tokens_to_ids.
   void encode_run(const TextPiece& piece, std::size_t begin, std::size_t end, Segment& out) const {
     if (begin >= end) return;

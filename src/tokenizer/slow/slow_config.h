@@ -42,6 +42,9 @@ struct SlowConfig {
   std::optional<bool> tokenize_chinese_chars;
   std::optional<bool> do_basic_tokenize;
   std::optional<bool> split_by_punct;
+  // decode()'s cleanup of the spaces before punctuation (PreTrainedTokenizerBase: true unless
+  // the file says otherwise).
+  std::optional<bool> clean_up_tokenization_spaces;
   std::vector<std::string> never_split;
 
   // all_special_tokens: the attributes above in order, then additional_special_tokens, without

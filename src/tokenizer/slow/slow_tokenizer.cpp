@@ -122,6 +122,60 @@ void SlowTokenizer::init(SlowConfig config, const SpecialLayout& layout,
     if (!token.special && token.normalized)
       keep_case_.push_back(unicode::decode_utf8(token.content));
   }
+
+  for (const auto& token : config_.added_tokens) added_by_id_[token.id] = token.content;
+  for (const auto& token : config_.all_special_tokens()) {
+    special_tokens_.insert(token);
+    special_ids_.insert(token_to_id(token).value_or(unk_id_));
+  }
+  // _decode's legacy_added_tokens: added tokens that are not special, and additional special
+  // tokens beyond the base vocabulary.
+  for (const auto& token : config_.added_tokens) {
+    if (!special_tokens_.contains(token.content)) legacy_added_.insert(token.content);
+  }
+  for (const auto& token : config_.additional_special_tokens) {
+    if (token_to_id(token).value_or(unk_id_) >= static_cast<std::int32_t>(base_vocab_size))
+      legacy_added_.insert(token);
+  }
+}
+
+bool SlowTokenizer::is_special_token(std::string_view token) const {
+  return special_tokens_.contains(token);
+}
+
+std::string SlowTokenizer::decode(std::span<const std::int32_t> ids,
+                                  bool skip_special_tokens) const {
+  std::vector<std::string> sub_texts;
+  std::vector<std::string> current;
+  const auto flush = [&](bool keep_empty) {
+    if (current.empty()) return;
+    std::string text = convert_tokens_to_string(current);
+    if (keep_empty || !text.empty()) sub_texts.push_back(std::move(text));
+    current.clear();
+  };
+  for (const std::int32_t id : ids) {
+    if (id < 0 || static_cast<std::size_t>(id) >= vocab_size_) {
+      throw Error(ErrorKind::kInvalidInput, "token id " + std::to_string(id) +
+                                                " is outside the vocabulary (size " +
+                                                std::to_string(vocab_size_) + ")");
+    }
+    if (skip_special_tokens && special_ids_.contains(id)) continue;
+    const auto added = added_by_id_.find(id);
+    std::string token = added != added_by_id_.end() ? added->second : base_id_to_token(id);
+    if (legacy_added_.contains(token)) {
+      flush(false);
+      sub_texts.push_back(std::move(token));
+    } else {
+      current.push_back(std::move(token));
+    }
+  }
+  flush(true);
+  std::string text;
+  for (std::size_t i = 0; i < sub_texts.size(); ++i) {
+    if (i != 0) text.push_back(' ');  // spaces_between_special_tokens
+    text += sub_texts[i];
+  }
+  return text;
 }
 
 std::optional<std::int32_t> SlowTokenizer::added_token_id(std::string_view content) const {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -75,6 +77,9 @@ class SlowTokenizer : public Tokenizer {
   std::size_t num_special_tokens(bool pair) const override;
   std::size_t vocab_size() const override;
   std::optional<std::int32_t> token_to_id(std::string_view token) const override;
+  // PreTrainedTokenizer._decode: convert_ids_to_tokens, the non-special added tokens kept apart
+  // from the class's convert_tokens_to_string and joined to it by spaces.
+  std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const override;
 
   // PreTrainedTokenizer.tokenize + convert_tokens_to_ids for one text, without special tokens.
   Segment tokenize(std::string_view text) const;
@@ -93,6 +98,11 @@ class SlowTokenizer : public Tokenizer {
   virtual std::optional<std::int32_t> base_token_to_id(std::string_view token) const = 0;
   // The token string of a base vocabulary id (for the special tokens' strings).
   virtual std::string base_id_to_token(std::int32_t id) const = 0;
+
+  // The class's convert_tokens_to_string.
+  virtual std::string convert_tokens_to_string(const std::vector<std::string>& tokens) const = 0;
+  // Whether `token` is one of all_special_tokens.
+  bool is_special_token(std::string_view token) const;
 
   // convert_tokens_to_ids' first step: the added tokens, by content.
   std::optional<std::int32_t> added_token_id(std::string_view content) const;
@@ -115,6 +125,12 @@ class SlowTokenizer : public Tokenizer {
   std::int32_t unk_id_ = 0;
   std::size_t vocab_size_ = 0;
   bool lowercase_text_ = false;
+  // For decode(): _added_tokens_decoder, all_special_ids, and the added tokens _decode keeps out
+  // of convert_tokens_to_string.
+  std::unordered_map<std::int32_t, std::string> added_by_id_;
+  std::set<std::int32_t> special_ids_;
+  std::set<std::string, std::less<>> special_tokens_;
+  std::set<std::string, std::less<>> legacy_added_;
 };
 
 }  // namespace onepass::tokenizer::slow

@@ -186,6 +186,25 @@ class WordPieceTokenizer final : public slow::SlowTokenizer {
     return it->second;
   }
 
+  // BertTokenizer.convert_tokens_to_string (MPNet's is the same): tokens joined by spaces, then
+  // " ##" removed so that subwords join the token before them.
+  std::string convert_tokens_to_string(const std::vector<std::string>& tokens) const override {
+    std::string joined;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (i != 0) joined.push_back(' ');
+      joined += tokens[i];
+    }
+    std::string out;
+    for (std::size_t i = 0; i < joined.size();) {
+      if (joined.compare(i, 3, " ##") == 0) {
+        i += 3;
+      } else {
+        out.push_back(joined[i++]);
+      }
+    }
+    return unicode::python_strip(out);
+  }
+
   std::string base_id_to_token(std::int32_t id) const override {
     return id >= 0 && static_cast<std::size_t>(id) < id_to_token_.size()
                ? id_to_token_[static_cast<std::size_t>(id)]
