@@ -32,6 +32,15 @@ std::optional<std::string> sequence_problem(const SequenceInput& sequence, const
       }
     }
   }
+  if (!sequence.vocab_logit_positions.empty()) {
+    if (info.head != HeadKind::kMaskedLm) return "only a masked-LM head gives vocabulary logits";
+    for (const auto p : sequence.vocab_logit_positions) {
+      if (p < 0 || static_cast<std::size_t>(p) >= n) {
+        return "vocabulary logit position " + std::to_string(p) + " is outside the sequence (" +
+               std::to_string(n) + " tokens)";
+      }
+    }
+  }
   return std::nullopt;
 }
 
@@ -54,6 +63,7 @@ bool begin_forward(std::span<const SequenceInput> batch, const ModelInfo& info,
   out.logits.clear();
   out.hidden_states.clear();
   out.pooler_output.clear();
+  out.position_logits.clear();
   return n != 0;
 }
 

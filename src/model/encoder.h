@@ -26,8 +26,9 @@ enum class HeadKind {
   kSequenceClassification,  // logits [num_labels]; num_labels 1 is a reranker / scorer
   kBaseModel,               // last hidden state per token (+ BertPooler output when present)
   kTokenClassification,     // logits [num_labels] for every token (*ForTokenClassification)
-  kMaskedLm,                // *ForMaskedLM served as SPLADE: logits [vocab_size] per sequence,
-                            // max over its tokens of log(1 + relu(MLM logit)) (splade_head.h)
+  kMaskedLm,                // *ForMaskedLM: per sequence the SPLADE vector (logits [vocab_size],
+                            // max over its tokens of log(1 + relu(MLM logit))), or the MLM
+                            // logits at the positions it names (fill-mask; masked_lm_head.h)
   kQuestionAnswering,       // *ForQuestionAnswering: [start, end] logits for every token
 };
 
@@ -57,14 +58,21 @@ struct ModelInfo {
 struct SequenceInput {
   std::span<const std::int32_t> input_ids;
   std::span<const std::int32_t> token_type_ids;  // empty means all zeros
+  // kMaskedLm: positions (token indices) whose vocabulary logits this sequence wants, as the
+  // fill-mask pipeline wants its mask tokens'; empty: the sequence's SPLADE vector instead.
+  std::span<const std::int32_t> vocab_logit_positions{};
 };
 
 struct ForwardOutput {
   // kSequenceClassification: [num_sequences, num_labels], row-major.
   // kTokenClassification: [total_tokens, num_labels], token-major like hidden_states.
   // kQuestionAnswering: [total_tokens, 2] as kTokenClassification: start, end logit per token.
-  // kMaskedLm: [num_sequences, vocab_size], row-major, the SPLADE vectors.
+  // kMaskedLm: [num_sequences, vocab_size], row-major, the SPLADE vectors (all 0 for a
+  // sequence with vocab_logit_positions).
   std::vector<float> logits;
+  // kMaskedLm: [positions, vocab_size], the MLM logits at every sequence's
+  // vocab_logit_positions, in batch order and then in the order each sequence lists them.
+  std::vector<float> position_logits;
   // kBaseModel: last hidden state, token-major [total_tokens, hidden] in batch order;
   // sequence i owns rows [token_offsets[i], token_offsets[i + 1]) (of logits too, for the
   // per-token heads). Every head fills token_offsets.

@@ -4,8 +4,8 @@
 // BertForSequenceClassification (pooler + linear) and RobertaForSequenceClassification (dense +
 // tanh + out_proj on the first token), the *ForTokenClassification head (one linear
 // "classifier" on every token; no pooler), *ForQuestionAnswering (the same with "qa_outputs"),
-// and BertForMaskedLM's head served as SPLADE
-// (model/layers/splade_head.h).
+// and BertForMaskedLM's head (fill-mask, and
+// SPLADE sparse embeddings: model/layers/masked_lm_head.h).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <string>
@@ -20,8 +20,8 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/masked_lm_head.h"
 #include "model/layers/positions.h"
-#include "model/layers/splade_head.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -31,7 +31,7 @@ namespace {
 using weights::ModelConfig;
 using weights::WeightStore;
 
-enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier, kSplade };
+enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier, kMaskedLm };
 
 class BertEncoder final : public Encoder {
  public:
@@ -58,7 +58,7 @@ class BertEncoder final : public Encoder {
   kernels::Linear pooler_;      // BertPooler: tanh(dense(first token))
   kernels::Linear head_dense_;  // RoBERTa classification head: tanh(dense(first token))
   kernels::Linear classifier_;  // BERT / token classifier, RoBERTa out_proj: [num_labels, hidden]
-  SpladeHead splade_;           // BertForMaskedLM's cls.predictions, pooled as SPLADE
+  MaskedLmHead masked_lm_;      // BertForMaskedLM's cls.predictions
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -111,14 +111,15 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
   if (info_.head == HeadKind::kMaskedLm) {
     // BertLMPredictionHead. Its bias is cls.predictions.bias; decoder.bias is the same
     // tensor, which a checkpoint may keep instead.
-    head_ = Head::kSplade;
+    head_ = Head::kMaskedLm;
     const char* bias = store_.contains("cls.predictions.bias") ? "cls.predictions.bias"
                                                                : "cls.predictions.decoder.bias";
-    splade_ = SpladeHead(store_,
-                         {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
-                          "cls.predictions.decoder.weight", bias},
-                         kernels::activation_from_hf(config.hidden_act), config.layer_norm_eps,
-                         word_embeddings_, config.vocab_size, h);
+    masked_lm_ =
+        MaskedLmHead(store_,
+                     {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                      "cls.predictions.decoder.weight", bias},
+                     kernels::activation_from_hf(config.hidden_act), config.layer_norm_eps,
+                     word_embeddings_, config.vocab_size, h);
   } else if (classifier) {
     const std::int64_t labels = config.num_labels;
     if (token_classifier) {
@@ -185,8 +186,8 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
     case Head::kTokenClassifier:
       classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
       return;
-    case Head::kSplade:
-      splade_.forward(pass.x, pass.offsets, pass.num_seqs, *pass.arena, out.logits);
+    case Head::kMaskedLm:
+      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
       return;
     case Head::kBertClassifier:
     case Head::kRobertaClassifier:

@@ -3,8 +3,8 @@
 // TransformerBlocks of BERT's shape (model/layers/bert_layer.h under DistilBERT's weight names),
 // and DistilBertForSequenceClassification's head on the first token:
 // logits = classifier(relu(pre_classifier(h[0]))), or DistilBertForTokenClassification's
-// logits[t] = classifier(h[t]) on every token, or DistilBertForMaskedLM's head served as SPLADE
-// (model/layers/splade_head.h).
+// logits[t] = classifier(h[t]) on every token, or DistilBertForMaskedLM's head (fill-mask, and
+// SPLADE sparse embeddings: model/layers/masked_lm_head.h).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <string>
@@ -19,7 +19,7 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
-#include "model/layers/splade_head.h"
+#include "model/layers/masked_lm_head.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -46,7 +46,7 @@ class DistilBertEncoder final : public Encoder {
   std::vector<BertLayer> layers_;
   kernels::Linear pre_classifier_;  // [hidden, hidden], ReLU fused
   kernels::Linear classifier_;      // [num_labels, hidden]
-  SpladeHead splade_;               // DistilBertForMaskedLM's vocab_* layers, pooled as SPLADE
+  MaskedLmHead masked_lm_;          // DistilBertForMaskedLM's vocab_* layers
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -93,7 +93,7 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
       break;
     case HeadKind::kMaskedLm:
       // vocab_layer_norm's eps is 1e-12 whatever the config says.
-      splade_ = SpladeHead(
+      masked_lm_ = MaskedLmHead(
           store_,
           {"vocab_transform", "vocab_layer_norm", "vocab_projector.weight", "vocab_projector.bias"},
           kernels::activation_from_hf(config.hidden_act), 1e-12, word_embeddings_,
@@ -138,7 +138,7 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
                          info_.num_labels, *pass.arena, out.logits);
       return;
     case HeadKind::kMaskedLm:
-      splade_.forward(pass.x, pass.offsets, pass.num_seqs, *pass.arena, out.logits);
+      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
       return;
   }
 }
