@@ -21,9 +21,9 @@ const char* task_name(const runtime::ModelDescription& model) {
       return "feature-extraction (a base model: embeddings)";
     case ModelTask::kTokenClassifier:
       return "token-classification (a *ForTokenClassification model: entities)";
-    case ModelTask::kSparseEmbedder:
-      return "sparse embeddings (a *ForMaskedLM model served as SPLADE: TEI's /embed_sparse; no "
-             "HF_TASK names it)";
+    case ModelTask::kMaskedLm:
+      return "fill-mask (a *ForMaskedLM model; also SPLADE sparse embeddings at TEI's "
+             "/embed_sparse)";
     case ModelTask::kQuestionAnswerer:
       return "question-answering (a *ForQuestionAnswering model: answers from a context)";
   }
@@ -49,13 +49,15 @@ void check_hf_task(std::string_view hf_task, const runtime::ModelDescription& mo
     fits = model.task == ModelTask::kTokenClassifier;
   } else if (hf_task == "question-answering") {
     fits = model.task == ModelTask::kQuestionAnswerer;
+  } else if (hf_task == "fill-mask") {
+    fits = model.task == ModelTask::kMaskedLm;
   } else {
     throw Error(ErrorKind::kInvalidArgument,
                 "HF_TASK '" + std::string(hf_task) +
                     "' is not served by onepass (it serves text-classification, "
                     "zero-shot-classification, feature-extraction, sentence-similarity, "
                     "sentence-embeddings, sentence-ranking, token-classification, "
-                    "question-answering)");
+                    "question-answering, fill-mask)");
   }
   if (!fits) {
     throw Error(ErrorKind::kInvalidArgument, "HF_TASK is '" + std::string(hf_task) +

@@ -8,6 +8,7 @@
 
 #include "model/encoder.h"
 #include "runtime/service.h"
+#include "tokenizer/decoding.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::runtime {
@@ -17,6 +18,9 @@ struct LoadedModel {
   ModelDescription description;   // state kReady, info from the encoder
   std::unique_ptr<model::Encoder> encoder;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  tokenizer::TokenizerSettings tokenizer_settings;  // how decode() reads the folder's ids back
+  std::int32_t mask_token_id = -1;                  // -1: the tokenizer has no mask token
+  std::int32_t pad_token_id = -1;                   // -1: none
 };
 
 }  // namespace onepass::runtime

@@ -20,8 +20,8 @@ const char* task_name(ModelTask task) {
       return "embedder";
     case ModelTask::kTokenClassifier:
       return "token-classification";
-    case ModelTask::kSparseEmbedder:
-      return "sparse-embedding";
+    case ModelTask::kMaskedLm:
+      return "fill-mask";
     case ModelTask::kQuestionAnswerer:
       return "question-answering";
     case ModelTask::kClassifier:
@@ -35,7 +35,7 @@ const char* pooling_name(Pooling pooling) { return pooling == Pooling::kCls ? "c
 ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kBaseModel) return ModelTask::kEmbedder;
   if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;
-  if (info.head == model::HeadKind::kMaskedLm) return ModelTask::kSparseEmbedder;
+  if (info.head == model::HeadKind::kMaskedLm) return ModelTask::kMaskedLm;
   if (info.head == model::HeadKind::kQuestionAnswering) return ModelTask::kQuestionAnswerer;
   return info.num_labels == 1 ? ModelTask::kReranker : ModelTask::kClassifier;
 }
@@ -67,7 +67,7 @@ void derive_description(ModelDescription& description, std::size_t max_input_len
 namespace {
 
 bool is_embedder(ModelTask task) {
-  return task == ModelTask::kEmbedder || task == ModelTask::kSparseEmbedder;
+  return task == ModelTask::kEmbedder || task == ModelTask::kMaskedLm;
 }
 
 // The default prompt: the server's flag, else the folder's own default_prompt_name.

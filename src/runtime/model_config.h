@@ -39,7 +39,7 @@ ModelDescription describe_model_folder(const std::string& name, const std::files
 void derive_description(ModelDescription& description, std::size_t max_input_length);
 
 // "classifier", "reranker", "embedder", "token-classification" (the pipeline's name, as HF_TASK
-// says it), "sparse-embedding" (SPLADE; no pipeline has a name for it) for logs and
+// says it), "fill-mask" (a masked-LM model: also SPLADE sparse embeddings) for logs and
 // `onepass info`.
 const char* task_name(ModelTask task);
 // "cls", "mean".

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "model/precision_check.h"
+#include "runtime/fill_mask.h"
 #include "runtime/model_config.h"
 
 namespace onepass::runtime {
@@ -313,6 +314,10 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& sp
                                                              ModelDescription description) {
   auto model = std::make_shared<LoadedModel>();
   model->tokenizer = options_.loaders.tokenizer(spec.dir);
+  model->tokenizer_settings = tokenizer::read_tokenizer_settings(spec.dir);
+  const SpecialToken mask = find_mask_token(*model->tokenizer, model->tokenizer_settings);
+  model->mask_token_id = mask.id;
+  model->pad_token_id = find_pad_token(*model->tokenizer, model->tokenizer_settings).id;
   model::LoadOptions load = options_.load;
   if (load.precision != model::Precision::kFp32 && !load.force_precision) {
     // The reduced-precision gate compares against fp32 on real text, tokenized as served. It
@@ -329,6 +334,7 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& sp
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
   // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
   description.info = model->encoder->info();
+  if (mask.id >= 0) description.mask_token = mask.text;
   derive_description(description, options_.folder.max_input_length);
   description.state = ModelState::kReady;
   description.load_error.clear();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "runtime/fill_mask.h"
 #include "runtime/prompts.h"
 #include "runtime/windows.h"
 
@@ -76,8 +77,20 @@ bool chunks_long_input(const InferenceRequest& request, const InferenceItem& ite
          (request.output == OutputKind::kLogits || request.output == OutputKind::kPooled);
 }
 
-std::vector<PreparedItem> prepare_item(const LoadedModel& model, const InferenceRequest& request,
-                                       const InferenceItem& item, bool auto_truncate) {
+namespace {
+
+// kFillMask: where the masks are and which tokens are scored.
+PreparedItem with_fill_mask(const LoadedModel& model, const InferenceRequest& request,
+                            PreparedItem item) {
+  item.mask_positions = find_mask_positions(model, item.input_ids);
+  if (!request.fill_mask.targets.empty())
+    item.target_ids = resolve_targets(*model.tokenizer, request.fill_mask.targets);
+  return item;
+}
+
+std::vector<PreparedItem> prepare_sequences(const LoadedModel& model,
+                                            const InferenceRequest& request,
+                                            const InferenceItem& item, bool auto_truncate) {
   const std::size_t limit = effective_max_length(model, request);
   const bool chunk = chunks_long_input(request, item);
   const bool truncate = request.truncate || (auto_truncate && !chunk);
@@ -135,6 +148,18 @@ std::vector<PreparedItem> prepare_item(const LoadedModel& model, const Inference
   out.input_ids = std::move(encoding.ids);
   if (model.description.info.type_vocab_size > 1) out.token_type_ids = std::move(encoding.type_ids);
   return {std::move(out)};
+}
+
+}  // namespace
+
+std::vector<PreparedItem> prepare_item(const LoadedModel& model, const InferenceRequest& request,
+                                       const InferenceItem& item, bool auto_truncate) {
+  std::vector<PreparedItem> prepared = prepare_sequences(model, request, item, auto_truncate);
+  if (request.output == OutputKind::kFillMask) {
+    ONEPASS_CHECK(prepared.size() == 1, "fill-mask inputs are never chunked");
+    prepared[0] = with_fill_mask(model, request, std::move(prepared[0]));
+  }
+  return prepared;
 }
 
 }  // namespace onepass::runtime

@@ -16,6 +16,10 @@ struct PreparedItem {
   std::vector<std::int32_t> input_ids;
   std::vector<std::int32_t> token_type_ids;  // empty: all zeros
   tokenizer::Encoding encoding;              // kTokenLogits text inputs: kept for the answer
+  // kFillMask: the positions of the mask tokens, and the ids of the request's targets (empty:
+  // the whole vocabulary).
+  std::vector<std::int32_t> mask_positions;
+  std::vector<std::int32_t> target_ids;
 };
 
 // The token limit that applies to `request` on `model`: the request's max_length when given and

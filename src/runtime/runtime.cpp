@@ -26,8 +26,8 @@ bool output_fits(ModelTask task, OutputKind output) {
     case ModelTask::kTokenClassifier:
     case ModelTask::kQuestionAnswerer:
       return output == OutputKind::kTokenLogits;
-    case ModelTask::kSparseEmbedder:
-      return output == OutputKind::kSparse;
+    case ModelTask::kMaskedLm:
+      return output == OutputKind::kSparse || output == OutputKind::kFillMask;
     case ModelTask::kClassifier:
     case ModelTask::kReranker:
       break;
@@ -42,8 +42,9 @@ std::string task_mismatch(const ModelDescription& model) {
       return name + "is an embedding model; it has no logits";
     case ModelTask::kTokenClassifier:
       return name + "is a token classifier; it answers token classification only";
-    case ModelTask::kSparseEmbedder:
-      return name + "is a sparse (SPLADE) embedding model; it answers sparse embeddings only";
+    case ModelTask::kMaskedLm:
+      return name +
+             "is a masked-LM model; it answers fill-mask and sparse (SPLADE) embeddings only";
     case ModelTask::kQuestionAnswerer:
       return name +
              "is a question-answering model; it answers {\"question\", \"context\"} inputs at "

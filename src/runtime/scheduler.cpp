@@ -1,11 +1,14 @@
 #include "runtime/scheduler.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 #include <string>
 
 #include "base/error.h"
 #include "model/layers/cpu_pinning.h"
+#include "runtime/fill_mask.h"
 #include "runtime/outputs.h"
 #include "runtime/windows.h"
 
@@ -285,7 +288,7 @@ std::size_t Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scr
   std::size_t tokens = 0;
   for (const ItemRef& item : items) {
     const PreparedItem& p = item.job->prepared[item.index];
-    inputs.push_back(model::SequenceInput{p.input_ids, p.token_type_ids});
+    inputs.push_back(model::SequenceInput{p.input_ids, p.token_type_ids, p.mask_positions});
     tokens += p.input_ids.size();
   }
   try {
@@ -301,6 +304,7 @@ std::size_t Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scr
     return tokens;
   }
   metrics_.record_batch(items.front().job->model_name, items.size(), tokens);
+  std::size_t position_row = 0;  // the first row of the next sequence in position_logits
   for (std::size_t i = 0; i < items.size(); ++i) {
     Job& job = *items[i].job;
     ItemOutput& out = job.outputs[items[i].index];
@@ -309,7 +313,23 @@ std::size_t Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scr
       out.encoding = job.prepared[items[i].index].encoding;
       out.token_style = token_text_style(*model.tokenizer);
     }
+    const std::size_t positions = inputs[i].vocab_logit_positions.size();
+    position_row += positions;
     try {
+      if (job.request.output == OutputKind::kFillMask) {
+        const PreparedItem& p = job.prepared[items[i].index];
+        const auto vocab = static_cast<std::size_t>(model.description.info.vocab_size);
+        const float* logits =
+            scratch.forward.position_logits.data() + (position_row - positions) * vocab;
+        if (!std::all_of(logits, logits + positions * vocab,
+                         [](float v) { return std::isfinite(v); })) {
+          results[i] = ItemResult{false, non_finite_output()};
+          continue;
+        }
+        out.predictions = fill_mask_predictions(model, p.input_ids, p.mask_positions, p.target_ids,
+                                                job.request.fill_mask.top_k, logits);
+        continue;
+      }
       if (!extract_output(model.description.info, job.request.output, job.pooling, scratch.forward,
                           i, out)) {
         results[i] = ItemResult{false, non_finite_output()};

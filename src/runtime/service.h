@@ -27,7 +27,8 @@ enum class ModelTask {
   kReranker,          // *ForSequenceClassification with 1 label
   kEmbedder,          // base model
   kTokenClassifier,   // *ForTokenClassification: labels per token (NER, PII)
-  kSparseEmbedder,    // *ForMaskedLM served as SPLADE: one [vocab] vector per input, mostly 0
+  kMaskedLm,          // *ForMaskedLM: fill-mask, and SPLADE: one [vocab] vector per input
+                      // (mostly 0)
   kQuestionAnswerer,  // *ForQuestionAnswering: a start and an end logit per token (extractive QA)
 };
 
@@ -62,6 +63,8 @@ struct ModelDescription {
   // Embedders: modules.json ends in a Normalize module, so sentence-transformers' encode()
   // answers unit vectors (the toolkit's sentence-embeddings task answers them so too).
   bool normalizes = false;
+  // Masked-LM models: the tokenizer's mask token ("[MASK]", "<mask>"); empty when it has none.
+  std::string mask_token;
 };
 
 // One input of a client batch: text (optionally a pair) or pre-tokenized ids (KServe tensors,
@@ -80,7 +83,26 @@ enum class OutputKind {
   kTokens,       // embedder: [num_tokens, hidden], token-major
   kTokenLogits,  // token classifier: [num_tokens, num_labels], token-major, with `encoding`;
                  // question answerer: [num_tokens, 2], each token's start and end logit
-  kSparse,       // sparse embedder: [vocab_size], the SPLADE vector (model/layers/splade_head.h)
+  kSparse,       // sparse embedder: [vocab_size], the SPLADE vector (model/layers/masked_lm_head.h)
+  kFillMask,     // masked-LM model: ItemOutput::predictions for each mask token of a text
+};
+
+// The fill-mask pipeline's parameters (transformers' FillMaskPipeline).
+struct FillMaskOptions {
+  std::size_t top_k = 5;  // predictions per mask token (at most the number of targets)
+  // When not empty, only these tokens are scored: a vocabulary token as written, else the first
+  // token of its tokenization (the pipeline's get_target_ids).
+  std::vector<std::string> targets;
+};
+
+// One prediction for one mask token.
+struct MaskPrediction {
+  float score = 0;  // softmax over the vocabulary at the mask token
+  std::int32_t token = 0;
+  std::string token_str;  // the token alone, decoded
+  // The input with this token in the mask's place, decoded (special tokens left out when the
+  // input has one mask, kept when it has several, as the pipeline does).
+  std::string sequence;
 };
 
 // What happens to a text input longer than the model's limit when truncation is off
@@ -113,10 +135,11 @@ struct InferenceRequest {
   ChunkedText chunked_text = ChunkedText::kFirst;
   // kChunk: at most this many windows per item, the first ones (0: no cap); the rest of the
   // text is not read (Cohere's max_chunks_per_doc).
-  std::size_t max_windows_per_item =
-      0;  // A prompt of the model's, by name, put before each single text (docs/api.md "Prompts");
+  std::size_t max_windows_per_item = 0;
+  // A prompt of the model's, by name, put before each single text (docs/api.md "Prompts");
   // nullopt: the model's default prompt, if it has one.
   std::optional<std::string> prompt_name;
+  FillMaskOptions fill_mask;  // kFillMask
 };
 
 // One window of a chunked input: its output and its token count, special tokens included.
@@ -136,6 +159,9 @@ struct ItemOutput {
   // and how the model's tokenizer reads tokens back as text.
   tokenizer::Encoding encoding;
   model::heads::TokenTextStyle token_style;
+  // kFillMask: for each mask token of the input, in text order, the top_k predictions, most
+  // likely first.
+  std::vector<std::vector<MaskPrediction>> predictions;
 };
 
 struct InferenceTimings {

@@ -1,7 +1,7 @@
 // End to end: SPLADE sparse embedders (BertForMaskedLM, DistilBertForMaskedLM) through the real
 // `onepass serve` binary: TEI's /embed_sparse and KServe v2 against the fixtures' golden vectors
 // (golden.json, from transformers), TEI's /info, and every route that cannot answer a sparse
-// vector refusing it by name.
+// vector refusing it by name (/invocations answers fill-mask instead).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -114,7 +114,6 @@ TEST_F(ServeSplade, InfoSaysSpladeAndOtherRoutesRefuseByName) {
            {"/embed", R"({"inputs":"a"})", 422},
            {"/embed_all", R"({"inputs":"a"})", 422},
            {"/predict", R"({"inputs":"a"})", 422},
-           {"/invocations", R"({"inputs":"a"})", 400},
            {"/classify", R"({"model":"splade","input":"a"})", 400},
        }) {
     SCOPED_TRACE(path);
@@ -122,6 +121,11 @@ TEST_F(ServeSplade, InfoSaysSpladeAndOtherRoutesRefuseByName) {
     EXPECT_EQ(r.status, status) << r.body;
     EXPECT_NE(r.body.find("sparse"), std::string::npos) << r.body;
   }
+  // /invocations runs the fill-mask pipeline on a masked-LM model (serve_fill_mask_test.cpp):
+  // a text without the mask token is refused naming it.
+  const auto invocations = post_json(port(), "/invocations", R"({"inputs":"a"})", target("splade"));
+  EXPECT_EQ(invocations.status, 422) << invocations.body;
+  EXPECT_NE(invocations.body.find("[MASK]"), std::string::npos) << invocations.body;
   // The OpenAI embeddings route serves dense embedders only.
   const auto openai = post_json(port(), "/v1/embeddings", R"({"input":"a","model":"splade"})");
   EXPECT_GE(openai.status, 400) << openai.body;

@@ -81,7 +81,7 @@ class FuzzService : public runtime::InferenceService {
       case runtime::ModelTask::kQuestionAnswerer:
         check(request.output == runtime::OutputKind::kTokenLogits);
         break;
-      case runtime::ModelTask::kSparseEmbedder:
+      case runtime::ModelTask::kMaskedLm:
         check(request.output == runtime::OutputKind::kSparse);
         break;
       case runtime::ModelTask::kClassifier:
@@ -192,7 +192,7 @@ class FuzzService : public runtime::InferenceService {
       d.info.num_labels = 2;
       d.info.id2label = {"LABEL_0", "LABEL_1"};
     } else if (name == "splade") {
-      d.task = runtime::ModelTask::kSparseEmbedder;
+      d.task = runtime::ModelTask::kMaskedLm;
       d.info.architecture = "BertForMaskedLM";
       d.info.head = model::HeadKind::kMaskedLm;
     } else if (name == "rerank") {
@@ -259,7 +259,7 @@ class FuzzService : public runtime::InferenceService {
         const float base = static_cast<float>(item.text.size() % 7) - 3.0f;
         runtime::ItemOutput out;
         out.num_tokens = static_cast<int>(tokens);
-        if (model.task == runtime::ModelTask::kSparseEmbedder) {
+        if (model.task == runtime::ModelTask::kMaskedLm) {
           // Mostly 0, as a SPLADE vector is.
           out.values.assign(static_cast<std::size_t>(kVocab), 0.0f);
           out.values[static_cast<std::size_t>(tokens) % out.values.size()] = base + 4.0f;

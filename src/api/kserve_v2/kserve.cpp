@@ -108,14 +108,14 @@ runtime::ModelDescription model_for(Call& call) {
 
 const char* output_name(const runtime::ModelDescription& model) {
   if (model.task == runtime::ModelTask::kEmbedder) return "embeddings";
-  if (model.task == runtime::ModelTask::kSparseEmbedder) return "sparse_embeddings";
+  if (model.task == runtime::ModelTask::kMaskedLm) return "sparse_embeddings";
   return "logits";
 }
 
 std::int64_t output_width(const runtime::ModelDescription& model) {
   if (model.task == runtime::ModelTask::kEmbedder) return model.info.hidden_size;
   // The SPLADE vector, dense: one value per vocabulary entry, most of them 0.
-  if (model.task == runtime::ModelTask::kSparseEmbedder) return model.info.vocab_size;
+  if (model.task == runtime::ModelTask::kMaskedLm) return model.info.vocab_size;
   return model.info.num_labels;
 }
 
@@ -260,10 +260,9 @@ void handle_infer(Call& call) {
 
   runtime::InferenceRequest request;
   request.model = model.name;
-  request.output = model.task == runtime::ModelTask::kEmbedder ? runtime::OutputKind::kPooled
-                   : model.task == runtime::ModelTask::kSparseEmbedder
-                       ? runtime::OutputKind::kSparse
-                       : runtime::OutputKind::kLogits;
+  request.output = model.task == runtime::ModelTask::kEmbedder   ? runtime::OutputKind::kPooled
+                   : model.task == runtime::ModelTask::kMaskedLm ? runtime::OutputKind::kSparse
+                                                                 : runtime::OutputKind::kLogits;
   request.truncate = call.options.auto_truncate;
   apply_long_input({}, call.options, std::nullopt, request);  // --long-input; ids never chunk
   if (text && input_ids) invalid("give either 'text' or 'input_ids', not both");

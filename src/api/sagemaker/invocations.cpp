@@ -10,6 +10,7 @@
 #include "api/common/similarity.h"
 #include "api/common/token_classification.h"
 #include "api/common/zero_shot.h"
+#include "api/sagemaker/fill_mask.h"
 #include "api/sagemaker/sagemaker.h"
 #include "api/sagemaker/sentence_tasks.h"
 #include "api/sagemaker/toolkit_payload.h"
@@ -244,11 +245,9 @@ void invoke(Call& call, Flavor flavor) {
     return token_classification(call, model, payload);
   if (model.task == runtime::ModelTask::kQuestionAnswerer)
     return question_answering(call, model, payload);
-  // No pipeline of the toolkit answers SPLADE vectors.
-  if (model.task == runtime::ModelTask::kSparseEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name +
-                       "' is a sparse (SPLADE) embedding model; use TEI's /embed_sparse or KServe");
+  // The toolkit runs a *ForMaskedLM model as the fill-mask pipeline (SPLADE vectors are
+  // TEI's /embed_sparse and KServe's).
+  if (model.task == runtime::ModelTask::kMaskedLm) return fill_mask(call, model, payload);
   if (payload.parameters.contains("candidate_labels")) return zero_shot(call, model, payload);
   classify(call, model, payload, flavor);
 }

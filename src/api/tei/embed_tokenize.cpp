@@ -107,7 +107,7 @@ void handle_embed_all(Call& call) {
 void handle_embed_sparse(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  if (model.task != runtime::ModelTask::kSparseEmbedder)
+  if (model.task != runtime::ModelTask::kMaskedLm)
     throw ApiError(ApiErrorKind::kValidation,
                    "model '" + model.name +
                        "' is not a sparse embedding model (SPLADE: a *ForMaskedLM checkpoint)");
@@ -214,11 +214,10 @@ void handle_info(Call& call) {
       .value("float32")
       .key("model_type")
       .begin_object();
-  if (model.task == runtime::ModelTask::kEmbedder ||
-      model.task == runtime::ModelTask::kSparseEmbedder) {
-    const char* pooling = model.task == runtime::ModelTask::kSparseEmbedder ? "splade"
-                          : model.pooling == runtime::Pooling::kCls         ? "cls"
-                                                                            : "mean";
+  if (model.task == runtime::ModelTask::kEmbedder || model.task == runtime::ModelTask::kMaskedLm) {
+    const char* pooling = model.task == runtime::ModelTask::kMaskedLm ? "splade"
+                          : model.pooling == runtime::Pooling::kCls   ? "cls"
+                                                                      : "mean";
     json.key("embedding").begin_object().key("pooling").value(pooling).end_object();
   } else {
     json.key(model.task == runtime::ModelTask::kReranker ? "reranker" : "classifier")

@@ -49,7 +49,7 @@ void check_classifier(const runtime::ModelDescription& model, const char* route)
     throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
                                                   "' is a token classifier and cannot serve " +
                                                   route + "; use /predict_tokens");
-  if (model.task == runtime::ModelTask::kSparseEmbedder)
+  if (model.task == runtime::ModelTask::kMaskedLm)
     throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
                                                   "' is a sparse (SPLADE) embedding model and "
                                                   "cannot serve " +

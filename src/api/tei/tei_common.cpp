@@ -82,7 +82,7 @@ runtime::ModelDescription select_tei_model(Call& call) {
 
 runtime::ModelDescription select_embedder(Call& call) {
   auto model = select_tei_model(call);
-  if (model.task == runtime::ModelTask::kSparseEmbedder)
+  if (model.task == runtime::ModelTask::kMaskedLm)
     throw ApiError(
         ApiErrorKind::kValidation,
         "model '" + model.name + "' is a sparse (SPLADE) embedding model; use /embed_sparse");

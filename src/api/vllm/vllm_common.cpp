@@ -17,7 +17,7 @@ runtime::ModelDescription select_vllm_model(Call& call, const Json& body) {
                    "model '" + model.name + "' is an embedding model and cannot serve " +
                        std::string(call.request.path()),
                    "model");
-  if (model.task == runtime::ModelTask::kSparseEmbedder)
+  if (model.task == runtime::ModelTask::kMaskedLm)
     throw ApiError(ApiErrorKind::kValidation,
                    "model '" + model.name +
                        "' is a sparse (SPLADE) embedding model and cannot serve " +
