@@ -1,7 +1,8 @@
 // @huggingface/inference (exact version in package.json) with endpointUrl at
 // http://127.0.0.1:PORT/models/NAME while three models are served: each task's client call
 // parses onepass's answer and gets the same numbers as the server's other routes (for question
-// answering: the toolkit's /invocations answer; for sentence similarity: TEI's /similarity).
+// answering and fill-mask: the toolkit's /invocations answer; for sentence similarity: TEI's
+// /similarity).
 // usage: node hf_inference_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR
 import { InferenceClient } from "@huggingface/inference";
 import { check, startServe } from "./serve.mjs";
@@ -12,6 +13,7 @@ const server = await startServe(binary, [
   "--model", `embed=${models}/bert-tiny-embed`,
   "--model", `rerank=${models}/bert-tiny-rerank`,
   "--model", `qa=${models}/bert-tiny-qa`,
+  "--model", `mlm=${models}/bert-tiny-splade`,
 ]);
 const base = `http://127.0.0.1:${server.port}`;
 const post = async (path, body, model) => {
@@ -89,6 +91,17 @@ try {
   check(qaInputs.context.slice(answer.start, answer.end) === answer.answer,
         `the answer is the context's [start, end): ${JSON.stringify(answer)}`);
 
+  // fill-mask on the masked-LM model: the client's validation of {score, token, token_str,
+  // sequence} passes and the predictions are the toolkit's.
+  const masked = "the [MASK] is free software.";
+  const fills = await client("mlm").fillMask({ inputs: masked, parameters: { top_k: 3 } });
+  const fillToolkit = await post("/invocations", { inputs: masked, parameters: { top_k: 3 } }, "mlm");
+  check(Array.isArray(fills) && fills.length === 3, `fill-mask: ${JSON.stringify(fills)}`);
+  for (let i = 0; i < 3; ++i)
+    check(fills[i].token === fillToolkit[i].token && fills[i].token_str === fillToolkit[i].token_str &&
+          fills[i].sequence === fillToolkit[i].sequence && close(fills[i].score, fillToolkit[i].score),
+          `fill-mask ${i}: ${JSON.stringify(fills[i])} vs ${JSON.stringify(fillToolkit[i])}`);
+
   // A model that is not served: the client raises with the server's message.
   let message = "";
   try {
@@ -97,7 +110,7 @@ try {
     message = String(e.message);
   }
   check(message.includes("not loaded"), `unknown model error: '${message}'`);
-  console.log("ok: @huggingface/inference against /models/{nli,embed,rerank,qa}");
+  console.log("ok: @huggingface/inference against /models/{nli,embed,rerank,qa,mlm}");
 } finally {
   server.stop();
 }
