@@ -304,6 +304,13 @@ tokenizer::Encoding Runtime::tokenize(std::string_view model, std::string_view t
   return loaded->tokenizer->encode(text, pair, {}, add_special_tokens);
 }
 
+std::string Runtime::decode(std::string_view model, std::span<const std::int32_t> ids,
+                            bool skip_special_tokens) const {
+  if (impl_->draining.load()) throw Error(ErrorKind::kUnavailable, "the server is shutting down");
+  auto loaded = impl_->registry->loaded_now(model);
+  return loaded->tokenizer->decode(ids, skip_special_tokens);
+}
+
 void Runtime::load_model(const std::string& name, const std::filesystem::path& dir) {
   impl_->registry->load_now(ModelSpec{name, dir});
 }

@@ -127,6 +127,8 @@ class Runtime final : public InferenceService {
   tokenizer::Encoding tokenize(std::string_view model, std::string_view text,
                                std::optional<std::string_view> pair,
                                bool add_special_tokens) const override;
+  std::string decode(std::string_view model, std::span<const std::int32_t> ids,
+                     bool skip_special_tokens) const override;
   void load_model(const std::string& name, const std::filesystem::path& dir) override;
   void unload_model(const std::string& name) override;
   bool ready() const override;

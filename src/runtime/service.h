@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -200,6 +201,13 @@ class InferenceService {
   virtual tokenizer::Encoding tokenize(std::string_view model, std::string_view text,
                                        std::optional<std::string_view> pair,
                                        bool add_special_tokens) const = 0;
+
+  // TEI /decode: the model's tokenizer reads ids back as text (tokenizer::Tokenizer::decode,
+  // without transformers' space cleanup, as TEI's tokenizers library answers). Synchronous, on
+  // the caller's thread. Throws like tokenize(), and kInvalidInput for an id outside the
+  // vocabulary.
+  virtual std::string decode(std::string_view model, std::span<const std::int32_t> ids,
+                             bool skip_special_tokens) const = 0;
 
   // SageMaker multi-model API (only when enabled). load_model throws kInvalidArgument when the
   // name is taken (409), kInvalidModel when it cannot load; unload_model kNotFound (404).

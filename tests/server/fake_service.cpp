@@ -208,6 +208,19 @@ void FakeService::worker() {
   }
 }
 
+std::string FakeService::decode(std::string_view model, std::span<const std::int32_t> ids,
+                                bool skip_special_tokens) const {
+  if (!find_model(model)) throw Error(ErrorKind::kNotFound, "no model");
+  std::string text;
+  for (const std::int32_t id : ids) {
+    if (id < 0) throw Error(ErrorKind::kInvalidInput, "token id outside the vocabulary");
+    if (skip_special_tokens && (id == 1 || id == 2)) continue;
+    if (!text.empty()) text.push_back(' ');
+    text.append(std::to_string(id));
+  }
+  return text;
+}
+
 tokenizer::Encoding FakeService::tokenize(std::string_view model, std::string_view text,
                                           std::optional<std::string_view>, bool add_special) const {
   if (!find_model(model)) throw Error(ErrorKind::kNotFound, "no model");

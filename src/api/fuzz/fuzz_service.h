@@ -82,7 +82,9 @@ class FuzzService : public runtime::InferenceService {
         check(request.output == runtime::OutputKind::kTokenLogits);
         break;
       case runtime::ModelTask::kMaskedLm:
-        check(request.output == runtime::OutputKind::kSparse);
+        check(request.output == runtime::OutputKind::kSparse ||
+              request.output == runtime::OutputKind::kFillMask);
+        check(request.output != runtime::OutputKind::kFillMask || request.fill_mask.top_k >= 1);
         break;
       case runtime::ModelTask::kClassifier:
       case runtime::ModelTask::kReranker:
@@ -90,6 +92,21 @@ class FuzzService : public runtime::InferenceService {
         break;
     }
     pending_.emplace_back(std::move(request), std::move(done));
+  }
+
+  std::string decode(std::string_view model, std::span<const std::int32_t> ids,
+                     bool skip_special_tokens) const override {
+    const auto described = find_model(model);
+    if (!described) throw Error(ErrorKind::kNotFound, "no such model");
+    std::string text;
+    for (const std::int32_t id : ids) {
+      if (id < 0 || id >= described->info.vocab_size)
+        throw Error(ErrorKind::kInvalidInput, "token id outside the vocabulary");
+      if (skip_special_tokens && id < 3) continue;
+      if (!text.empty()) text.push_back(' ');
+      text.append(std::to_string(id));
+    }
+    return text;
   }
 
   tokenizer::Encoding tokenize(std::string_view model, std::string_view text,
@@ -259,7 +276,25 @@ class FuzzService : public runtime::InferenceService {
         const float base = static_cast<float>(item.text.size() % 7) - 3.0f;
         runtime::ItemOutput out;
         out.num_tokens = static_cast<int>(tokens);
-        if (model.task == runtime::ModelTask::kMaskedLm) {
+        if (request.output == runtime::OutputKind::kFillMask) {
+          // The runtime's rules: a "[MASK]" word per mask, none is refused; top_k predictions
+          // (at most the targets) per mask.
+          std::size_t masks = 0;
+          for (std::size_t at = item.text.find("[MASK]"); at != std::string::npos;
+               at = item.text.find("[MASK]", at + 1))
+            ++masks;
+          if (masks == 0) throw Error(ErrorKind::kInvalidInput, "No mask_token ([MASK]) found");
+          std::size_t k = request.fill_mask.top_k;
+          if (!request.fill_mask.targets.empty()) k = std::min(k, request.fill_mask.targets.size());
+          k = std::min<std::size_t>(k, kVocab);
+          out.predictions.assign(masks, {});
+          for (auto& per_mask : out.predictions) {
+            for (std::size_t r = 0; r < k; ++r) {
+              per_mask.push_back({1.0f / static_cast<float>(r + 2), static_cast<std::int32_t>(r),
+                                  std::to_string(r), item.text});
+            }
+          }
+        } else if (model.task == runtime::ModelTask::kMaskedLm) {
           // Mostly 0, as a SPLADE vector is.
           out.values.assign(static_cast<std::size_t>(kVocab), 0.0f);
           out.values[static_cast<std::size_t>(tokens) % out.values.size()] = base + 4.0f;

@@ -30,6 +30,8 @@ common_bad = {
 routes = {
  'sagemaker_invocations_fuzz': {
    'text': {'inputs': 'I love this'},
+   'fill_mask': {'inputs': ['a [MASK] b [MASK]', 'c [MASK]'], 'parameters': {'top_k': 3, 'targets': ['a', 'zz']}},
+   'fill_mask_target': {'inputs': 'x [MASK]', 'parameters': {'targets': 'a', 'top_k': 0}},
    'text_list': {'inputs': ['a b', 'c']},
    'pair': {'inputs': {'text': 'p', 'text_pair': 'h'}},
    'pair_list': {'inputs': [{'text': 'p', 'text_pair': 'h'}, {'text': 'q'}]},
@@ -185,6 +187,11 @@ routes = {
  'tei_tokenize_fuzz': {
    'text': {'inputs': 'héllo  world 東京 👨‍👩‍👧'}, 'list': {'inputs': ['a b', 'c'], 'add_special_tokens': False},
    'prompt_name': {'inputs': 'a', 'prompt_name': 'query'},
+ },
+ 'tei_decode_fuzz': {
+   'ids': {'ids': [1, 5, 7, 2]}, 'batch': {'ids': [[1, 2], [], [3]], 'skip_special_tokens': False},
+   'empty': {'ids': []}, 'negative': {'ids': [-1]}, 'huge': {'ids': [12345678901234]},
+   'mixed': {'ids': [1, [2]]}, 'strings': {'ids': ['a']},
  },
  'tei_zero_shot_fuzz': {
    'basic': {'inputs': ['the game'], 'candidate_labels': ['sports', 'cooking'], 'hypothesis_template': 'This is {}.', 'multi_label': True},

@@ -49,6 +49,7 @@ constexpr Route kRoutes[] = {
     {"POST", "/embed_sparse", handle_embed_sparse},
     {"POST", "/similarity", handle_similarity},
     {"POST", "/tokenize", handle_tokenize},
+    {"POST", "/decode", handle_decode},
     {"POST", "/zero_shot", handle_zero_shot},
     {"GET", "/info", handle_info},
 };

@@ -17,6 +17,7 @@ void handle_embed_all(Call& call);
 void handle_embed_sparse(Call& call);
 void handle_similarity(Call& call);
 void handle_tokenize(Call& call);
+void handle_decode(Call& call);
 void handle_zero_shot(Call& call);
 void handle_info(Call& call);
 
