@@ -3,24 +3,10 @@
 #include <string_view>
 #include <utility>
 
+#include "tokenizer/common/replace.h"
 #include "tokenizer/slow/slow_config.h"
 
 namespace onepass::tokenizer {
-namespace {
-
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  std::string out;
-  std::size_t begin = 0;
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, begin)) {
-    out.append(s, begin, at - begin);
-    out.append(to);
-    begin = at + from.size();
-  }
-  out.append(s, begin, std::string::npos);
-  s = std::move(out);
-}
-
-}  // namespace
 
 TokenizerSettings read_tokenizer_settings(const std::filesystem::path& model_dir) {
   TokenizerSettings settings;

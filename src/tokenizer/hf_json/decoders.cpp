@@ -3,24 +3,12 @@
 
 #include <unordered_map>
 
+#include "tokenizer/common/replace.h"
 #include "tokenizer/common/unicode.h"
 #include "tokenizer/hf_json/pre_tokenizers.h"
 
 namespace onepass::tokenizer::hf_json {
 namespace {
-
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  if (from.empty()) return;
-  std::string out;
-  std::size_t begin = 0;
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, begin)) {
-    out.append(s, begin, at - begin);
-    out.append(to);
-    begin = at + from.size();
-  }
-  out.append(s, begin, std::string::npos);
-  s = std::move(out);
-}
 
 char32_t single_char(const Json& j, std::string_view where, const char* field) {
   const std::u32string s = unicode::decode_utf8(get_string(j, where, field));
