@@ -52,13 +52,17 @@ json parameters_of(const json& c) {
 }
 
 const std::vector<std::pair<std::string, std::string>> kModels = {
-    {"mlm", "bert-tiny-splade"}, {"dmlm", "distilbert-tiny-splade"}};
+    {"mlm", "bert-tiny-splade"}, {"dmlm", "distilbert-tiny-splade"}, {"xmlm", "xlmr-tiny-mlm"}};
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:
   static std::vector<std::string> server_args() {
-    return {"--model", "mlm=" + fixture_model("bert-tiny-splade"), "--model",
-            "dmlm=" + fixture_model("distilbert-tiny-splade")};
+    std::vector<std::string> args;
+    for (const auto& [name, folder] : kModels) {
+      args.push_back("--model");
+      args.push_back(name + "=" + fixture_model(folder));
+    }
+    return args;
   }
 };
 

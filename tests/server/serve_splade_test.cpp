@@ -35,13 +35,16 @@ class ServeSplade : public ServeSuite<ServeSplade> {
   static std::vector<std::string> server_args() {
     return {"--model", "splade=" + fixture_model("bert-tiny-splade"),
             "--model", "dsplade=" + fixture_model("distilbert-tiny-splade"),
+            "--model", "xsplade=" + fixture_model("xlmr-tiny-mlm"),
             "--model", "embed=" + fixture_model("bert-tiny-embed")};
   }
 };
 
 TEST_F(ServeSplade, TeiEmbedSparseGivesTheGoldenVectors) {
-  for (const auto& [name, folder] : std::vector<std::pair<std::string, std::string>>{
-           {"splade", "bert-tiny-splade"}, {"dsplade", "distilbert-tiny-splade"}}) {
+  for (const auto& [name, folder] :
+       std::vector<std::pair<std::string, std::string>>{{"splade", "bert-tiny-splade"},
+                                                        {"dsplade", "distilbert-tiny-splade"},
+                                                        {"xsplade", "xlmr-tiny-mlm"}}) {
     SCOPED_TRACE(name);
     const auto g = golden(folder);
     json texts = json::array();

@@ -15,16 +15,16 @@ struct TableLine {
   const ArchitectureFamily* family;
   bool roberta_code = false;             // see Architecture
   bool positions_after_padding = false;  // see Architecture; implied by roberta_code
-  bool masked_lm = false;                // <Prefix>ForMaskedLM loads too (served as SPLADE)
+  bool masked_lm = false;                // <Prefix>ForMaskedLM loads too (fill-mask, SPLADE)
 };
 
 constexpr TableLine kTable[] = {
     // clang-format off
     //  prefix      family             roberta_code  positions_after_padding  masked_lm
     {"Bert",       &kBertFamily,       false,        false,                   true},
-    {"Roberta",    &kBertFamily,       true},
-    {"XLMRoberta", &kBertFamily,       true},
-    {"Camembert",  &kBertFamily,       true},
+    {"Roberta",    &kBertFamily,       true,         false,                   true},
+    {"XLMRoberta", &kBertFamily,       true,         false,                   true},
+    {"Camembert",  &kBertFamily,       true,         false,                   true},
     {"DebertaV2",  &kDebertaV2Family},
     {"DistilBert", &kDistilBertFamily, false,        false,                   true},
     {"Electra",    &kElectraFamily},

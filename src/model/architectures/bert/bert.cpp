@@ -4,8 +4,8 @@
 // BertForSequenceClassification (pooler + linear) and RobertaForSequenceClassification (dense +
 // tanh + out_proj on the first token), the *ForTokenClassification head (one linear
 // "classifier" on every token; no pooler), *ForQuestionAnswering (the same with "qa_outputs"),
-// and BertForMaskedLM's head (fill-mask, and
-// SPLADE sparse embeddings: model/layers/masked_lm_head.h).
+// and the masked-LM heads of BertForMaskedLM and RobertaForMaskedLM (fill-mask, and SPLADE
+// sparse embeddings: model/layers/masked_lm_head.h).
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <string>
@@ -108,7 +108,16 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
   }
 
   const bool pooler_present = store_.contains(base + "pooler.dense.weight");
-  if (info_.head == HeadKind::kMaskedLm) {
+  if (info_.head == HeadKind::kMaskedLm && roberta) {
+    // RobertaLMHead: dense, GELU (erf, whatever hidden_act says), layer_norm, decoder. Its bias
+    // is lm_head.bias; decoder.bias is the same tensor, which a checkpoint may keep instead.
+    head_ = Head::kMaskedLm;
+    const char* bias = store_.contains("lm_head.bias") ? "lm_head.bias" : "lm_head.decoder.bias";
+    masked_lm_ = MaskedLmHead(
+        store_, {"lm_head.dense", "lm_head.layer_norm", "lm_head.decoder.weight", bias},
+        kernels::Activation::kGeluErf, config.layer_norm_eps, word_embeddings_, config.vocab_size,
+        h);
+  } else if (info_.head == HeadKind::kMaskedLm) {
     // BertLMPredictionHead. Its bias is cls.predictions.bias; decoder.bias is the same
     // tensor, which a checkpoint may keep instead.
     head_ = Head::kMaskedLm;
