@@ -94,6 +94,35 @@ std::u32string code_points(std::string_view s) {
   return out;
 }
 
+// Unicode White_Space (Rust's char::is_whitespace, what the tokenizers library's lstrip / rstrip
+// absorb next to an added token).
+bool is_white_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
+}
+
+// The pipeline's word for a token is convert_ids_to_tokens(id): the vocabulary's string. An
+// encoding's token string is that, except for an added token matched with lstrip / rstrip
+// (RoBERTa's <mask>, DeBERTa's [MASK]), whose string in the tokenizers library is the matched
+// text, the whitespace it absorbed included. No vocabulary token of the WordPiece, SentencePiece
+// or byte-level tokenizers holds a literal white space at its edges (they split on it or write
+// it as ▁ / Ġ), so trimming it gives the vocabulary's string back.
+std::string vocabulary_token(const std::string& token) {
+  // Byte offsets of each code point, and one past the last.
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < token.size(); ++i)
+    if ((static_cast<unsigned char>(token[i]) & 0xC0) != 0x80) at.push_back(i);
+  const std::u32string c = code_points(token);
+  at.resize(c.size());
+  at.push_back(token.size());
+  std::size_t begin = 0;
+  std::size_t end = c.size();
+  while (begin < end && is_white_space(c[begin])) ++begin;
+  while (end > begin && is_white_space(c[end - 1])) --end;
+  return token.substr(at[begin], at[end] - at[begin]);
+}
+
 // Rust's String::from_utf8_lossy: each maximal subpart of an ill-formed sequence (a valid lead
 // byte and the continuation bytes that still fit it, or one stray byte) becomes one U+FFFD.
 std::string utf8_lossy(std::string_view bytes) {
@@ -222,7 +251,7 @@ std::vector<Entity> extract_entities(const TokenizedSequence& seq,
     PreEntity p;
     const float* row = seq.logits.data() + t * labels;
     p.scores = softmax(std::span<const float>(row, labels));
-    p.word = seq.tokens[t];
+    p.word = vocabulary_token(seq.tokens[t]);
     p.start = seq.offsets[t].first;
     p.end = seq.offsets[t].second;
     p.index = t;
