@@ -3,6 +3,7 @@
 // truncation) must match exactly.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -157,27 +158,26 @@ TEST_P(TokenizerJsonModelGolden, GoldenCasesMatch) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, TokenizerJsonModelGolden, ::testing::ValuesIn(model_folders()),
                          folder_name);
 
-TEST(TokenizerJson, EveryModelFixtureHasGoldenCases) { EXPECT_EQ(model_folders().size(), 6u); }
+TEST(TokenizerJson, EveryModelFixtureHasGoldenCases) { EXPECT_EQ(model_folders().size(), 8u); }
 
 TEST(TokenizerJson, FindsEveryFixtureFolder) {
-  EXPECT_EQ(testing::tokenizer_json_folders().size(), 7u);
-  EXPECT_EQ(oracle_folders().size(), 6u);
+  EXPECT_EQ(testing::tokenizer_json_folders().size(), 9u);
+  EXPECT_EQ(oracle_folders().size(), 7u);
 }
 
 // The token-classification pipeline reads entity words back through the decoder: ByteLevel for
-// the RoBERTa fixtures, WordPiece or Metaspace for the other model folders.
+// the RoBERTa and DeBERTa (v1) fixtures, WordPiece or Metaspace for the other model folders.
 TEST(TokenizerJson, ReportsAByteLevelDecoder) {
-  EXPECT_TRUE(
-      load_tokenizer_json(testing::fixtures_dir() / "tokenizers/roberta-bpe-tiny/tokenizer.json")
-          ->byte_level_decoder());
-  std::size_t others = 0;
+  const std::set<std::string> byte_level = {"roberta-bpe-tiny", "roberta-tiny-qa",
+                                            "deberta-tiny-nli", "deberta-tiny-ner"};
+  std::size_t seen = 0;
   for (const auto& dir : testing::tokenizer_json_folders()) {
-    if (dir.filename().string().rfind("roberta", 0) == 0) continue;
     SCOPED_TRACE(dir.string());
-    EXPECT_FALSE(load_tokenizer_json(dir / "tokenizer.json")->byte_level_decoder());
-    ++others;
+    const bool expected = byte_level.count(dir.filename().string()) > 0;
+    seen += expected;
+    EXPECT_EQ(load_tokenizer_json(dir / "tokenizer.json")->byte_level_decoder(), expected);
   }
-  EXPECT_GT(others, 0u);
+  EXPECT_EQ(seen, byte_level.size());
 }
 
 TEST(TokenizerJson, InvalidUtf8IsAClearError) {

@@ -54,6 +54,7 @@ const Architecture* find_architecture(std::string_view name);
 
 // The families, each defined in its own folder.
 extern const ArchitectureFamily kBertFamily;        // bert/: BERT, RoBERTa, XLM-R, CamemBERT
+extern const ArchitectureFamily kDebertaFamily;     // deberta/: DeBERTa (v1), on deberta_v2/
 extern const ArchitectureFamily kDebertaV2Family;   // deberta_v2/: DeBERTa-v2 / v3
 extern const ArchitectureFamily kDistilBertFamily;  // distilbert/
 extern const ArchitectureFamily kElectraFamily;     // electra/

@@ -25,6 +25,7 @@ constexpr TableLine kTable[] = {
     {"Roberta",    &kBertFamily,       true,         false,                   true},
     {"XLMRoberta", &kBertFamily,       true,         false,                   true},
     {"Camembert",  &kBertFamily,       true,         false,                   true},
+    {"Deberta",    &kDebertaFamily},
     {"DebertaV2",  &kDebertaV2Family},
     {"DistilBert", &kDistilBertFamily, false,        false,                   true},
     {"Electra",    &kElectraFamily},

@@ -15,6 +15,10 @@ struct DebertaV2Config : weights::ModelConfig {
   int max_relative_positions = -1;
   int position_buckets = -1;
   std::vector<std::string> pos_att_type;  // subset/order of "c2p", "p2c" ("c2p|p2c" split)
+  // How many terms the attention scale counts: HF divides the scores by sqrt(head_size * (1 +
+  // score_terms)). -1: DeBERTa-v2's rule, one for each of "c2p" and "p2c" listed; DeBERTa (v1)
+  // counts every item of pos_att_type.
+  int score_terms = -1;
   bool share_att_key = false;
   std::string norm_rel_ebd = "none";  // "none" or e.g. "layer_norm"
   bool position_biased_input = true;

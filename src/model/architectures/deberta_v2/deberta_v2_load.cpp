@@ -52,7 +52,42 @@ bool norm_rel_ebd_has_layer_norm(const std::string& text) {
 
 }  // namespace
 
-Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOptions& options)
+AttentionWeights read_deberta_v2_attention(const DebertaV2Config& c,
+                                           const weights::WeightStore& store, const std::string& a,
+                                           bool c2p, bool p2c) {
+  const std::int64_t hidden = c.hidden_size;
+  const auto h = static_cast<std::size_t>(hidden);
+  const auto q_w = store.get(a + "query_proj.weight", {hidden, hidden});
+  const auto q_b = store.get(a + "query_proj.bias", {hidden});
+  const auto k_w = store.get(a + "key_proj.weight", {hidden, hidden});
+  const auto k_b = store.get(a + "key_proj.bias", {hidden});
+  const auto v_w = store.get(a + "value_proj.weight", {hidden, hidden});
+  const auto v_b = store.get(a + "value_proj.bias", {hidden});
+  AttentionWeights weights;
+  weights.qkv_weight.reserve(3 * h * h);
+  for (const auto* w : {&q_w, &k_w, &v_w})
+    weights.qkv_weight.insert(weights.qkv_weight.end(), w->data, w->data + h * h);
+  for (const auto* b : {&q_b, &k_b, &v_b})
+    weights.qkv_bias.insert(weights.qkv_bias.end(), b->data, b->data + h);
+  if (c2p) {
+    const bool own = !c.share_att_key;
+    const auto w = own ? store.get(a + "pos_key_proj.weight", {hidden, hidden}) : k_w;
+    const auto b = own ? store.get(a + "pos_key_proj.bias", {hidden}) : k_b;
+    weights.pos_key_weight = w.data;
+    weights.pos_key_bias = b.data;
+  }
+  if (p2c) {
+    const bool own = !c.share_att_key;
+    const auto w = own ? store.get(a + "pos_query_proj.weight", {hidden, hidden}) : q_w;
+    const auto b = own ? store.get(a + "pos_query_proj.bias", {hidden}) : q_b;
+    weights.pos_query_weight = w.data;
+    weights.pos_query_bias = b.data;
+  }
+  return weights;
+}
+
+Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOptions& options,
+             AttentionReader read_attention)
     : store_(std::move(store)) {
   info_ = describe_checkpoint(c);
   const bool classifier = info_.head != HeadKind::kBaseModel;
@@ -72,7 +107,8 @@ Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOpt
   // HF counts c2p / p2c for the scale even when relative_attention is off.
   const bool lists_c2p = has_token(c.pos_att_type, "c2p");
   const bool lists_p2c = has_token(c.pos_att_type, "p2c");
-  scale_ = attention_scale(head_size_, int(lists_c2p) + int(lists_p2c));
+  scale_ = attention_scale(head_size_,
+                           c.score_terms >= 0 ? c.score_terms : int(lists_c2p) + int(lists_p2c));
   c2p_ = c.relative_attention && lists_c2p;
   p2c_ = c.relative_attention && lists_p2c;
 
@@ -103,7 +139,7 @@ Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOpt
   }
   layers_.reserve(static_cast<std::size_t>(c.num_hidden_layers));
   for (int l = 0; l < c.num_hidden_layers; ++l) {
-    load_layer(c, l, rel.empty() ? nullptr : rel.data());
+    load_layer(c, l, rel.empty() ? nullptr : rel.data(), read_attention);
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
@@ -160,31 +196,22 @@ void Model::load_embeddings(const DebertaV2Config& c) {
   embedding_norm_ = load_layer_norm(store_, p + "LayerNorm", hidden_, c.layer_norm_eps);
 }
 
-void Model::load_layer(const DebertaV2Config& c, int index, const float* rel) {
+void Model::load_layer(const DebertaV2Config& c, int index, const float* rel,
+                       AttentionReader read_attention) {
   const std::string p = prefix_ + "encoder.layer." + std::to_string(index) + ".";
-  const std::string a = p + "attention.self.";
   const auto h = static_cast<std::size_t>(hidden_);
+  const bool relative = rel != nullptr;
+  AttentionWeights weights =
+      read_attention(c, store_, p + "attention.self.", relative && c2p_, relative && p2c_);
+  if (weights.qkv_weight.size() != 3 * h * h || weights.qkv_bias.size() != 3 * h)
+    throw Error(ErrorKind::kInternal, "DeBERTa: attention weights of the wrong size");
   Layer layer;
-  const auto q_w = store_.get(a + "query_proj.weight", {hidden_, hidden_});
-  const auto q_b = store_.get(a + "query_proj.bias", {hidden_});
-  const auto k_w = store_.get(a + "key_proj.weight", {hidden_, hidden_});
-  const auto k_b = store_.get(a + "key_proj.bias", {hidden_});
-  const auto v_w = store_.get(a + "value_proj.weight", {hidden_, hidden_});
-  const auto v_b = store_.get(a + "value_proj.bias", {hidden_});
-  // Query, key and value rows stacked into one [3 hidden, hidden] product; the Linear packs its
-  // own copy, so this staging buffer ends here.
-  std::vector<float> qkv_weight;
-  qkv_weight.reserve(3 * h * h);
-  for (const auto* w : {&q_w, &k_w, &v_w})
-    qkv_weight.insert(qkv_weight.end(), w->data, w->data + h * h);
-  for (const auto* b : {&q_b, &k_b, &v_b})
-    layer.qkv_bias.insert(layer.qkv_bias.end(), b->data, b->data + h);
-  layer.qkv = kernels::Linear(qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_, hidden_,
-                              kernels::Activation::kIdentity, 0, precision_);
+  layer.qkv_bias = std::move(weights.qkv_bias);
+  // The Linear packs its own copy, so the stacked rows end with this function.
+  layer.qkv = kernels::Linear(weights.qkv_weight.data(), layer.qkv_bias.data(), 3 * hidden_,
+                              hidden_, kernels::Activation::kIdentity, 0, precision_);
 
-  if (rel != nullptr && (c2p_ || p2c_)) {
-    // pos_key = key projection of the relative embeddings (pos_key_proj unless share_att_key),
-    // pos_query likewise with the query projection.
+  if (relative && (c2p_ || p2c_)) {
     const int rows = 2 * index_->att_span();
     const auto project = [&](const float* w, const float* b, std::vector<float>& out) {
       std::vector<float> rows_by_hidden(static_cast<std::size_t>(rows) * h);
@@ -194,22 +221,8 @@ void Model::load_layer(const DebertaV2Config& c, int index, const float* rel) {
       for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r)
         for (std::size_t c = 0; c < h; ++c) out[c * rows + r] = rows_by_hidden[r * h + c];
     };
-    if (c2p_) {
-      if (c.share_att_key) {
-        project(k_w.data, k_b.data, layer.pos_key_t);
-      } else {
-        project(store_.get(a + "pos_key_proj.weight", {hidden_, hidden_}).data,
-                store_.get(a + "pos_key_proj.bias", {hidden_}).data, layer.pos_key_t);
-      }
-    }
-    if (p2c_) {
-      if (c.share_att_key) {
-        project(q_w.data, q_b.data, layer.pos_query_t);
-      } else {
-        project(store_.get(a + "pos_query_proj.weight", {hidden_, hidden_}).data,
-                store_.get(a + "pos_query_proj.bias", {hidden_}).data, layer.pos_query_t);
-      }
-    }
+    if (c2p_) project(weights.pos_key_weight, weights.pos_key_bias, layer.pos_key_t);
+    if (p2c_) project(weights.pos_query_weight, weights.pos_query_bias, layer.pos_query_t);
     if (bf16_attention_) {
       // Packed once as bf16 pairs; the fp32 tables are not read in this precision.
       const auto pack = [&](std::vector<float>& table, std::vector<std::uint32_t>& pairs) {

@@ -39,15 +39,44 @@ struct Layer {
   PostAttention post_attention;  // BERT's shape and weight names (model/layers)
 };
 
+// One layer's attention weights as this encoder runs them, whatever names and layout the
+// checkpoint stores them under: DeBERTa-v2's query_proj / key_proj / value_proj, or DeBERTa's
+// (v1) fused in_proj with q_bias and v_bias (architectures/deberta).
+struct AttentionWeights {
+  std::vector<float> qkv_weight;  // [3 hidden, hidden]: the query rows, then key, then value
+  std::vector<float> qkv_bias;    // [3 hidden]
+  // The projections of the relative embeddings: c2p's keys, p2c's queries ([hidden, hidden];
+  // a null bias is none), pointing into the weight store; null when the layer does not run that
+  // term.
+  const float* pos_key_weight = nullptr;
+  const float* pos_key_bias = nullptr;
+  const float* pos_query_weight = nullptr;
+  const float* pos_query_bias = nullptr;
+};
+
+// Reads layer attention weights below `prefix` (".../attention.self."); c2p / p2c say which
+// relative projections the layer runs.
+using AttentionReader = AttentionWeights (*)(const DebertaV2Config& config,
+                                             const weights::WeightStore& store,
+                                             const std::string& prefix, bool c2p, bool p2c);
+
+// DeBERTa-v2's names: query_proj, key_proj, value_proj, and pos_key_proj / pos_query_proj unless
+// share_att_key (then the key and query projections themselves).
+AttentionWeights read_deberta_v2_attention(const DebertaV2Config& config,
+                                           const weights::WeightStore& store,
+                                           const std::string& prefix, bool c2p, bool p2c);
+
 class Model final : public Encoder {
  public:
-  Model(const DebertaV2Config& config, weights::WeightStore store, const LoadOptions& options);
+  Model(const DebertaV2Config& config, weights::WeightStore store, const LoadOptions& options,
+        AttentionReader read_attention = &read_deberta_v2_attention);
   const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
   void load_embeddings(const DebertaV2Config& c);
-  void load_layer(const DebertaV2Config& c, int index, const float* rel_embeddings);
+  void load_layer(const DebertaV2Config& c, int index, const float* rel_embeddings,
+                  AttentionReader read_attention);
   void load_head(const DebertaV2Config& c);
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              float* scratch) const;
