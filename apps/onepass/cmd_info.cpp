@@ -55,6 +55,9 @@ std::vector<std::string> tokenizer_files(const fs::path& dir, std::string_view s
     }
     for (const char* f : {"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json"})
       candidates.emplace_back(f);
+  } else if (source == "bpe_files") {
+    candidates = {"vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json",
+                  "added_tokens.json"};
   } else {
     candidates = {"vocab.txt", "tokenizer_config.json"};
   }

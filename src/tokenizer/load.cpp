@@ -13,12 +13,13 @@ std::unique_ptr<Tokenizer> load_file(const fs::path& model_dir, const fs::path& 
   if (!fs::is_regular_file(file)) {
     throw Error(ErrorKind::kNotFound, "tokenizer file " + name + " does not exist");
   }
+  if (name == "vocab.json") return load_bpe_files_tokenizer(model_dir, file);
   if (file.extension() == ".json") return load_tokenizer_json(file);
   if (file.extension() == ".model") return load_sentencepiece_tokenizer(model_dir, file);
   if (file.extension() == ".txt") return load_wordpiece_tokenizer(model_dir, file);
   throw Error(ErrorKind::kUnsupported,
               "unsupported tokenizer file " + name +
-                  " (expected tokenizer.json, a SentencePiece .model or vocab.txt)");
+                  " (expected tokenizer.json, a SentencePiece .model, vocab.txt or vocab.json)");
 }
 
 }  // namespace
@@ -29,14 +30,14 @@ std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& model_dir,
     const fs::path path = file->is_absolute() || fs::exists(*file) ? *file : model_dir / *file;
     return load_file(model_dir, path);
   }
-  for (const char* candidate :
-       {"tokenizer.json", "spm.model", "sentencepiece.bpe.model", "tokenizer.model", "vocab.txt"}) {
+  for (const char* candidate : {"tokenizer.json", "spm.model", "sentencepiece.bpe.model",
+                                "tokenizer.model", "vocab.txt", "vocab.json"}) {
     const fs::path path = model_dir / candidate;
     if (fs::is_regular_file(path)) return load_file(model_dir, path);
   }
   throw Error(ErrorKind::kNotFound,
               "no tokenizer in the model folder (looked for tokenizer.json, spm.model, "
-              "sentencepiece.bpe.model, tokenizer.model, vocab.txt)");
+              "sentencepiece.bpe.model, tokenizer.model, vocab.txt, vocab.json)");
 }
 
 }  // namespace onepass::tokenizer

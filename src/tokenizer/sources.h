@@ -1,4 +1,4 @@
-// The three tokenizer sources; load_tokenizer() (load.cpp) picks one for a model folder.
+// The four tokenizer sources; load_tokenizer() (load.cpp) picks one for a model folder.
 #pragma once
 
 #include <filesystem>
@@ -21,5 +21,11 @@ std::unique_ptr<Tokenizer> load_sentencepiece_tokenizer(const std::filesystem::p
 // WordPiece vocab.txt with tokenizer_config.json: ids of the slow BertTokenizer.
 std::unique_ptr<Tokenizer> load_wordpiece_tokenizer(const std::filesystem::path& model_dir,
                                                     const std::filesystem::path& vocab_txt);
+
+// Byte-level BPE vocab.json + merges.txt (beside it) with tokenizer_config.json, no
+// tokenizer.json: the fast tokenizer transformers converts RobertaTokenizer, BartTokenizer,
+// LongformerTokenizer or DebertaTokenizer to (bpe_files/bpe_files_tokenizer.cpp).
+std::unique_ptr<Tokenizer> load_bpe_files_tokenizer(const std::filesystem::path& model_dir,
+                                                    const std::filesystem::path& vocab_json);
 
 }  // namespace onepass::tokenizer

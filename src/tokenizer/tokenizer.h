@@ -75,7 +75,8 @@ class Tokenizer {
   // onepass::Error: kInvalidInput for an id outside the vocabulary, kUnsupported for a
   // tokenizer.json decoder onepass lacks.
   virtual std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const = 0;
-  // Short name of the source: "tokenizer.json", "sentencepiece" or "wordpiece".
+  // Short name of the source: "tokenizer.json", "sentencepiece", "wordpiece" or "bpe_files"
+  // (vocab.json + merges.txt).
   virtual std::string_view source_kind() const = 0;
   // The model's continuing_subword_prefix ("##" for WordPiece; a BPE may set one); empty when
   // it has none (Unigram, SentencePiece). The token-classification pipeline finds word

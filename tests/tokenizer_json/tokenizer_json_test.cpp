@@ -3,6 +3,8 @@
 // truncation) must match exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -216,6 +218,100 @@ TEST(TokenizerJson, ConcurrentEncodesAgree) {
     EXPECT_EQ(matched[0], cases.size()) << dir.filename();
     EXPECT_EQ(matched[1], cases.size()) << dir.filename();
   }
+}
+
+// vocab.json + merges.txt without tokenizer.json (bpe_files_tokenizer.cpp): the folders that
+// have both must give, from the BPE files alone, what the slow tokenizer gave (golden.json) and
+// what the tokenizers library gives for their tokenizer.json (its oracle cases).
+const std::vector<std::string> kBpeFileFolders = {"roberta-tiny-qa", "deberta-tiny-nli",
+                                                  "deberta-tiny-ner"};
+
+std::filesystem::path model_dir(const std::string& name) {
+  return testing::fixtures_dir() / "models" / name;
+}
+
+TEST(BpeFiles, GoldenAndOracleCasesMatch) {
+  for (const auto& name : kBpeFileFolders) {
+    SCOPED_TRACE(name);
+    const auto dir = model_dir(name);
+    const auto tok = load_bpe_files_tokenizer(dir, dir / "vocab.json");
+    const auto golden = testing::read_cases(dir / "golden.json", true);
+    ASSERT_FALSE(golden.empty());
+    EXPECT_EQ(run_cases(*tok, golden, name + " golden from vocab.json"), golden.size());
+    // The oracle cases of an identical tokenizer.json (roberta-tiny-qa's is roberta-bpe-tiny's).
+    const auto oracle = oracle_folders();
+    const auto same = std::find_if(oracle.begin(), oracle.end(), [&](const auto& other) {
+      return file_text(other / "tokenizer.json") == file_text(dir / "tokenizer.json");
+    });
+    ASSERT_NE(same, oracle.end());
+    const auto cases = testing::read_cases(*same / "tokenizer_cases.json", false);
+    EXPECT_EQ(run_cases(*tok, cases, name + " oracle cases from vocab.json"), cases.size());
+    EXPECT_TRUE(tok->byte_level_decoder());
+  }
+}
+
+// A copy of a folder without its tokenizer.json: load_tokenizer finds vocab.json by itself.
+class BpeFilesOnly : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        std::filesystem::temp_directory_path() /
+        ("onepass-bpe-files-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void copy_from(const std::string& name, std::initializer_list<const char*> files) {
+    for (const char* file : files) std::filesystem::copy_file(model_dir(name) / file, dir_ / file);
+  }
+  void write(const char* file, const std::string& text) {
+    std::ofstream(dir_ / file, std::ios::binary) << text;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(BpeFilesOnly, AFolderWithoutTokenizerJsonIsServedFromItsBpeFiles) {
+  copy_from("deberta-tiny-nli", {"vocab.json", "merges.txt", "tokenizer_config.json",
+                                 "special_tokens_map.json", "golden.json"});
+  const auto tok = load_tokenizer(dir_);
+  const auto golden = testing::read_cases(dir_ / "golden.json", true);
+  EXPECT_EQ(run_cases(*tok, golden, "deberta-tiny-nli without tokenizer.json"), golden.size());
+  EXPECT_EQ(tok->source_kind(), "bpe_files");
+}
+
+// Without tokenizer_class the class comes from config.json's model_type, as AutoTokenizer's does.
+TEST_F(BpeFilesOnly, TheClassComesFromModelTypeWhenTheConfigHasNone) {
+  copy_from("deberta-tiny-nli", {"vocab.json", "merges.txt", "config.json", "golden.json"});
+  const auto tok = load_tokenizer(dir_);
+  const auto golden = testing::read_cases(dir_ / "golden.json", true);
+  EXPECT_EQ(run_cases(*tok, golden, "deberta-tiny-nli, class from model_type"), golden.size());
+  const auto encoding = tok->encode("a", std::string_view("b"));
+  EXPECT_EQ(encoding.ids.front(), *tok->token_to_id("[CLS]"));
+  EXPECT_EQ(encoding.type_ids.back(), 1);
+}
+
+TEST_F(BpeFilesOnly, RefusalsNameTheProblem) {
+  copy_from("roberta-tiny-qa", {"vocab.json"});
+  const auto expect_error = [&](ErrorKind kind, const std::string& words) {
+    try {
+      load_tokenizer(dir_);
+      ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), kind) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  expect_error(ErrorKind::kNotFound, "merges.txt");
+  write("merges.txt", "#version: 0.2\na b c\n");
+  write("tokenizer_config.json", R"({"tokenizer_class": "RobertaTokenizer"})");
+  expect_error(ErrorKind::kInvalidModel, "merges.txt line 2");
+  write("merges.txt", "#version: 0.2\n");
+  write("tokenizer_config.json", R"({"tokenizer_class": "GPT2Tokenizer"})");
+  expect_error(ErrorKind::kUnsupported, "GPT2Tokenizer");
+  write("tokenizer_config.json", R"({"tokenizer_class": "DebertaTokenizer"})");
+  write("vocab.json", R"(["not", "an", "object"])");
+  expect_error(ErrorKind::kInvalidModel, "vocab.json");
 }
 
 }  // namespace

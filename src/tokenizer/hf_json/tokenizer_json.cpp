@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "base/error.h"
 #include "tokenizer/common/unicode.h"
@@ -23,7 +24,7 @@ namespace {
 
 class TokenizerJson final : public Tokenizer {
  public:
-  explicit TokenizerJson(const Json& root) {
+  TokenizerJson(const Json& root, std::string_view source_kind) : source_kind_(source_kind) {
     if (!root.is_object())
       throw Error(ErrorKind::kInvalidModel, "tokenizer.json: not a JSON object");
     if (root.contains("normalizer") && !root.at("normalizer").is_null())
@@ -110,7 +111,7 @@ class TokenizerJson final : public Tokenizer {
     return text;
   }
 
-  std::string_view source_kind() const override { return "tokenizer.json"; }
+  std::string_view source_kind() const override { return source_kind_; }
   std::string_view continuing_subword_prefix() const override {
     return model_->continuing_subword_prefix();
   }
@@ -151,17 +152,19 @@ class TokenizerJson final : public Tokenizer {
   std::unique_ptr<PostProcessor> post_processor_;
   AddedVocabulary added_;
   std::unique_ptr<Decoder> decoder_;
+  std::string source_kind_;
   bool byte_level_decoder_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text) {
+std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text,
+                                                std::string_view source_kind) {
   Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded())
     throw Error(ErrorKind::kInvalidModel, "tokenizer.json is not valid JSON");
   try {
-    return std::make_unique<TokenizerJson>(root);
+    return std::make_unique<TokenizerJson>(root, source_kind);
   } catch (const Json::exception& e) {
     // Every field is type-checked before use; this is a last guard so that no malformed file
     // escapes as a non-onepass exception.

@@ -10,7 +10,9 @@
 namespace onepass::tokenizer::hf_json {
 
 // Throws onepass::Error: kInvalidModel for malformed JSON or fields, kUnsupported naming a
-// component onepass lacks.
-std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text);
+// component onepass lacks. `source_kind` is what the tokenizer reports as its source
+// (Tokenizer::source_kind): "bpe_files" when the document was built from vocab.json + merges.txt.
+std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text,
+                                                std::string_view source_kind = "tokenizer.json");
 
 }  // namespace onepass::tokenizer::hf_json
