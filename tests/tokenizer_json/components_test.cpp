@@ -304,6 +304,14 @@ TEST(Pipeline, UnsupportedComponentsAreNamed) {
   EXPECT_THROW(parse_tokenizer_json("{not json"), Error);
   EXPECT_THROW(parse_tokenizer_json(R"({"model":{"type":"BPE","vocab":{"a":0},"merges":["a b"]}})"),
                Error);
+  // The id table is sized by the largest id: a stray huge one is refused, not allocated.
+  try {
+    parse_tokenizer_json(R"({"model":{"type":"BPE","vocab":{"a":0,"b":1073741000},"merges":[]}})");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidModel);
+    EXPECT_NE(std::string(e.what()).find("4194303"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -312,6 +312,13 @@ TEST_F(BpeFilesOnly, RefusalsNameTheProblem) {
   write("tokenizer_config.json", R"({"tokenizer_class": "DebertaTokenizer"})");
   write("vocab.json", R"(["not", "an", "object"])");
   expect_error(ErrorKind::kInvalidModel, "vocab.json");
+  // One stray huge id would size the id table by it: refused by name instead.
+  write("vocab.json", R"({"a": 0, "b": 2000000000})");
+  expect_error(ErrorKind::kInvalidModel, "the id of b");
+  write("merges.txt", "#version: 0.2\nzz qq\n");
+  write("vocab.json", R"({"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "a": 4, "<mask>": 5})");
+  write("tokenizer_config.json", R"({"tokenizer_class": "RobertaTokenizer"})");
+  expect_error(ErrorKind::kInvalidModel, "'zz qq'");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 
 #include "base/error.h"
 #include "tokenizer/hf_json/json_util.h"
+#include "tokenizer/hf_json/model.h"
 #include "tokenizer/hf_json/tokenizer_json.h"
 #include "tokenizer/slow/slow_config.h"
 #include "tokenizer/sources.h"
@@ -104,10 +105,16 @@ std::unique_ptr<Tokenizer> load_bpe_files_tokenizer(const fs::path& model_dir,
   Json vocab = Json::parse(read_text(vocab_json), nullptr, false);
   if (!vocab.is_object())
     throw Error(ErrorKind::kInvalidModel, "vocab.json is not a JSON object of token ids");
+  // The ids the tokenizer.json loader takes, checked here because the added tokens are numbered
+  // after the largest one first.
+  std::int32_t next_id = 0;  // one past the largest id
   for (const auto& [token, id] : vocab.items()) {
-    if (!id.is_number_integer())
-      throw Error(ErrorKind::kInvalidModel,
-                  "vocab.json: the id of " + token + " is not an integer");
+    const std::int64_t value = id.is_number_integer() ? id.get<std::int64_t>() : -1;
+    if (value < 0 || value > hf_json::kMaxVocabId)
+      throw Error(ErrorKind::kInvalidModel, "vocab.json: the id of " + token +
+                                                " is not an integer from 0 to " +
+                                                std::to_string(hf_json::kMaxVocabId));
+    next_id = std::max(next_id, static_cast<std::int32_t>(value) + 1);
   }
 
   slow::SlowConfig config = slow::read_slow_config(model_dir);
@@ -132,9 +139,6 @@ std::unique_ptr<Tokenizer> load_bpe_files_tokenizer(const fs::path& model_dir,
     if (it == vocab.end()) return std::nullopt;
     return it->get<std::int32_t>();
   };
-  std::int32_t next_id = 0;
-  for (const auto& [token, id] : vocab.items())
-    next_id = std::max(next_id, id.get<std::int32_t>() + 1);
   slow::finalize_added_tokens(config, base_id, next_id);
   // convert_tokens_to_ids: the added tokens (every special token is one now), then vocab.json,
   // then the unknown token's id there.
@@ -208,7 +212,13 @@ std::unique_ptr<Tokenizer> load_bpe_files_tokenizer(const fs::path& model_dir,
                   {"ignore_merges", false},
                   {"vocab", std::move(vocab)},
                   {"merges", read_merges(merges_txt)}};
-  return hf_json::parse_tokenizer_json(doc.dump(), "bpe_files");
+  try {
+    return hf_json::parse_tokenizer_json(doc.dump(), "bpe_files");
+  } catch (const Error& e) {
+    // The tokenizer.json loader's checks name its fields; say which files they came from.
+    throw Error(e.kind(), std::string("vocab.json + merges.txt (as the tokenizer.json ") +
+                              "transformers converts them to): " + e.what());
+  }
 }
 
 }  // namespace onepass::tokenizer

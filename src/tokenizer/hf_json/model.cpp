@@ -1,7 +1,7 @@
 // What the three tokenizer.json models share: the vocab object and the dispatch on "type".
 #include "tokenizer/hf_json/model.h"
 
-#include <limits>
+#include <string>
 
 namespace onepass::tokenizer::hf_json {
 
@@ -10,8 +10,8 @@ void parse_vocab(const Json& vocab_json, std::string_view where, Vocab& vocab,
   if (!vocab_json.is_object()) bad_field(where, "vocab", "must be an object");
   for (const auto& [token, id] : vocab_json.items()) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
-        id.get<std::int64_t>() > std::numeric_limits<std::int32_t>::max())
-      bad_field(where, "vocab", "must map tokens to non-negative 32-bit ids");
+        id.get<std::int64_t>() > kMaxVocabId)
+      bad_field(where, "vocab", "must map tokens to ids from 0 to " + std::to_string(kMaxVocabId));
     const auto i = static_cast<std::size_t>(id.get<std::int64_t>());
     vocab[token] = static_cast<std::int32_t>(i);
     if (i >= by_id.size()) by_id.resize(i + 1);

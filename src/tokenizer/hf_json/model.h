@@ -41,6 +41,11 @@ class Model {
   virtual std::string_view continuing_subword_prefix() const { return {}; }
 };
 
+// The largest vocabulary id onepass takes (2^22 - 1, four times the largest vocabularies in
+// use): `by_id` is sized by the largest id, so one stray huge id in a file must be a clear
+// error, not gigabytes of memory.
+inline constexpr std::int32_t kMaxVocabId = (1 << 22) - 1;
+
 // Reads a {"token": id} object (WordPiece and BPE `vocab`) into `vocab` and its inverse `by_id`
 // (ids need not be dense: gaps stay empty strings). `where` names the model in errors.
 void parse_vocab(const Json& vocab_json, std::string_view where, Vocab& vocab,
