@@ -12,8 +12,8 @@
 // model_type (as AutoTokenizer picks it).
 #include <algorithm>
 #include <fstream>
-#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -49,6 +49,7 @@ Converter pick_converter(const fs::path& model_dir, const slow::SlowConfig& conf
   if (cls == "RobertaTokenizer" || cls == "BartTokenizer" || cls == "LongformerTokenizer")
     return Converter::kRoberta;
   if (cls == "DebertaTokenizer") return Converter::kDeberta;
+  std::string named = cls.empty() ? "none named" : cls;
   if (cls.empty() && fs::is_regular_file(model_dir / "config.json")) {
     const Json model_config = Json::parse(read_text(model_dir / "config.json"), nullptr, false);
     const std::string type = model_config.is_object() && model_config.contains("model_type") &&
@@ -57,10 +58,10 @@ Converter pick_converter(const fs::path& model_dir, const slow::SlowConfig& conf
                                  : "";
     if (type == "roberta" || type == "bart" || type == "longformer") return Converter::kRoberta;
     if (type == "deberta") return Converter::kDeberta;
-    cls = type.empty() ? "none named" : "model_type " + type;
+    if (!type.empty()) named = "none named, model_type " + type;
   }
   throw Error(ErrorKind::kUnsupported,
-              "vocab.json + merges.txt: tokenizer class " + (cls.empty() ? "none named" : cls) +
+              "vocab.json + merges.txt: tokenizer class " + named +
                   " is not supported (RobertaTokenizer, BartTokenizer, LongformerTokenizer, "
                   "DebertaTokenizer; or give the folder a tokenizer.json)");
 }
@@ -75,7 +76,7 @@ Json read_merges(const fs::path& file) {
   for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
     lines.push_back(text.substr(start, end - start));
   Json merges = Json::array();
-  std::map<std::pair<std::string, std::string>, bool> seen;
+  std::set<std::pair<std::string, std::string>> seen;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     std::istringstream parts(lines[i]);
     std::string first, second, extra;
@@ -83,8 +84,7 @@ Json read_merges(const fs::path& file) {
       throw Error(ErrorKind::kInvalidModel, "merges.txt line " + std::to_string(i + 1) +
                                                 " is not two symbols separated by a space");
     }
-    if (seen.emplace(std::pair{first, second}, true).second)
-      merges.push_back(Json::array({first, second}));
+    if (seen.emplace(first, second).second) merges.push_back(Json::array({first, second}));
   }
   return merges;
 }
@@ -158,16 +158,8 @@ std::unique_ptr<Tokenizer> load_bpe_files_tokenizer(const fs::path& model_dir,
   doc["added_tokens"] = Json::array();
   for (const auto& t : config.added_tokens) doc["added_tokens"].push_back(added_token_json(t));
   doc["normalizer"] = nullptr;
-  bool add_prefix_space = false;
-  bool trim_offsets = true;
-  if (fs::is_regular_file(model_dir / "tokenizer_config.json")) {
-    const Json file = Json::parse(read_text(model_dir / "tokenizer_config.json"), nullptr, false);
-    if (file.is_object() && file.contains("add_prefix_space") &&
-        file["add_prefix_space"].is_boolean())
-      add_prefix_space = file["add_prefix_space"].get<bool>();
-    if (file.is_object() && file.contains("trim_offsets") && file["trim_offsets"].is_boolean())
-      trim_offsets = file["trim_offsets"].get<bool>();
-  }
+  const bool add_prefix_space = config.add_prefix_space.value_or(false);
+  const bool trim_offsets = config.trim_offsets.value_or(true);
   doc["pre_tokenizer"] = {{"type", "ByteLevel"},
                           {"add_prefix_space", add_prefix_space},
                           {"trim_offsets", true},
@@ -213,7 +205,7 @@ std::unique_ptr<Tokenizer> load_bpe_files_tokenizer(const fs::path& model_dir,
                   {"vocab", std::move(vocab)},
                   {"merges", read_merges(merges_txt)}};
   try {
-    return hf_json::parse_tokenizer_json(doc.dump(), "bpe_files");
+    return hf_json::make_tokenizer_json(doc, "bpe_files");
   } catch (const Error& e) {
     // The tokenizer.json loader's checks name its fields; say which files they came from.
     throw Error(e.kind(), std::string("vocab.json + merges.txt (as the tokenizer.json ") +

@@ -158,11 +158,7 @@ class TokenizerJson final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text,
-                                                std::string_view source_kind) {
-  Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded())
-    throw Error(ErrorKind::kInvalidModel, "tokenizer.json is not valid JSON");
+std::unique_ptr<Tokenizer> make_tokenizer_json(const Json& root, std::string_view source_kind) {
   try {
     return std::make_unique<TokenizerJson>(root, source_kind);
   } catch (const Json::exception& e) {
@@ -170,6 +166,14 @@ std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text,
     // escapes as a non-onepass exception.
     throw Error(ErrorKind::kInvalidModel, std::string("tokenizer.json: malformed: ") + e.what());
   }
+}
+
+std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text,
+                                                std::string_view source_kind) {
+  Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded())
+    throw Error(ErrorKind::kInvalidModel, "tokenizer.json is not valid JSON");
+  return make_tokenizer_json(root, source_kind);
 }
 
 }  // namespace hf_json

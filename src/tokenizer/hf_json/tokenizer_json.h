@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "tokenizer/tokenizer.h"
@@ -14,5 +15,9 @@ namespace onepass::tokenizer::hf_json {
 // (Tokenizer::source_kind): "bpe_files" when the document was built from vocab.json + merges.txt.
 std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text,
                                                 std::string_view source_kind = "tokenizer.json");
+
+// The same from a document already in memory (the BPE-files source builds one).
+std::unique_ptr<Tokenizer> make_tokenizer_json(const nlohmann::json& root,
+                                               std::string_view source_kind);
 
 }  // namespace onepass::tokenizer::hf_json

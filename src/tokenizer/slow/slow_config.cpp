@@ -123,6 +123,8 @@ SlowConfig read_slow_config(const fs::path& model_dir) {
     config.tokenize_chinese_chars = optional_bool(*doc, "tokenize_chinese_chars", config_file);
     config.do_basic_tokenize = optional_bool(*doc, "do_basic_tokenize", config_file);
     config.split_by_punct = optional_bool(*doc, "split_by_punct", config_file);
+    config.add_prefix_space = optional_bool(*doc, "add_prefix_space", config_file);
+    config.trim_offsets = optional_bool(*doc, "trim_offsets", config_file);
     config.clean_up_tokenization_spaces =
         optional_bool(*doc, "clean_up_tokenization_spaces", config_file);
     if (doc->contains("never_split") && (*doc)["never_split"].is_array()) {

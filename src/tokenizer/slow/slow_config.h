@@ -42,6 +42,8 @@ struct SlowConfig {
   std::optional<bool> tokenize_chinese_chars;
   std::optional<bool> do_basic_tokenize;
   std::optional<bool> split_by_punct;
+  std::optional<bool> add_prefix_space;  // the byte-level BPE classes (RoBERTa, DeBERTa, ...)
+  std::optional<bool> trim_offsets;
   // decode()'s cleanup of the spaces before punctuation (PreTrainedTokenizerBase: true unless
   // the file says otherwise).
   std::optional<bool> clean_up_tokenization_spaces;
