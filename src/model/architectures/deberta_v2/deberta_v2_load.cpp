@@ -69,20 +69,16 @@ AttentionWeights read_deberta_v2_attention(const DebertaV2Config& c,
     weights.qkv_weight.insert(weights.qkv_weight.end(), w->data, w->data + h * h);
   for (const auto* b : {&q_b, &k_b, &v_b})
     weights.qkv_bias.insert(weights.qkv_bias.end(), b->data, b->data + h);
-  if (c2p) {
-    const bool own = !c.share_att_key;
-    const auto w = own ? store.get(a + "pos_key_proj.weight", {hidden, hidden}) : k_w;
-    const auto b = own ? store.get(a + "pos_key_proj.bias", {hidden}) : k_b;
-    weights.pos_key_weight = w.data;
-    weights.pos_key_bias = b.data;
-  }
-  if (p2c) {
-    const bool own = !c.share_att_key;
-    const auto w = own ? store.get(a + "pos_query_proj.weight", {hidden, hidden}) : q_w;
-    const auto b = own ? store.get(a + "pos_query_proj.bias", {hidden}) : q_b;
-    weights.pos_query_weight = w.data;
-    weights.pos_query_bias = b.data;
-  }
+  // The relative projections: their own pos_*_proj, or with share_att_key the content ones.
+  const auto relative = [&](const char* name, const weights::WeightView& shared_w,
+                            const weights::WeightView& shared_b, const float*& weight,
+                            const float*& bias) {
+    const std::string own = a + name;
+    weight = c.share_att_key ? shared_w.data : store.get(own + ".weight", {hidden, hidden}).data;
+    bias = c.share_att_key ? shared_b.data : store.get(own + ".bias", {hidden}).data;
+  };
+  if (c2p) relative("pos_key_proj", k_w, k_b, weights.pos_key_weight, weights.pos_key_bias);
+  if (p2c) relative("pos_query_proj", q_w, q_b, weights.pos_query_weight, weights.pos_query_bias);
   return weights;
 }
 
