@@ -79,17 +79,23 @@ int byte_of_stand_in(char32_t c) {
   return c < table.size() ? table[c] : -1;
 }
 
+// The code point of well-formed UTF-8 `s` that starts at byte i; returns its length in bytes.
+std::size_t decode_at(std::string_view s, std::size_t i, char32_t& c) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+  for (int k = 1; k < n && i + static_cast<std::size_t>(k) < s.size(); ++k)
+    c = (c << 6) | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3F);
+  return static_cast<std::size_t>(n);
+}
+
 // The code points of well-formed UTF-8 `s` (a token string from the tokenizer).
 std::u32string code_points(std::string_view s) {
   std::u32string out;
+  char32_t c = 0;
   for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-    for (int k = 1; k < n && i + static_cast<std::size_t>(k) < s.size(); ++k)
-      c = (c << 6) | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3F);
+    i += decode_at(s, i, c);
     out.push_back(c);
-    i += static_cast<std::size_t>(n);
   }
   return out;
 }
@@ -109,18 +115,23 @@ bool is_white_space(char32_t c) {
 // or byte-level tokenizers holds a literal white space at its edges (they split on it or write
 // it as ▁ / Ġ), so trimming it gives the vocabulary's string back.
 std::string vocabulary_token(const std::string& token) {
-  // Byte offsets of each code point, and one past the last.
-  std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < token.size(); ++i)
-    if ((static_cast<unsigned char>(token[i]) & 0xC0) != 0x80) at.push_back(i);
-  const std::u32string c = code_points(token);
-  at.resize(c.size());
-  at.push_back(token.size());
+  // Only the edges are decoded: this runs for every token of every request.
   std::size_t begin = 0;
-  std::size_t end = c.size();
-  while (begin < end && is_white_space(c[begin])) ++begin;
-  while (end > begin && is_white_space(c[end - 1])) --end;
-  return token.substr(at[begin], at[end] - at[begin]);
+  std::size_t end = token.size();
+  char32_t c = 0;
+  while (begin < end) {
+    const std::size_t length = decode_at(token, begin, c);
+    if (!is_white_space(c)) break;
+    begin += length;
+  }
+  while (end > begin) {
+    std::size_t last = end - 1;
+    while (last > begin && (static_cast<unsigned char>(token[last]) & 0xC0) == 0x80) --last;
+    decode_at(token, last, c);
+    if (!is_white_space(c)) break;
+    end = last;
+  }
+  return token.substr(begin, end - begin);
 }
 
 // Rust's String::from_utf8_lossy: each maximal subpart of an ill-formed sequence (a valid lead
