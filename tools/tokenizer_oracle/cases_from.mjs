@@ -9,13 +9,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from 'tokenizers';
+import { encodeCase } from './encode_case.mjs';
 
 const [folder, sourceFile, slowFile] = process.argv.slice(2);
 if (!slowFile) {
   console.error('usage: node cases_from.mjs FOLDER SOURCE_CASES SLOW_IDS');
   process.exit(2);
 }
-const strategies = { longest_first: 'LongestFirst', only_first: 'OnlyFirst', only_second: 'OnlySecond' };
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 // Pairs cut by longest_first to an odd budget (13 or 61 ids besides [CLS] / [SEP]) with both
 // texts over half of it, where the library (0.23.2) gives the larger half to the first text
@@ -38,24 +38,15 @@ const slow = new Map(JSON.parse(readFileSync(slowFile, 'utf8')).cases.map((c) =>
 const lines = [];
 const left = [];
 for (const c of source) {
-  if (c.max_length !== undefined) {
-    tokenizer.setTruncation(c.max_length, {
-      strategy: strategies[c.truncation ?? 'longest_first'],
-      stride: 0,
-    });
-  } else {
-    tokenizer.disableTruncation();
-  }
-  const [text, pair] = c.pair ?? [c.text, null];
-  let e;
-  try {
-    e = await tokenizer.encode(text, pair, { addSpecialTokens: true });
-  } catch (err) {
-    left.push(`${c.id} (library: ${err.message})`);
-    continue;
-  }
   if (KNOWN_DIFFERENT.has(c.id)) {
     left.push(`${c.id} (known difference)`);
+    continue;
+  }
+  let e;
+  try {
+    e = await encodeCase(tokenizer, c);
+  } catch (err) {
+    left.push(`${c.id} (library: ${err.message})`);
     continue;
   }
   const want = slow.get(c.id);

@@ -9,24 +9,15 @@ import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tokenizer } from 'tokenizers';
+import { encodeCase } from './encode_case.mjs';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../../tests/data/fixtures');
-const strategies = { longest_first: 'LongestFirst', only_first: 'OnlyFirst', only_second: 'OnlySecond' };
 const kWordIds = ', "word_ids": ';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 async function words_of(tokenizer, c) {
-  if (c.max_length !== undefined) {
-    tokenizer.setTruncation(c.max_length, {
-      strategy: strategies[c.truncation ?? 'longest_first'],
-      stride: 0,
-    });
-  } else {
-    tokenizer.disableTruncation();
-  }
-  const [text, pair] = c.pair ?? [c.text, null];
-  const e = await tokenizer.encode(text, pair, { addSpecialTokens: true });
+  const e = await encodeCase(tokenizer, c);
   const mismatch = (what) => {
     throw new Error(`case ${c.id}: the library's ${what} differ from the file's`);
   };
