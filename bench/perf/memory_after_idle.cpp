@@ -11,9 +11,13 @@
 // 15.5 ms at worst), the later passes recovering only part of it. The host's memory path slows
 // down while the guest idles, two threads' share of it more than one's; no server in the guest
 // can change that without keeping the machine busy.
+// With --compute each thread runs a chain of multiply-adds instead (one per cache line it would
+// have read, touching no memory): if that slows down after a gap too, the cores themselves run
+// slower after idling (the host's frequency), not only the memory path.
 //
 //   g++ -O2 -std=c++20 -pthread -o /tmp/memory_after_idle bench/perf/memory_after_idle.cpp
-//   /tmp/memory_after_idle [--threads N] [MIB] [GAP_MS ...]   (default: 1 344 0 100 500 1000)
+//   /tmp/memory_after_idle [--threads N] [--compute] [MIB] [GAP_MS ...]
+//   (default: 1 thread, streaming, 344 MiB, gaps 0 100 500 1000)
 #include <pthread.h>
 #include <sched.h>
 
@@ -37,6 +41,14 @@ std::uint64_t stream(const std::uint64_t* words, std::size_t count) {
   return sum;
 }
 
+// As long a dependent chain as stream() has loads, without loads: arithmetic only.
+std::uint64_t compute(std::uint64_t seed, std::size_t count) {
+  std::uint64_t x = seed;
+  for (std::size_t i = 0; i < count; i += 8)
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  return x;
+}
+
 void pin_to(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -48,10 +60,18 @@ void pin_to(int cpu) {
 
 int main(int argc, char** argv) {
   int threads = 1;
+  bool arithmetic = false;
   int arg = 1;
-  if (arg + 1 < argc && std::strcmp(argv[arg], "--threads") == 0) {
-    threads = std::max(1, std::atoi(argv[arg + 1]));
-    arg += 2;
+  for (bool flag = true; flag && arg < argc;) {
+    if (arg + 1 < argc && std::strcmp(argv[arg], "--threads") == 0) {
+      threads = std::max(1, std::atoi(argv[arg + 1]));
+      arg += 2;
+    } else if (std::strcmp(argv[arg], "--compute") == 0) {
+      arithmetic = true;
+      arg += 1;
+    } else {
+      flag = false;
+    }
   }
   const std::size_t mib = arg < argc ? std::strtoul(argv[arg++], nullptr, 10) : 344;
   std::vector<int> gaps;
@@ -72,6 +92,9 @@ int main(int argc, char** argv) {
     const std::size_t end = buffer.size() * (t + 1) / threads;
     return std::pair{buffer.data() + begin, end - begin};
   };
+  const auto work = [&](const std::uint64_t* words, std::size_t count) {
+    return arithmetic ? compute(words[0], count) : stream(words, count);
+  };
   std::vector<std::thread> workers;
   for (int t = 1; t < threads; ++t) {
     workers.emplace_back([&, t] {
@@ -79,14 +102,15 @@ int main(int argc, char** argv) {
       const auto [words, count] = share(t);
       for (int p = 0; p < passes; ++p) {
         start.arrive_and_wait();
-        sums[static_cast<std::size_t>(t)] += stream(words, count);
+        sums[static_cast<std::size_t>(t)] += work(words, count);
         done.arrive_and_wait();
       }
     });
   }
   pin_to(0);
   const auto [words, count] = share(0);
-  std::printf("%zu MiB, %d thread(s), median of %d trials, ms per pass\n", mib, threads, kTrials);
+  std::printf("%zu MiB %s, %d thread(s), median of %d trials, ms per pass\n", mib,
+              arithmetic ? "of arithmetic" : "streamed", threads, kTrials);
   for (const int gap : gaps) {
     std::vector<std::vector<double>> times(kPasses);
     for (int trial = 0; trial < kTrials; ++trial) {
@@ -94,7 +118,7 @@ int main(int argc, char** argv) {
       for (int p = 0; p < kPasses; ++p) {
         const auto begin = Clock::now();
         start.arrive_and_wait();
-        sums[0] += stream(words, count);
+        sums[0] += work(words, count);
         done.arrive_and_wait();
         times[p].push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
       }
