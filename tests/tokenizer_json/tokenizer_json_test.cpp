@@ -160,18 +160,21 @@ TEST_P(TokenizerJsonModelGolden, GoldenCasesMatch) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, TokenizerJsonModelGolden, ::testing::ValuesIn(model_folders()),
                          folder_name);
 
-TEST(TokenizerJson, EveryModelFixtureHasGoldenCases) { EXPECT_EQ(model_folders().size(), 8u); }
+TEST(TokenizerJson, EveryModelFixtureHasGoldenCases) { EXPECT_EQ(model_folders().size(), 12u); }
 
 TEST(TokenizerJson, FindsEveryFixtureFolder) {
-  EXPECT_EQ(testing::tokenizer_json_folders().size(), 9u);
+  EXPECT_EQ(testing::tokenizer_json_folders().size(), 13u);
   EXPECT_EQ(oracle_folders().size(), 7u);
 }
 
 // The token-classification pipeline reads entity words back through the decoder: ByteLevel for
-// the RoBERTa and DeBERTa (v1) fixtures, WordPiece or Metaspace for the other model folders.
+// the RoBERTa, DeBERTa (v1) and ModernBERT fixtures, WordPiece or Metaspace for the other model
+// folders.
 TEST(TokenizerJson, ReportsAByteLevelDecoder) {
-  const std::set<std::string> byte_level = {"roberta-bpe-tiny", "roberta-tiny-qa",
-                                            "deberta-tiny-nli", "deberta-tiny-ner"};
+  const std::set<std::string> byte_level = {"roberta-bpe-tiny",      "roberta-tiny-qa",
+                                            "deberta-tiny-nli",      "deberta-tiny-ner",
+                                            "modernbert-tiny-nli",   "modernbert-tiny-rerank",
+                                            "modernbert-tiny-embed", "modernbert-tiny-ner"};
   std::size_t seen = 0;
   for (const auto& dir : testing::tokenizer_json_folders()) {
     SCOPED_TRACE(dir.string());
