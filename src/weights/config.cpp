@@ -94,6 +94,11 @@ bool ConfigFields::holds_string(const char* key) const {
   return it != json_->value.end() && it->is_string();
 }
 
+bool ConfigFields::holds_null(const char* key) const {
+  const auto it = json_->value.find(key);
+  return it != json_->value.end() && it->is_null();
+}
+
 namespace {
 
 // id2label keys must be exactly the ids 0..n-1; without id2label, PretrainedConfig makes

@@ -39,6 +39,9 @@ class ConfigFields {
   void read(const char* key, std::optional<int>& out) const;
   // The field is a JSON string (and not a list, say).
   bool holds_string(const char* key) const;
+  // The field is present and null (ModernBERT's local_rope_theta: null means "the global one",
+  // an absent key the class default).
+  bool holds_null(const char* key) const;
 
  private:
   friend ModelConfig parse_pretrained_config(std::string_view json_text);

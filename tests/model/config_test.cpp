@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "model/architectures/deberta_v2/deberta_v2_config.h"
 #include "model/architectures/electra/electra_config.h"
+#include "model/architectures/modernbert/modernbert_config.h"
 #include "model/encoder.h"
 
 namespace onepass::model {
@@ -91,6 +92,39 @@ TEST(FamilyConfig, PosAttTypeAsPipeString) {
   EXPECT_THAT(c.pos_att_type, ElementsAre("c2p", "p2c"));
 }
 
+TEST(FamilyConfig, ModernBertNamesAndDefaults) {
+  const auto fixture = modernbert_config(read_model_config(kModels / "modernbert-tiny-rerank"));
+  EXPECT_EQ(fixture.num_hidden_layers, 3);
+  EXPECT_EQ(fixture.local_attention, 8);
+  EXPECT_EQ(fixture.classifier_pooling, "mean");
+  EXPECT_DOUBLE_EQ(fixture.layer_norm_eps, 1e-5);  // from norm_eps
+  EXPECT_EQ(fixture.type_vocab_size, 0);
+  EXPECT_TRUE(fixture.global_layer(0));
+  EXPECT_FALSE(fixture.global_layer(1));
+  EXPECT_FALSE(fixture.global_layer(2));
+
+  // ModernBertConfig's defaults: ModernBERT-base's sizes.
+  const auto defaults =
+      modernbert_config(parse_model_config(R"({"architectures":["ModernBertModel"]})"));
+  EXPECT_EQ(defaults.hidden_size, 768);
+  EXPECT_EQ(defaults.num_hidden_layers, 22);
+  EXPECT_EQ(defaults.intermediate_size, 1152);
+  EXPECT_EQ(defaults.max_position_embeddings, 8192);
+  EXPECT_EQ(defaults.pad_token_id, 50283);
+  EXPECT_EQ(defaults.hidden_act, "gelu");
+  EXPECT_DOUBLE_EQ(defaults.global_rope_theta, 160000.0);
+  EXPECT_DOUBLE_EQ(defaults.local_rope_theta, 10000.0);
+  EXPECT_EQ(defaults.classifier_pooling, "cls");
+  EXPECT_FALSE(defaults.norm_bias);
+
+  // local_rope_theta null: the local layers take the global theta (ModernBertAttention).
+  const auto null_local = modernbert_config(parse_model_config(
+      R"({"architectures":["ModernBertModel"],"global_rope_theta":500.0,
+          "local_rope_theta":null,"hidden_activation":"gelu_new"})"));
+  EXPECT_DOUBLE_EQ(null_local.local_rope_theta, 500.0);
+  EXPECT_EQ(null_local.hidden_act, "gelu_new");
+}
+
 std::string error_of(const std::string& text, ErrorKind kind = ErrorKind::kInvalidModel) {
   try {
     parse_model_config(text);
@@ -110,6 +144,12 @@ TEST(FamilyConfig, RefusesEachFamilysImpossibleFieldsBeforeLoad) {
               HasSubstr("embedding_size must be positive"));
   EXPECT_THAT(error_of(R"({"architectures":["DistilBertModel"],"dim":100,"n_heads":3})"),
               HasSubstr("not a multiple"));
+  EXPECT_THAT(error_of(R"({"architectures":["ModernBertModel"],"global_attn_every_n_layers":0})"),
+              HasSubstr("global_attn_every_n_layers must be positive"));
+  EXPECT_THAT(error_of(R"({"architectures":["ModernBertForSequenceClassification"],
+                           "classifier_pooling":"max"})",
+                       ErrorKind::kUnsupported),
+              HasSubstr("classifier_pooling \"max\""));
 }
 
 TEST(FamilyConfig, ForeignArchitectureIsUnsupportedBeforeItsSizesAreRead) {
@@ -119,6 +159,10 @@ TEST(FamilyConfig, ForeignArchitectureIsUnsupportedBeforeItsSizesAreRead) {
               HasSubstr("unsupported architecture GPT2LMHeadModel"));
   EXPECT_THAT(error_of(R"({"model_type":"bert"})", ErrorKind::kUnsupported),
               HasSubstr("names no architecture"));
+  // Not in transformers 4.48 (table.cpp's question_answering column).
+  EXPECT_THAT(
+      error_of(R"({"architectures":["ModernBertForQuestionAnswering"]})", ErrorKind::kUnsupported),
+      HasSubstr("unsupported architecture ModernBertForQuestionAnswering"));
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ inline constexpr const char* kGoldenModels[] = {
     "bert-tiny-ner", "xlmr-tiny-ner", "deberta-v2-tiny-ner", "distilbert-tiny-ner",
     "electra-tiny-ner", "camembert-tiny-ner", "deberta-tiny-ner",
     "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
+    "modernbert-tiny-nli", "modernbert-tiny-rerank", "modernbert-tiny-embed", "modernbert-tiny-ner",
     "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
     "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on

@@ -45,8 +45,8 @@ struct Architecture {
 };
 
 // Every supported class name, in the order `onepass info` lists them: for each line of the table,
-// <Prefix>Model, <Prefix>ForSequenceClassification, <Prefix>ForTokenClassification, where the
-// line has it <Prefix>ForMaskedLM, and <Prefix>ForQuestionAnswering.
+// <Prefix>Model, <Prefix>ForSequenceClassification, <Prefix>ForTokenClassification, and where the
+// line has them <Prefix>ForMaskedLM and <Prefix>ForQuestionAnswering.
 std::span<const Architecture> architecture_table();
 
 // The table's entry for `name`; null when it is not supported.
@@ -59,5 +59,6 @@ extern const ArchitectureFamily kDebertaV2Family;   // deberta_v2/: DeBERTa-v2 /
 extern const ArchitectureFamily kDistilBertFamily;  // distilbert/
 extern const ArchitectureFamily kElectraFamily;     // electra/
 extern const ArchitectureFamily kMpnetFamily;       // mpnet/
+extern const ArchitectureFamily kModernBertFamily;  // modernbert/
 
 }  // namespace onepass::model

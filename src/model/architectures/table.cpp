@@ -1,6 +1,6 @@
 // The supported architectures, one line per family prefix: a class name is the prefix followed
-// by "Model", "ForSequenceClassification", "ForTokenClassification" or "ForQuestionAnswering",
-// and "ForMaskedLM" where the line says so. A new architecture is its folder here and its line
+// by "Model", "ForSequenceClassification", "ForTokenClassification", and "ForMaskedLM" and
+// "ForQuestionAnswering" where the line says so. A new architecture is its folder here and its line
 // below (docs/architecture.md).
 #include <algorithm>
 #include <vector>
@@ -16,11 +16,12 @@ struct TableLine {
   bool roberta_code = false;             // see Architecture
   bool positions_after_padding = false;  // see Architecture; implied by roberta_code
   bool masked_lm = false;                // <Prefix>ForMaskedLM loads too (fill-mask, SPLADE)
+  bool question_answering = true;        // <Prefix>ForQuestionAnswering loads too
 };
 
 constexpr TableLine kTable[] = {
     // clang-format off
-    //  prefix      family             roberta_code  positions_after_padding  masked_lm
+    //  prefix      family             roberta_code  positions_after_padding  masked_lm  question_answering
     {"Bert",       &kBertFamily,       false,        false,                   true},
     {"Roberta",    &kBertFamily,       true,         false,                   true},
     {"XLMRoberta", &kBertFamily,       true,         false,                   true},
@@ -30,6 +31,9 @@ constexpr TableLine kTable[] = {
     {"DistilBert", &kDistilBertFamily, false,        false,                   true},
     {"Electra",    &kElectraFamily},
     {"MPNet",      &kMpnetFamily,      false,        true},
+    // transformers 4.48, the last release on torch 1.x (which makes this project's goldens),
+    // has no ModernBertForQuestionAnswering.
+    {"ModernBert", &kModernBertFamily, false,        false,                   false,     false},
     // clang-format on
 };
 
@@ -52,6 +56,7 @@ const std::vector<Architecture>& all_architectures() {
     for (const auto& line : kTable) {
       for (const auto& head : kHeads) {
         if (head.head == HeadKind::kMaskedLm && !line.masked_lm) continue;
+        if (head.head == HeadKind::kQuestionAnswering && !line.question_answering) continue;
         out.push_back({std::string(line.prefix) + head.suffix, line.family, head.head,
                        line.roberta_code, line.roberta_code || line.positions_after_padding});
       }
