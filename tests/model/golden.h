@@ -30,6 +30,7 @@ inline constexpr const char* kGoldenModels[] = {
     "electra-tiny-ner", "camembert-tiny-ner", "deberta-tiny-ner",
     "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
     "modernbert-tiny-nli", "modernbert-tiny-rerank", "modernbert-tiny-embed", "modernbert-tiny-ner",
+    "modernbert-tiny-mlm",
     "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
     "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on

@@ -52,7 +52,10 @@ json parameters_of(const json& c) {
 }
 
 const std::vector<std::pair<std::string, std::string>> kModels = {
-    {"mlm", "bert-tiny-splade"}, {"dmlm", "distilbert-tiny-splade"}, {"xmlm", "xlmr-tiny-mlm"}};
+    {"mlm", "bert-tiny-splade"},
+    {"dmlm", "distilbert-tiny-splade"},
+    {"xmlm", "xlmr-tiny-mlm"},
+    {"mbmlm", "modernbert-tiny-mlm"}};
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:

@@ -33,7 +33,7 @@ constexpr TableLine kTable[] = {
     {"MPNet",      &kMpnetFamily,      false,        true},
     // transformers 4.48, the last release on torch 1.x (which makes this project's goldens),
     // has no ModernBertForQuestionAnswering.
-    {"ModernBert", &kModernBertFamily, false,        false,                   false,     false},
+    {"ModernBert", &kModernBertFamily, false,        false,                   true,      false},
     // clang-format on
 };
 

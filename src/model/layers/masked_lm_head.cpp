@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "kernels/elementwise.h"
 
@@ -26,11 +27,21 @@ struct RowTarget {
 MaskedLmHead::MaskedLmHead(const weights::WeightStore& store, const MaskedLmHeadNames& names,
                            kernels::Activation act, double norm_eps, const float* word_embeddings,
                            std::int64_t vocab, std::int64_t hidden)
-    : transform_(load_linear(store, names.transform, hidden, hidden, act)),
-      norm_(load_layer_norm(store, names.norm, hidden, norm_eps)),
-      decoder_(store.contains(names.decoder) ? store.get(names.decoder, {vocab, hidden}).data
-                                             : word_embeddings,
-               store.get(names.decoder_bias, {vocab}).data, vocab, hidden),
+    : zero_bias_(names.norm_bias ? 0 : static_cast<std::size_t>(hidden), 0.0f),
+      transform_(store.get(std::string(names.transform) + ".weight", {hidden, hidden}).data,
+                 names.transform_bias
+                     ? store.get(std::string(names.transform) + ".bias", {hidden}).data
+                     : nullptr,
+                 hidden, hidden, act),
+      norm_{store.get(std::string(names.norm) + ".weight", {hidden}).data,
+            names.norm_bias ? store.get(std::string(names.norm) + ".bias", {hidden}).data
+                            : zero_bias_.data(),
+            static_cast<float>(norm_eps)},
+      decoder_(
+          store.contains(names.decoder) ? store.get(names.decoder, {vocab, hidden}).data
+                                        : word_embeddings,
+          names.decoder_bias != nullptr ? store.get(names.decoder_bias, {vocab}).data : nullptr,
+          vocab, hidden),
       vocab_(vocab),
       hidden_(hidden) {}
 

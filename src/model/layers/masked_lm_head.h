@@ -25,7 +25,11 @@ struct MaskedLmHeadNames {
   const char* transform;     // dense [hidden, hidden] (.weight, .bias)
   const char* norm;          // its LayerNorm (.weight, .bias)
   const char* decoder;       // [vocab, hidden]; absent when saved tied to the word embeddings
-  const char* decoder_bias;  // [vocab]
+  const char* decoder_bias;  // [vocab]; null: the decoder has no bias
+  // Whether the transform and its LayerNorm have biases (ModernBERT's classifier_bias and
+  // norm_bias can drop them; BERT's and DistilBERT's always have them).
+  bool transform_bias = true;
+  bool norm_bias = true;
 };
 
 class MaskedLmHead {
@@ -49,6 +53,7 @@ class MaskedLmHead {
   std::int64_t vocab() const { return vocab_; }
 
  private:
+  std::vector<float> zero_bias_;  // the LayerNorm's beta when it has none
   kernels::Linear transform_;
   LayerNormWeights norm_;
   kernels::Linear decoder_;

@@ -10,7 +10,8 @@
 // - a final LayerNorm.
 // Heads: ModernBertPredictionHead (dense, activation, LayerNorm) then the classifier, on the
 // first token or the mean of the tokens (classifier_pooling) for sequence classification and on
-// every token for token classification.
+// every token for token classification; ModernBertForMaskedLM's is the same head then the decoder
+// to the vocabulary (tied to the token embeddings), model/layers/masked_lm_head.h.
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded. transformers
 // pads and masks, which is the same thing: a padded key's score is the float minimum, its weight
@@ -31,6 +32,7 @@
 #include "model/architectures/modernbert/modernbert_rotary.h"
 #include "model/batch_check.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/masked_lm_head.h"
 #include "model/layers/post_attention.h"
 #include "model/layers/thread_scope.h"
 #include "tensor/arena.h"
@@ -105,6 +107,7 @@ class ModernBertEncoder final : public Encoder {
   kernels::Linear head_dense_;  // ModernBertPredictionHead.dense, its activation fused
   LayerNormWeights head_norm_;
   kernels::Linear classifier_;  // [num_labels, hidden]
+  MaskedLmHead masked_lm_;      // ModernBertForMaskedLM: head, then decoder
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -182,7 +185,14 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
   }
   window_view_.values = window_bias_.data();
 
-  if (task_model) {
+  if (info_.head == HeadKind::kMaskedLm) {
+    masked_lm_ = MaskedLmHead(
+        store_,
+        {"head.dense", "head.norm", "decoder.weight",
+         config.decoder_bias ? "decoder.bias" : nullptr, config.classifier_bias, config.norm_bias},
+        kernels::activation_from_hf(config.classifier_activation), config.layer_norm_eps,
+        token_embeddings_, config.vocab_size, h);
+  } else if (task_model) {
     head_dense_ = linear("head.dense", h, h, config.classifier_bias,
                          kernels::activation_from_hf(config.classifier_activation),
                          kernels::Precision::kFp32);
@@ -317,8 +327,10 @@ void ModernBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
       classifier_.forward(pooled, static_cast<std::int64_t>(num_seqs), out.logits.data());
       return;
     }
-    case HeadKind::kQuestionAnswering:  // table.cpp gives ModernBERT neither
     case HeadKind::kMaskedLm:
+      masked_lm_.forward(x, offsets, batch, *arena, out);
+      return;
+    case HeadKind::kQuestionAnswering:  // table.cpp gives ModernBERT none
       break;
   }
   ONEPASS_CHECK(false, "ModernBERT runs the heads its table line lists");
