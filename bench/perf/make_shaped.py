@@ -79,6 +79,21 @@ SPECS = {
         # vocabulary shifted by 4), so its ids are not the kit's bert-base-shaped ids.
         "tokenizer_from": "mpnet-tiny-nli", "token_types": False, "own_ids": True,
     },
+    # answerdotai/ModernBERT-base's shape (ModernBertConfig's defaults: 22 layers, a global one
+    # every third, the others attending within 64 tokens) with the kit's 3-way NLI head on the
+    # first token. The special ids are its tokenizer's ([PAD] 0, [CLS] 1, [SEP] 2).
+    "modernbert-base-shaped": {
+        "architecture": "ModernBertForSequenceClassification",
+        "config_class": "ModernBertConfig",
+        "shaped_like": "answerdotai/ModernBERT-base (NLI head, num_labels 3)",
+        "seed": 7108, "id2label": NLI_LABELS,
+        "config": {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "cls_token_id": 1,
+                   "sep_token_id": 2},
+        # modernbert-tiny-nli's byte-level BPE: its own ids for the kit's texts.
+        "tokenizer_from": "modernbert-tiny-nli", "token_types": False, "own_ids": True,
+        "tokenizer_files": ("tokenizer.json", "vocab.json", "merges.txt",
+                            "tokenizer_config.json", "special_tokens_map.json"),
+    },
 }
 
 
@@ -92,7 +107,8 @@ def load_gen_weights():
 
 def kind_of(name):
     """The kit's value kinds: LayerNorm weight/bias, embedding tables, other weights, biases."""
-    if "LayerNorm" in name or "layer_norm" in name:
+    module = name.rsplit(".", 2)[-2] if name.count(".") else ""
+    if "LayerNorm" in name or "layer_norm" in name or module.endswith("norm"):  # ModernBERT's too
         return "ln_weight" if name.endswith(".weight") else "ln_bias"
     if name.endswith(".bias"):
         return "bias"
@@ -204,6 +220,9 @@ def golden(transformers, torch, name, spec, model, tokenizer, input_names, diges
 
 def export_onnx(torch, model, input_names, path):
     model.config.return_dict = False  # a tuple (logits,) instead of a ModelOutput
+    # torch 1.13's exporter has no symbolic for logical_not (ModernBERT's sliding-window mask);
+    # it is ONNX's Not.
+    torch.onnx.register_custom_op_symbolic("aten::logical_not", lambda g, x: g.op("Not", x), 14)
     example = tuple(torch.ones(2, 16, dtype=torch.long) for _ in input_names)
     axes = {n: {0: "batch", 1: "sequence"} for n in input_names}
     axes["logits"] = {0: "batch"}
@@ -266,7 +285,7 @@ def make(transformers, torch, gw, name, spec, work_root):
     print(f"{name}: {weights}: {size} bytes in {secs:.1f} s, sha256 {digest}")
 
     config.save_pretrained(folder)
-    for f in TOKENIZER_FILES:
+    for f in spec.get("tokenizer_files", TOKENIZER_FILES):
         shutil.copyfile(os.path.join(FIXTURES, spec["tokenizer_from"], f), os.path.join(folder, f))
     tokenizer = getattr(transformers, json.load(open(os.path.join(
         folder, "tokenizer_config.json")))["tokenizer_class"]).from_pretrained(folder)

@@ -3,11 +3,11 @@
 # installs the ONNX Runtime peer (npm onnxruntime-node) in bench/.peer, builds onepass (release)
 # and runs both on the same inputs, writing bench/out/perf-<model>.json.
 #
-#   bench/perf/run.sh [MODEL ...]     (default: all seven perf models)
+#   bench/perf/run.sh [MODEL ...]     (default: all eight perf models)
 # A MODEL is a folder of the shared kit (../shared/perf-models: mdeberta-v3-base-shaped,
 # bert-base-shaped, minilm-l12-h384-multilingual-shaped, xlmr-base-shaped) or of this repo's
-# bench/perf/models (distilbert-base-shaped, electra-base-shaped, mpnet-base-shaped; made by
-# make_shaped.py).
+# bench/perf/models (distilbert-base-shaped, electra-base-shaped, mpnet-base-shaped,
+# modernbert-base-shaped; made by make_shaped.py).
 # The complete folders (weights included) are bench/out/perf/<model>.
 # Environment: THREADS (default "1,2"), RUNS (default 10), ONLY (workload filter, e.g. 1x59,mixed32),
 # PRECISIONS (onepass's reduced precisions to time as well, e.g. bf16,int8; default none)
@@ -20,7 +20,7 @@ peer=$root/bench/.peer
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
   models=(mdeberta-v3-base-shaped bert-base-shaped minilm-l12-h384-multilingual-shaped xlmr-base-shaped
-    distilbert-base-shaped electra-base-shaped mpnet-base-shaped)
+    distilbert-base-shaped electra-base-shaped mpnet-base-shaped modernbert-base-shaped)
 fi
 mkdir -p "$perf" "$peer"
 
