@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "kernels/elementwise.h"
@@ -18,6 +19,57 @@ std::size_t self_attention_scratch_floats(const std::size_t* offsets, std::size_
   return static_cast<std::size_t>(std::max(1, omp_get_max_threads())) * longest * longest;
 }
 
+namespace {
+
+// Query rows per block of a banded (local) pass: its keys are the block's rows plus the window
+// on each side.
+constexpr std::int64_t kBandRows = 64;
+
+// softmax(q·kᵀ · scale + bias)·v for query rows [r0, r1) of one (sequence, head) over keys
+// [k0, k1), rows of q, k, v and out already at the sequence's start. With a window, scores of
+// keys farther than it from their query are the float minimum (weight 0).
+void attention_block(const float* qh, const float* kh, const float* vh, float* out,
+                     const AttentionShape& shape, std::int64_t h, float scale, std::int64_t r0,
+                     std::int64_t r1, std::int64_t k0, std::int64_t k1, float* scores) {
+  const std::int64_t d = shape.head_dim;
+  const std::int64_t ld = shape.ld_qkv;
+  const std::int64_t hidden = shape.num_heads * d;
+  const std::int64_t rows = r1 - r0;
+  const std::int64_t keys = k1 - k0;
+  const float* q0 = qh + r0 * ld;
+  const float* key0 = kh + k0 * ld;
+  const bool bf16 = shape.bf16_products;
+  if (!bf16 || !gemm_bf16(true, rows, keys, d, scale, q0, ld, key0, ld, scores, keys))
+    gemm(false, true, rows, keys, d, scale, q0, ld, key0, ld, 0.0f, scores, keys);
+  if (const float* bias = shape.distance_bias.values; bias != nullptr) {
+    // Query r's keys k0..k1-1 sit at offsets k0-r..k1-1-r: one contiguous run of the table.
+    const float* head_bias = bias + h * shape.distance_bias.stride + shape.distance_bias.center;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float* row = scores + r * keys;
+      const float* offsets_bias = head_bias + k0 - (r0 + r);
+      for (std::int64_t c = 0; c < keys; ++c) row[c] += offsets_bias[c];
+    }
+  }
+  if (shape.window >= 0) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float* row = scores + r * keys;
+      const std::int64_t query = r0 + r;
+      for (std::int64_t c = 0; c < keys; ++c) {
+        const std::int64_t distance = k0 + c > query ? k0 + c - query : query - k0 - c;
+        if (distance > shape.window) row[c] = std::numeric_limits<float>::lowest();
+      }
+    }
+  }
+  // Rows are short and many pairs run at once: stay on this thread.
+  for (std::int64_t r = 0; r < rows; ++r) softmax_row(scores + r * keys, keys);
+  const float* v0 = vh + k0 * ld;
+  float* out0 = out + r0 * hidden;
+  if (!bf16 || !gemm_bf16(false, rows, d, keys, 1.0f, scores, keys, v0, ld, out0, hidden))
+    gemm(false, false, rows, d, keys, 1.0f, scores, keys, v0, ld, 0.0f, out0, hidden);
+}
+
+}  // namespace
+
 void self_attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
                     const std::size_t* offsets, std::size_t num_seqs, float scale, float* ctx,
                     float* scratch) {
@@ -31,10 +83,10 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
         std::max<std::int64_t>(longest, static_cast<std::int64_t>(offsets[s + 1] - offsets[s]));
   }
   const int threads = std::max(1, omp_get_max_threads());
-  // One [longest, longest] score matrix per thread; the row stride is the sequence's own length.
+  // One [longest, longest] score matrix per thread (a band block is never larger); the row
+  // stride is the block's key count.
   float* scores_all = scratch;
   const auto pairs = static_cast<std::int64_t>(num_seqs) * heads;
-  const bool bf16 = shape.bf16_products;
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (std::int64_t p = 0; p < pairs; ++p) {
@@ -49,21 +101,17 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
     const float* kh = k + begin * ld + h * d;
     const float* vh = v + begin * ld + h * d;
     float* out = ctx + begin * hidden + h * d;
-    if (!bf16 || !gemm_bf16(true, len, len, d, scale, qh, ld, kh, ld, scores, len))
-      gemm(false, true, len, len, d, scale, qh, ld, kh, ld, 0.0f, scores, len);
-    if (const float* bias = shape.distance_bias.values; bias != nullptr) {
-      // Row r's keys 0..len-1 sit at offsets -r..len-1-r: one contiguous run of the table.
-      const float* row_bias = bias + h * shape.distance_bias.stride + shape.distance_bias.center;
-      for (std::int64_t r = 0; r < len; ++r) {
-        float* row = scores + r * len;
-        const float* offsets_bias = row_bias - r;
-        for (std::int64_t c = 0; c < len; ++c) row[c] += offsets_bias[c];
+    // A band narrower than the sequence: blocks of query rows, each over its keys only.
+    if (shape.window >= 0 && kBandRows + 2 * shape.window < len) {
+      for (std::int64_t r0 = 0; r0 < len; r0 += kBandRows) {
+        const std::int64_t r1 = std::min(len, r0 + kBandRows);
+        const std::int64_t k0 = std::max<std::int64_t>(0, r0 - shape.window);
+        const std::int64_t k1 = std::min(len, r1 + shape.window);
+        attention_block(qh, kh, vh, out, shape, h, scale, r0, r1, k0, k1, scores);
       }
+    } else {
+      attention_block(qh, kh, vh, out, shape, h, scale, 0, len, 0, len, scores);
     }
-    // Rows are short and many pairs run at once: stay on this thread.
-    for (std::int64_t r = 0; r < len; ++r) softmax_row(scores + r * len, len);
-    if (!bf16 || !gemm_bf16(false, len, d, len, 1.0f, scores, len, vh, ld, out, hidden))
-      gemm(false, false, len, d, len, 1.0f, scores, len, vh, ld, 0.0f, out, hidden);
   }
 }
 

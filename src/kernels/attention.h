@@ -25,6 +25,10 @@ struct AttentionShape {
   // precision; ignored where the build lacks AVX512-BF16. Softmax stays fp32.
   bool bf16_products = false;
   DistanceBias distance_bias{};
+  // Local attention (ModernBERT's local layers): query i sees only keys j with |j - i| <= window,
+  // as if every other key's score were the float minimum. Only the band of scores around the
+  // diagonal is computed, a block of query rows at a time. -1: every key.
+  std::int64_t window = -1;
 };
 
 // q, k, v: [total_tokens, ...] with row stride shape.ld_qkv, head h in columns

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -199,6 +200,34 @@ TEST(Attention, DistanceBiasMatchesReference) {
   for (std::size_t i = 0; i < ctx.size(); ++i)
     apart = std::max(apart, std::abs(unbiased[i] - expected[i]));
   EXPECT_GT(apart, 0.1f);
+}
+
+// ModernBERT's local layers: a query sees keys within `window` of it. Only the band is computed
+// (blocks of 64 query rows over their keys); the reference masks the full score matrix with the
+// float minimum, as transformers does. Sequences shorter than, as long as, and much longer than
+// a block plus the window on both sides, a last block that is cut short, and a window of 0.
+TEST(Attention, LocalWindowMatchesMaskedReference) {
+  const std::int64_t heads = 2, d = 16, hidden = heads * d, ld = 3 * hidden;
+  const std::vector<std::size_t> offsets{0, 5, 85, 385, 386, 516};
+  const auto tokens = static_cast<std::int64_t>(offsets.back());
+  const auto qkv = random_vector(tokens * ld, 16, 2.0f);
+  std::vector<float> scratch(self_attention_scratch_floats(offsets.data(), offsets.size() - 1));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  for (const std::int64_t window : {0, 8, 64}) {
+    SCOPED_TRACE(window);
+    std::vector<float> ctx(tokens * hidden), expected(tokens * hidden);
+    AttentionShape shape{heads, d, ld};
+    shape.window = window;
+    self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, shape, offsets.data(),
+                   offsets.size() - 1, scale, ctx.data(), scratch.data());
+    reference::self_attention(
+        qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads, d, offsets.data(),
+        offsets.size() - 1, scale, expected.data(),
+        [&](std::int64_t, std::int64_t i, std::int64_t j) {
+          return std::abs(j - i) <= window ? 0.0f : std::numeric_limits<float>::lowest();
+        });
+    expect_close(ctx, expected, 1e-5f);
+  }
 }
 
 // The bf16 precision's attention: near the fp32 reference (bf16 operands, fp32 sums), really in

@@ -5,7 +5,8 @@
 // - pre-LayerNorm layers (the first without one before attention): fused Wqkv, rotary positions
 //   on queries and keys (modernbert_rotary.h; theta global_rope_theta, local_rope_theta on local
 //   layers), attention over the whole sequence on every global_attn_every_n_layers-th layer and
-//   over keys within local_attention / 2 of the query on the others, Wo added to the residual;
+//   over keys within local_attention / 2 of the query on the others (only that band is
+//   computed, kernels/attention.h), Wo added to the residual;
 //   then LayerNorm, Wi into input and gate halves, act(input) · gate, Wo added to the residual;
 // - a final LayerNorm.
 // Heads: ModernBertPredictionHead (dense, activation, LayerNorm) then the classifier, on the
@@ -18,7 +19,6 @@
 // 0.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -100,10 +100,9 @@ class ModernBertEncoder final : public Encoder {
   LayerNormWeights final_norm_;
   RotaryTable global_rotary_;
   RotaryTable local_rotary_;
-  // A local layer's window as a bias by key offset: 0 within local_attention / 2 of the query,
-  // the float minimum beyond (what transformers' sliding_window_mask adds), built once at load.
-  std::vector<float> window_bias_;
-  kernels::DistanceBias window_view_;
+  // How far a local layer's query sees: keys within local_attention / 2 of it (transformers'
+  // sliding_window_mask gives the others the float minimum).
+  std::int64_t local_reach_ = 0;
   kernels::Linear head_dense_;  // ModernBertPredictionHead.dense, its activation fused
   LayerNormWeights head_norm_;
   kernels::Linear classifier_;  // [num_labels, hidden]
@@ -172,18 +171,7 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
   const std::int64_t longest = info_.max_tokens;
   global_rotary_ = RotaryTable(config.global_rope_theta, head_dim_, longest);
   local_rotary_ = RotaryTable(config.local_rope_theta, head_dim_, longest);
-  window_view_.stride = 2 * longest - 1;
-  window_view_.center = longest - 1;
-  window_bias_.resize(static_cast<std::size_t>(heads_ * window_view_.stride));
-  const std::int64_t reach = config.local_attention / 2;
-  for (std::int64_t head = 0; head < heads_; ++head) {
-    for (std::int64_t offset = -(longest - 1); offset < longest; ++offset) {
-      window_bias_[static_cast<std::size_t>(head * window_view_.stride + window_view_.center +
-                                            offset)] =
-          std::abs(offset) <= reach ? 0.0f : std::numeric_limits<float>::lowest();
-    }
-  }
-  window_view_.values = window_bias_.data();
+  local_reach_ = config.local_attention / 2;
 
   if (info_.head == HeadKind::kMaskedLm) {
     masked_lm_ = MaskedLmHead(
@@ -227,7 +215,7 @@ void ModernBertEncoder::layer_forward(const ModernBertLayer& layer, float* x, st
   shape.head_dim = head_dim_;
   shape.ld_qkv = 3 * h;
   shape.bf16_products = bf16_attention_;
-  if (!layer.global) shape.distance_bias = window_view_;
+  if (!layer.global) shape.window = local_reach_;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim_));
   kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h, shape, offsets,
                           num_seqs, scale, scratch.context, scratch.attention);
