@@ -10,7 +10,7 @@
 namespace onepass::kernels {
 
 // x[rows, cols] normalised in place per row: (x - mean) / sqrt(var + eps) * gamma + beta, with
-// the biased variance (torch.nn.LayerNorm).
+// the biased variance (torch.nn.LayerNorm). beta null: no bias (LayerNorm(bias=False)).
 void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma,
                 const float* beta, float eps);
 

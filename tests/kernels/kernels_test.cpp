@@ -119,6 +119,18 @@ TEST(Elementwise, LayerNormMatchesReference) {
   expect_close(x, expected, 1e-5f);
 }
 
+// LayerNorm(bias=False) (ModernBERT): a null beta is exactly a zero one, tail lanes included.
+TEST(Elementwise, LayerNormWithoutBiasIsAZeroBias) {
+  const std::int64_t rows = 5, cols = 70;
+  const auto input = random_vector(rows * cols, 11, 3.0f);
+  const auto gamma = random_vector(cols, 12);
+  const std::vector<float> zeros(cols, 0.0f);
+  auto x = input, with_zeros = input;
+  layer_norm(x.data(), rows, cols, gamma.data(), nullptr, 1e-5f);
+  layer_norm(with_zeros.data(), rows, cols, gamma.data(), zeros.data(), 1e-5f);
+  expect_close(x, with_zeros, 0.0f);
+}
+
 TEST(Elementwise, ActivationsMatchReference) {
   for (const auto act : {Activation::kGeluErf, Activation::kGeluTanh, Activation::kRelu,
                          Activation::kTanh, Activation::kSilu, Activation::kQuickGelu}) {

@@ -53,7 +53,8 @@ void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gam
     var /= static_cast<double>(cols);
     const double inv = 1.0 / std::sqrt(var + eps);
     for (std::int64_t c = 0; c < cols; ++c)
-      row[c] = static_cast<float>((row[c] - mean) * inv * gamma[c] + beta[c]);
+      row[c] =
+          static_cast<float>((row[c] - mean) * inv * gamma[c] + (beta != nullptr ? beta[c] : 0.0f));
   }
 }
 

@@ -27,15 +27,13 @@ struct RowTarget {
 MaskedLmHead::MaskedLmHead(const weights::WeightStore& store, const MaskedLmHeadNames& names,
                            kernels::Activation act, double norm_eps, const float* word_embeddings,
                            std::int64_t vocab, std::int64_t hidden)
-    : zero_bias_(names.norm_bias ? 0 : static_cast<std::size_t>(hidden), 0.0f),
-      transform_(store.get(std::string(names.transform) + ".weight", {hidden, hidden}).data,
+    : transform_(store.get(std::string(names.transform) + ".weight", {hidden, hidden}).data,
                  names.transform_bias
                      ? store.get(std::string(names.transform) + ".bias", {hidden}).data
                      : nullptr,
                  hidden, hidden, act),
       norm_{store.get(std::string(names.norm) + ".weight", {hidden}).data,
-            names.norm_bias ? store.get(std::string(names.norm) + ".bias", {hidden}).data
-                            : zero_bias_.data(),
+            names.norm_bias ? store.get(std::string(names.norm) + ".bias", {hidden}).data : nullptr,
             static_cast<float>(norm_eps)},
       decoder_(
           store.contains(names.decoder) ? store.get(names.decoder, {vocab, hidden}).data

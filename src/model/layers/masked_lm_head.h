@@ -53,7 +53,6 @@ class MaskedLmHead {
   std::int64_t vocab() const { return vocab_; }
 
  private:
-  std::vector<float> zero_bias_;  // the LayerNorm's beta when it has none
   kernels::Linear transform_;
   LayerNormWeights norm_;
   kernels::Linear decoder_;

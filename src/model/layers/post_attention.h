@@ -15,7 +15,7 @@ namespace onepass::model {
 
 struct LayerNormWeights {
   const float* gamma = nullptr;
-  const float* beta = nullptr;
+  const float* beta = nullptr;  // null: no bias (ModernBERT's norm_bias false)
   float eps = 1e-12f;
 };
 

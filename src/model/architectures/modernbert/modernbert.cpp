@@ -93,7 +93,6 @@ class ModernBertEncoder final : public Encoder {
   Activation mlp_act_ = Activation::kGeluErf;
   bool bf16_attention_ = false;
   bool mean_pooling_ = false;
-  std::vector<float> zero_bias_;  // the beta of LayerNorms without a bias (norm_bias false)
   const float* token_embeddings_ = nullptr;  // [vocab_size, hidden]
   LayerNormWeights embedding_norm_;
   std::vector<ModernBertLayer> layers_;
@@ -130,12 +129,11 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
 
   const std::int64_t h = config.hidden_size;
   const std::int64_t inter = config.intermediate_size;
-  zero_bias_.assign(static_cast<std::size_t>(h), 0.0f);
   const auto eps = static_cast<float>(config.layer_norm_eps);
   auto norm = [&](const std::string& prefix) {
-    return LayerNormWeights{
-        store_.get(prefix + ".weight", {h}).data,
-        config.norm_bias ? store_.get(prefix + ".bias", {h}).data : zero_bias_.data(), eps};
+    return LayerNormWeights{store_.get(prefix + ".weight", {h}).data,
+                            config.norm_bias ? store_.get(prefix + ".bias", {h}).data : nullptr,
+                            eps};
   };
   auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in, bool bias,
                     Activation act, kernels::Precision precision) {
