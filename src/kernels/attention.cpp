@@ -51,13 +51,16 @@ void attention_block(const float* qh, const float* kh, const float* vh, float* o
     }
   }
   if (shape.window >= 0) {
+    // Query r0 + r sees keys [r0 + r - window, r0 + r + window]; the block's keys around that
+    // run get the float minimum. The query itself is always among the block's keys.
+    constexpr float kMasked = std::numeric_limits<float>::lowest();
     for (std::int64_t r = 0; r < rows; ++r) {
       float* row = scores + r * keys;
       const std::int64_t query = r0 + r;
-      for (std::int64_t c = 0; c < keys; ++c) {
-        const std::int64_t distance = k0 + c > query ? k0 + c - query : query - k0 - c;
-        if (distance > shape.window) row[c] = std::numeric_limits<float>::lowest();
-      }
+      const std::int64_t first = std::max(k0, query - shape.window) - k0;
+      const std::int64_t end = std::min(k1, query + shape.window + 1) - k0;
+      std::fill(row, row + first, kMasked);
+      std::fill(row + end, row + keys, kMasked);
     }
   }
   // Rows are short and many pairs run at once: stay on this thread.
