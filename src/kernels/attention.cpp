@@ -12,18 +12,27 @@
 
 namespace onepass::kernels {
 
-std::size_t self_attention_scratch_floats(const std::size_t* offsets, std::size_t num_seqs) {
-  std::size_t longest = 0;
-  for (std::size_t s = 0; s < num_seqs; ++s)
-    longest = std::max(longest, offsets[s + 1] - offsets[s]);
-  return static_cast<std::size_t>(std::max(1, omp_get_max_threads())) * longest * longest;
-}
-
 namespace {
 
 // Query rows per block of a banded (local) pass: its keys are the block's rows plus the window
 // on each side.
 constexpr std::int64_t kBandRows = 64;
+
+// Query rows per block of full attention. Up to 1024 tokens a sequence is one block (the whole
+// [len, len] score matrix); a longer one (ModernBERT's and BGE-M3's 8192-token inputs) is cut into
+// blocks of rows over every key, so the scratch grows with the length, not its square: 32 MiB per
+// thread at 8192 tokens instead of 256 MiB. Not fewer rows: P·V of a block has rows x head_dim
+// outputs, and from 512 x 64 down it would leave the library GEMM (kernels::gemm) for the small
+// kernel, which streams V from memory again for every 6 rows (8192 tokens, 64-row blocks: 30%
+// slower; 1024 rows: as fast as one block).
+constexpr std::int64_t kFullBlockRows = 1024;
+
+// The scores a block of a sequence of at most `longest` tokens needs: a full block
+// min(len, kFullBlockRows) x len, a band block (only when kBandRows + 2 window < len) kBandRows x
+// fewer than len keys.
+std::int64_t block_scores(std::int64_t longest) {
+  return std::min(longest, kFullBlockRows) * longest;
+}
 
 // softmax(q·kᵀ · scale + bias)·v for query rows [r0, r1) of one (sequence, head) over keys
 // [k0, k1), rows of q, k, v and out already at the sequence's start. With a window, scores of
@@ -73,6 +82,15 @@ void attention_block(const float* qh, const float* kh, const float* vh, float* o
 
 }  // namespace
 
+std::size_t self_attention_scratch_floats(const std::size_t* offsets, std::size_t num_seqs) {
+  std::int64_t longest = 0;
+  for (std::size_t s = 0; s < num_seqs; ++s)
+    longest =
+        std::max<std::int64_t>(longest, static_cast<std::int64_t>(offsets[s + 1] - offsets[s]));
+  return static_cast<std::size_t>(std::max(1, omp_get_max_threads())) *
+         static_cast<std::size_t>(block_scores(longest));
+}
+
 void self_attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
                     const std::size_t* offsets, std::size_t num_seqs, float scale, float* ctx,
                     float* scratch) {
@@ -86,8 +104,8 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
         std::max<std::int64_t>(longest, static_cast<std::int64_t>(offsets[s + 1] - offsets[s]));
   }
   const int threads = std::max(1, omp_get_max_threads());
-  // One [longest, longest] score matrix per thread (a band block is never larger); the row
-  // stride is the block's key count.
+  // block_scores(longest) floats per thread; the row stride is the block's key count.
+  const std::int64_t per_thread = block_scores(longest);
   float* scores_all = scratch;
   const auto pairs = static_cast<std::int64_t>(num_seqs) * heads;
 
@@ -98,8 +116,7 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
     const auto begin = static_cast<std::int64_t>(offsets[s]);
     const std::int64_t len = static_cast<std::int64_t>(offsets[s + 1]) - begin;
     if (len == 0) continue;
-    float* scores =
-        scores_all + static_cast<std::int64_t>(omp_get_thread_num()) * longest * longest;
+    float* scores = scores_all + static_cast<std::int64_t>(omp_get_thread_num()) * per_thread;
     const float* qh = q + begin * ld + h * d;
     const float* kh = k + begin * ld + h * d;
     const float* vh = v + begin * ld + h * d;
@@ -113,7 +130,10 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
         attention_block(qh, kh, vh, out, shape, h, scale, r0, r1, k0, k1, scores);
       }
     } else {
-      attention_block(qh, kh, vh, out, shape, h, scale, 0, len, 0, len, scores);
+      for (std::int64_t r0 = 0; r0 < len; r0 += kFullBlockRows) {
+        const std::int64_t r1 = std::min(len, r0 + kFullBlockRows);
+        attention_block(qh, kh, vh, out, shape, h, scale, r0, r1, 0, len, scores);
+      }
     }
   }
 }

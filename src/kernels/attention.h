@@ -41,7 +41,8 @@ void self_attention(const float* q, const float* k, const float* v, const Attent
                     const std::size_t* offsets, std::size_t num_seqs, float scale, float* ctx,
                     float* scratch);
 
-// One [longest, longest] score matrix per thread of the current OpenMP team.
+// Per thread of the current OpenMP team, the scores of one block of query rows: the whole
+// [longest, longest] matrix up to 1024 tokens, blocks of 1024 rows beyond.
 std::size_t self_attention_scratch_floats(const std::size_t* offsets, std::size_t num_seqs);
 
 }  // namespace onepass::kernels

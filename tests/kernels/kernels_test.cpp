@@ -1,6 +1,8 @@
 // Every fast kernel against its naive twin in kernels/reference on random data.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -238,6 +240,39 @@ TEST(Attention, LocalWindowMatchesMaskedReference) {
         [&](std::int64_t, std::int64_t i, std::int64_t j) {
           return std::abs(j - i) <= window ? 0.0f : std::numeric_limits<float>::lowest();
         });
+    expect_close(ctx, expected, 1e-5f);
+  }
+}
+
+// Sequences past 1024 tokens run in blocks of query rows over every key: the same answer as the
+// reference (which computes whole score matrices), in a scratch that grows with the length
+// rather than its square.
+TEST(Attention, LongSequencesInRowBlocksMatchReference) {
+  const std::int64_t heads = 2, d = 8, hidden = heads * d, ld = 3 * hidden;
+  const std::vector<std::size_t> offsets{0, 3, 2503, 3530};  // 2500 tokens: 3 blocks; 1027: 2
+  const auto tokens = static_cast<std::int64_t>(offsets.back());
+  const auto qkv = random_vector(tokens * ld, 17, 2.0f);
+  const std::size_t scratch_floats =
+      self_attention_scratch_floats(offsets.data(), offsets.size() - 1);
+  const auto threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  EXPECT_EQ(scratch_floats, threads * 1024 * 2500);
+  std::vector<float> scratch(scratch_floats);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  // 700: bands on the 2500-token sequence, masked full blocks on the 1027-token one.
+  for (const std::int64_t window : {-1, 700}) {
+    SCOPED_TRACE(window);
+    std::vector<float> ctx(tokens * hidden), expected(tokens * hidden);
+    AttentionShape shape{heads, d, ld};
+    shape.window = window;
+    self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, shape, offsets.data(),
+                   offsets.size() - 1, scale, ctx.data(), scratch.data());
+    reference::self_attention(qkv.data(), qkv.data() + hidden, qkv.data() + 2 * hidden, ld, heads,
+                              d, offsets.data(), offsets.size() - 1, scale, expected.data(),
+                              [&](std::int64_t, std::int64_t i, std::int64_t j) {
+                                return window < 0 || std::abs(j - i) <= window
+                                           ? 0.0f
+                                           : std::numeric_limits<float>::lowest();
+                              });
     expect_close(ctx, expected, 1e-5f);
   }
 }
