@@ -7,6 +7,7 @@
 #include "model/architectures/deberta_v2/deberta_v2_config.h"
 #include "model/architectures/electra/electra_config.h"
 #include "model/architectures/modernbert/modernbert_config.h"
+#include "model/architectures/nomic_bert/nomic_bert_config.h"
 #include "model/encoder.h"
 
 namespace onepass::model {
@@ -125,6 +126,40 @@ TEST(FamilyConfig, ModernBertNamesAndDefaults) {
   EXPECT_EQ(null_local.hidden_act, "gelu_new");
 }
 
+TEST(FamilyConfig, NomicBertGpt2NamesAndMlpWidth) {
+  // nomic-embed-text-v1.5's branches at the tiny shape: n_inner 100 rounded up to 256 by the
+  // gated MLP, the vocabulary already padded to a multiple of 64 in config.json.
+  const auto embed = nomic_bert_config(read_model_config(kModels / "nomic-bert-tiny-embed"));
+  EXPECT_EQ(embed.hidden_size, 64);
+  EXPECT_EQ(embed.num_attention_heads, 4);
+  EXPECT_EQ(embed.num_hidden_layers, 3);
+  EXPECT_EQ(embed.intermediate_size, 256);
+  EXPECT_EQ(embed.vocab_size, 2624);
+  EXPECT_EQ(embed.max_position_embeddings, 2048);
+  EXPECT_TRUE(embed.gated_mlp);
+  EXPECT_EQ(embed.mlp_activation, kernels::Activation::kSilu);
+  EXPECT_DOUBLE_EQ(embed.rotary_base, 1000.0);
+  EXPECT_FALSE(embed.qkv_bias);
+  const auto nli = nomic_bert_config(read_model_config(kModels / "nomic-bert-tiny-nli"));
+  EXPECT_FALSE(nli.gated_mlp);
+  EXPECT_EQ(nli.intermediate_size, 128);
+  EXPECT_TRUE(nli.qkv_bias);
+
+  // An unpadded vocabulary is padded as NomicBertModel pads its embedding; a null n_inner is
+  // int(8 n_embd / 3) rounded up to 256 for a gated MLP, 4 n_embd for the plain one.
+  const auto padded = nomic_bert_config(parse_model_config(
+      R"({"architectures":["NomicBertModel"],"vocab_size":30522,"pad_vocab_size_multiple":64,
+          "n_embd":768,"n_head":12,"n_inner":null,"activation_function":"swiglu",
+          "rotary_emb_fraction":1.0})"));
+  EXPECT_EQ(padded.vocab_size, 30528);
+  EXPECT_EQ(padded.intermediate_size, 2048);
+  const auto plain = nomic_bert_config(parse_model_config(
+      R"({"architectures":["NomicBertModel"],"n_embd":96,"n_head":2,
+          "activation_function":"gelu_new","rotary_emb_fraction":1.0})"));
+  EXPECT_EQ(plain.intermediate_size, 384);
+  EXPECT_EQ(plain.mlp_activation, kernels::Activation::kGeluErf);  // the code's F.gelu
+}
+
 std::string error_of(const std::string& text, ErrorKind kind = ErrorKind::kInvalidModel) {
   try {
     parse_model_config(text);
@@ -150,6 +185,23 @@ TEST(FamilyConfig, RefusesEachFamilysImpossibleFieldsBeforeLoad) {
                            "classifier_pooling":"max"})",
                        ErrorKind::kUnsupported),
               HasSubstr("classifier_pooling \"max\""));
+
+  // NomicBERT's remote-code branches this engine does not run, named.
+  const std::string nomic = R"({"architectures":["NomicBertModel"],"rotary_emb_fraction":1.0,)";
+  const auto unsupported = ErrorKind::kUnsupported;
+  EXPECT_THAT(error_of(nomic + R"("prenorm":true})", unsupported), HasSubstr("prenorm true"));
+  EXPECT_THAT(error_of(nomic + R"("rotary_scaling_factor":2})", unsupported),
+              HasSubstr("rotary_scaling_factor"));
+  EXPECT_THAT(error_of(nomic + R"("activation_function":"glu"})", unsupported),
+              HasSubstr("activation_function glu"));
+  EXPECT_THAT(error_of(nomic + R"("moe_every_n_layers":2})", unsupported),
+              HasSubstr("mixture of experts"));
+  EXPECT_THAT(
+      error_of(R"({"architectures":["NomicBertModel"],"rotary_emb_fraction":0.5})", unsupported),
+      HasSubstr("rotary_emb_fraction 0.5"));
+  EXPECT_THAT(error_of(R"({"architectures":["NomicBertModel"]})", unsupported),
+              HasSubstr("rotary_emb_fraction 0"));
+  EXPECT_THAT(error_of(nomic + R"("n_inner":0})"), HasSubstr("n_inner must be positive"));
 }
 
 TEST(FamilyConfig, ForeignArchitectureIsUnsupportedBeforeItsSizesAreRead) {

@@ -31,6 +31,7 @@ inline constexpr const char* kGoldenModels[] = {
     "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
     "modernbert-tiny-nli", "modernbert-tiny-rerank", "modernbert-tiny-embed", "modernbert-tiny-ner",
     "modernbert-tiny-mlm",
+    "nomic-bert-tiny-embed", "nomic-bert-tiny-nli", "nomic-bert-tiny-ner", "nomic-bert-tiny-qa",
     "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
     "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on

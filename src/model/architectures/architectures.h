@@ -60,5 +60,6 @@ extern const ArchitectureFamily kDistilBertFamily;  // distilbert/
 extern const ArchitectureFamily kElectraFamily;     // electra/
 extern const ArchitectureFamily kMpnetFamily;       // mpnet/
 extern const ArchitectureFamily kModernBertFamily;  // modernbert/
+extern const ArchitectureFamily kNomicBertFamily;   // nomic_bert/
 
 }  // namespace onepass::model

@@ -34,6 +34,8 @@ constexpr TableLine kTable[] = {
     // transformers 4.48, the last release on torch 1.x (which makes this project's goldens),
     // has no ModernBertForQuestionAnswering.
     {"ModernBert", &kModernBertFamily, false,        false,                   true,      false},
+    // Remote code on the Hub (nomic-ai/nomic-bert-2048), its class names.
+    {"NomicBert",  &kNomicBertFamily},
     // clang-format on
 };
 

@@ -17,6 +17,14 @@ kernels::Linear load_linear(const weights::WeightStore& store, const std::string
                          store.get(prefix + ".bias", {out}).data, out, in, act);
 }
 
+kernels::Linear load_linear(const weights::WeightStore& store, const std::string& prefix,
+                            std::int64_t out, std::int64_t in, bool has_bias,
+                            kernels::Activation act, kernels::Precision precision) {
+  return kernels::Linear(store.get(prefix + ".weight", {out, in}).data,
+                         has_bias ? store.get(prefix + ".bias", {out}).data : nullptr, out, in, act,
+                         0, precision);
+}
+
 PostAttention::PostAttention(const weights::WeightStore& store, const std::string& prefix,
                              const weights::ModelConfig& config, kernels::Precision precision,
                              const PostAttentionNames& names)

@@ -28,6 +28,12 @@ kernels::Linear load_linear(const weights::WeightStore& store, const std::string
                             std::int64_t out, std::int64_t in,
                             kernels::Activation act = kernels::Activation::kIdentity);
 
+// An encoder matrix in `precision`, `act` fused, whose config says whether it has a bias
+// (ModernBERT's attention_bias and mlp_bias, NomicBERT's qkv_proj_bias and mlp_fc*_bias).
+kernels::Linear load_linear(const weights::WeightStore& store, const std::string& prefix,
+                            std::int64_t out, std::int64_t in, bool has_bias,
+                            kernels::Activation act, kernels::Precision precision);
+
 // Weight names inside one layer, after its prefix: BERT's (and DeBERTa-v2's) by default.
 struct PostAttentionNames {
   const char* attention_output = "attention.output.dense";

@@ -3,10 +3,10 @@
 // reranking models built on it (gte-modernbert, modernbert-embed, gte-reranker-modernbert):
 // - token embeddings, LayerNorm; no position table, no token types;
 // - pre-LayerNorm layers (the first without one before attention): fused Wqkv, rotary positions
-//   on queries and keys (modernbert_rotary.h; theta global_rope_theta, local_rope_theta on local
-//   layers), attention over the whole sequence on every global_attn_every_n_layers-th layer and
-//   over keys within local_attention / 2 of the query on the others (only that band is
-//   computed, kernels/attention.h), Wo added to the residual;
+//   on queries and keys (model/layers/rotary_table.h; theta global_rope_theta,
+//   local_rope_theta on local layers), attention over the whole sequence on every
+//   global_attn_every_n_layers-th layer and over keys within local_attention / 2 of the query on
+//   the others (only that band is computed, kernels/attention.h), Wo added to the residual;
 //   then LayerNorm, Wi into input and gate halves, act(input) · gate, Wo added to the residual;
 // - a final LayerNorm.
 // Heads: ModernBertPredictionHead (dense, activation, LayerNorm) then the classifier, on the
@@ -29,11 +29,11 @@
 #include "kernels/precision.h"
 #include "model/architectures/architectures.h"
 #include "model/architectures/modernbert/modernbert_config.h"
-#include "model/architectures/modernbert/modernbert_rotary.h"
 #include "model/batch_check.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/layers/post_attention.h"
+#include "model/layers/rotary_table.h"
 #include "model/layers/thread_scope.h"
 #include "tensor/arena.h"
 
@@ -135,12 +135,6 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
                             config.norm_bias ? store_.get(prefix + ".bias", {h}).data : nullptr,
                             eps};
   };
-  auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in, bool bias,
-                    Activation act, kernels::Precision precision) {
-    return kernels::Linear(store_.get(prefix + ".weight", {out, in}).data,
-                           bias ? store_.get(prefix + ".bias", {out}).data : nullptr, out, in, act,
-                           0, precision);
-  };
 
   token_embeddings_ =
       store_.get(base + "embeddings.tok_embeddings.weight", {config.vocab_size, h}).data;
@@ -152,15 +146,15 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
     const std::string prefix = base + "layers." + std::to_string(i) + ".";
     ModernBertLayer& layer = layers_[static_cast<std::size_t>(i)];
     if (i != 0) layer.attention_norm = norm(prefix + "attn_norm");
-    layer.qkv =
-        linear(prefix + "attn.Wqkv", 3 * h, h, config.attention_bias, identity, options.precision);
-    layer.attention_output =
-        linear(prefix + "attn.Wo", h, h, config.attention_bias, identity, options.precision);
+    layer.qkv = load_linear(store_, prefix + "attn.Wqkv", 3 * h, h, config.attention_bias, identity,
+                            options.precision);
+    layer.attention_output = load_linear(store_, prefix + "attn.Wo", h, h, config.attention_bias,
+                                         identity, options.precision);
     layer.mlp_norm = norm(prefix + "mlp_norm");
-    layer.mlp_in =
-        linear(prefix + "mlp.Wi", 2 * inter, h, config.mlp_bias, identity, options.precision);
-    layer.mlp_out =
-        linear(prefix + "mlp.Wo", h, inter, config.mlp_bias, identity, options.precision);
+    layer.mlp_in = load_linear(store_, prefix + "mlp.Wi", 2 * inter, h, config.mlp_bias, identity,
+                               options.precision);
+    layer.mlp_out = load_linear(store_, prefix + "mlp.Wo", h, inter, config.mlp_bias, identity,
+                                options.precision);
     layer.global = config.global_layer(i);
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
@@ -179,9 +173,9 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
         kernels::activation_from_hf(config.classifier_activation), config.layer_norm_eps,
         token_embeddings_, config.vocab_size, h);
   } else if (task_model) {
-    head_dense_ = linear("head.dense", h, h, config.classifier_bias,
-                         kernels::activation_from_hf(config.classifier_activation),
-                         kernels::Precision::kFp32);
+    head_dense_ = load_linear(store_, "head.dense", h, h, config.classifier_bias,
+                              kernels::activation_from_hf(config.classifier_activation),
+                              kernels::Precision::kFp32);
     head_norm_ = norm("head.norm");
     classifier_ = load_linear(store_, "classifier", config.num_labels, h);
   }

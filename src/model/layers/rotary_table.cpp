@@ -1,4 +1,4 @@
-#include "model/architectures/modernbert/modernbert_rotary.h"
+#include "model/layers/rotary_table.h"
 
 #include <algorithm>
 #include <cmath>

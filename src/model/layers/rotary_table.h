@@ -1,5 +1,6 @@
-// Rotary position embeddings as ModernBertRotaryEmbedding and apply_rotary_pos_emb compute them
-// (transformers v4.48, models/modernbert/modeling_modernbert.py, the padded attention paths):
+// Rotary position embeddings as transformers' ModernBertRotaryEmbedding and apply_rotary_pos_emb
+// compute them (v4.48, models/modernbert/modeling_modernbert.py, the padded attention paths), and
+// NomicBERT's remote code (NomicBertRotaryEmbedding, apply_rotary_emb, not interleaved) the same:
 // inv_freq[i] = 1 / theta^(2i / head_dim) in float32, angle = position · inv_freq[i] in float32,
 // and each head's query and key rotated pairwise between its two halves (rotate_half):
 //   x[i]        <- x[i] · cos - x[i + d/2] · sin

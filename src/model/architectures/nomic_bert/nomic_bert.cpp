@@ -1,0 +1,259 @@
+// NomicBERT as nomic-ai's remote code runs it (modeling_hf_nomic_bert.py on the Hub, the path
+// without flash attention), the encoder of nomic-embed-text-v1 / v1.5, nomic-bert-2048 and
+// arctic-embed-m-long:
+// - token embeddings plus token type embeddings, then LayerNorm (emb_ln); no position table;
+// - post-LayerNorm layers: fused Wqkv, rotary positions on queries and keys
+//   (model/layers/rotary_table.h, base rotary_emb_base), attention over the whole sequence,
+//   out_proj, LayerNorm (norm1) of it plus the input; then the MLP, fc11(x) · act(fc12(x))
+//   (swiglu: SiLU, geglu: GELU) or GELU(fc1(x)), fc2, LayerNorm (norm2) of it plus its input.
+// Heads: NomicBertForSequenceClassification's BERT pooler (tanh(dense(first token))) and
+// classifier, NomicBertForTokenClassification's classifier and NomicBertForQuestionAnswering's
+// qa_outputs on every token. NomicBertModel's from_pretrained builds it without the pooler, so a
+// base model has none here either, whatever the file holds.
+//
+// The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded. The remote code
+// pads and masks, which is the same thing: a padded key's score gets the float minimum.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/attention.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+#include "kernels/precision.h"
+#include "model/architectures/architectures.h"
+#include "model/architectures/nomic_bert/nomic_bert_config.h"
+#include "model/batch_check.h"
+#include "model/layers/encoder_heads.h"
+#include "model/layers/post_attention.h"
+#include "model/layers/rotary_table.h"
+#include "model/layers/thread_scope.h"
+#include "tensor/arena.h"
+
+namespace onepass::model {
+namespace {
+
+using kernels::Activation;
+using weights::ModelConfig;
+using weights::WeightStore;
+
+// One NomicBertBlock's weights.
+struct NomicBertLayer {
+  kernels::Linear qkv;               // attn.Wqkv: [3 hidden, hidden]
+  kernels::Linear attention_output;  // attn.out_proj
+  LayerNormWeights norm1;
+  kernels::Linear mlp_in;   // mlp.fc11 (gated) or mlp.fc1 with its activation fused
+  kernels::Linear gate;     // mlp.fc12 with the gate's activation fused (gated only)
+  kernels::Linear mlp_out;  // mlp.fc2
+  LayerNormWeights norm2;
+};
+
+// Activations of one forward pass, token-major, carved once from the pass's arena.
+struct NomicBertScratch {
+  float* qkv = nullptr;           // [tokens, 3 hidden]
+  float* context = nullptr;       // [tokens, hidden]
+  float* intermediate = nullptr;  // [tokens, intermediate]
+  float* gate = nullptr;          // [tokens, intermediate] (gated MLP)
+  float* attention = nullptr;     // kernels::self_attention_scratch_floats
+};
+
+class NomicBertEncoder final : public Encoder {
+ public:
+  NomicBertEncoder(const NomicBertConfig& config, WeightStore store, const LoadOptions& options);
+  const ModelInfo& info() const override { return info_; }
+  void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
+
+ private:
+  void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
+             tensor::ScratchArena& arena) const;
+  void layer_forward(const NomicBertLayer& layer, float* x, std::int64_t tokens,
+                     const std::size_t* offsets, std::size_t num_seqs,
+                     const NomicBertScratch& scratch) const;
+
+  WeightStore store_;  // owns the mapping every weight pointer below points into
+  ModelInfo info_;
+  int threads_ = 0;
+  std::int64_t heads_ = 0;
+  std::int64_t head_dim_ = 0;
+  std::int64_t intermediate_size_ = 0;
+  bool gated_mlp_ = false;
+  bool bf16_attention_ = false;
+  const float* word_embeddings_ = nullptr;        // [vocab_size, hidden]
+  const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
+  LayerNormWeights embedding_norm_;
+  std::vector<NomicBertLayer> layers_;
+  RotaryTable rotary_;
+  kernels::Linear pooler_;      // bert.pooler.dense, tanh fused (sequence classification)
+  kernels::Linear classifier_;  // classifier or qa_outputs: [num_labels, hidden]
+  mutable tensor::ArenaPool arenas_;
+};
+
+NomicBertEncoder::NomicBertEncoder(const NomicBertConfig& config, WeightStore store,
+                                   const LoadOptions& options)
+    : store_(std::move(store)),
+      threads_(options.threads),
+      heads_(config.num_attention_heads),
+      head_dim_(config.head_dim()),
+      intermediate_size_(config.intermediate_size),
+      gated_mlp_(config.gated_mlp),
+      bf16_attention_(kernels::attention_precision(
+                          options.precision, kernels::AttentionKind::kStandard, config.head_dim())
+                          .bf16_scores) {
+  info_ = describe_checkpoint(config);
+  const bool task_model = info_.head != HeadKind::kBaseModel;
+  // Task models nest the encoder under "bert."; NomicBertModel is saved without a prefix.
+  std::string base = "bert.";
+  if (!task_model && store_.contains("embeddings.word_embeddings.weight")) base.clear();
+
+  const std::int64_t h = config.hidden_size;
+  const std::int64_t inter = config.intermediate_size;
+  auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in, bool bias,
+                    Activation act) {
+    return load_linear(store_, prefix, out, in, bias, act, options.precision);
+  };
+
+  word_embeddings_ =
+      store_.get(base + "embeddings.word_embeddings.weight", {config.vocab_size, h}).data;
+  if (config.type_vocab_size > 0) {
+    token_type_embeddings_ =
+        store_.get(base + "embeddings.token_type_embeddings.weight", {config.type_vocab_size, h})
+            .data;
+  }
+  embedding_norm_ = load_layer_norm(store_, base + "emb_ln", h, config.layer_norm_eps);
+
+  const auto identity = Activation::kIdentity;
+  layers_.resize(static_cast<std::size_t>(config.num_hidden_layers));
+  for (int i = 0; i < config.num_hidden_layers; ++i) {
+    const std::string prefix = base + "encoder.layers." + std::to_string(i) + ".";
+    NomicBertLayer& layer = layers_[static_cast<std::size_t>(i)];
+    layer.qkv = linear(prefix + "attn.Wqkv", 3 * h, h, config.qkv_bias, identity);
+    layer.attention_output = linear(prefix + "attn.out_proj", h, h, config.qkv_bias, identity);
+    layer.norm1 = load_layer_norm(store_, prefix + "norm1", h, config.layer_norm_eps);
+    if (config.gated_mlp) {
+      layer.mlp_in = linear(prefix + "mlp.fc11", inter, h, config.fc1_bias, identity);
+      layer.gate = linear(prefix + "mlp.fc12", inter, h, config.fc1_bias, config.mlp_activation);
+    } else {
+      layer.mlp_in = linear(prefix + "mlp.fc1", inter, h, config.fc1_bias, config.mlp_activation);
+    }
+    layer.mlp_out = linear(prefix + "mlp.fc2", h, inter, config.fc2_bias, identity);
+    layer.norm2 = load_layer_norm(store_, prefix + "norm2", h, config.layer_norm_eps);
+    store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
+  }
+  rotary_ = RotaryTable(config.rotary_base, head_dim_, info_.max_tokens);
+
+  if (info_.head == HeadKind::kSequenceClassification) {
+    pooler_ = load_linear(store_, base + "pooler.dense", h, h, Activation::kTanh);
+    classifier_ = load_linear(store_, "classifier", config.num_labels, h);
+  } else if (task_model) {
+    classifier_ = load_linear(store_, token_head_name(info_.head), config.num_labels, h);
+  }
+  info_.parameter_count = store_.parameter_count();
+  store_.drop_resident_pages();  // every matrix is packed now
+}
+
+void NomicBertEncoder::embed(std::span<const SequenceInput> batch, const std::size_t* offsets,
+                             float* x, tensor::ScratchArena& arena) const {
+  const std::size_t tokens = offsets[batch.size()];
+  auto* ids = arena.alloc_as<std::int32_t>(tokens);
+  auto* types = arena.alloc_as<std::int32_t>(tokens);
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    const auto& seq = batch[s];
+    for (std::size_t i = 0; i < seq.input_ids.size(); ++i) {
+      ids[offsets[s] + i] = seq.input_ids[i];
+      types[offsets[s] + i] = seq.token_type_ids.empty() ? 0 : seq.token_type_ids[i];
+    }
+  }
+  const std::int64_t h = info_.hidden_size;
+  const auto n = static_cast<std::int64_t>(tokens);
+  kernels::embedding_gather(word_embeddings_, h, ids, n, x, false);
+  if (token_type_embeddings_ != nullptr)
+    kernels::embedding_gather(token_type_embeddings_, h, types, n, x, true);
+  kernels::layer_norm(x, n, h, embedding_norm_.gamma, embedding_norm_.beta, embedding_norm_.eps);
+}
+
+void NomicBertEncoder::layer_forward(const NomicBertLayer& layer, float* x, std::int64_t tokens,
+                                     const std::size_t* offsets, std::size_t num_seqs,
+                                     const NomicBertScratch& scratch) const {
+  const std::int64_t h = info_.hidden_size;
+  const std::int64_t inter = intermediate_size_;
+  layer.qkv.forward(x, tokens, scratch.qkv);
+  rotary_.rotate_queries_and_keys(scratch.qkv, 3 * h, heads_, offsets, num_seqs);
+  kernels::AttentionShape shape;
+  shape.num_heads = heads_;
+  shape.head_dim = head_dim_;
+  shape.ld_qkv = 3 * h;
+  shape.bf16_products = bf16_attention_;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim_));
+  kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h, shape, offsets,
+                          num_seqs, scale, scratch.context, scratch.attention);
+  layer.attention_output.forward(scratch.context, tokens, x, /*accumulate=*/true);
+  kernels::layer_norm(x, tokens, h, layer.norm1.gamma, layer.norm1.beta, layer.norm1.eps);
+
+  layer.mlp_in.forward(x, tokens, scratch.intermediate);
+  if (gated_mlp_) {
+    layer.gate.forward(x, tokens, scratch.gate);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t t = 0; t < tokens; ++t) {
+      float* row = scratch.intermediate + t * inter;
+      const float* gate = scratch.gate + t * inter;
+      for (std::int64_t j = 0; j < inter; ++j) row[j] *= gate[j];
+    }
+  }
+  layer.mlp_out.forward(scratch.intermediate, tokens, x, /*accumulate=*/true);
+  kernels::layer_norm(x, tokens, h, layer.norm2.gamma, layer.norm2.beta, layer.norm2.eps);
+}
+
+void NomicBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
+  if (!begin_forward(batch, info_, out)) return;
+  ThreadScope thread_scope(threads_);
+  auto arena = arenas_.acquire();
+  const std::size_t* offsets = out.token_offsets.data();
+  const std::size_t num_seqs = batch.size();
+  const auto tokens = static_cast<std::int64_t>(offsets[num_seqs]);
+  const std::int64_t h = info_.hidden_size;
+  const auto n = static_cast<std::size_t>(tokens);
+  const auto hidden = static_cast<std::size_t>(h);
+  const auto inter = static_cast<std::size_t>(intermediate_size_);
+
+  float* x = arena->alloc(n * hidden);
+  NomicBertScratch scratch;
+  scratch.qkv = arena->alloc(n * 3 * hidden);
+  scratch.context = arena->alloc(n * hidden);
+  scratch.intermediate = arena->alloc(n * inter);
+  if (gated_mlp_) scratch.gate = arena->alloc(n * inter);
+  scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, num_seqs));
+
+  embed(batch, offsets, x, *arena);
+  for (const auto& layer : layers_) layer_forward(layer, x, tokens, offsets, num_seqs, scratch);
+
+  switch (info_.head) {
+    case HeadKind::kBaseModel:
+      out.hidden_states.assign(x, x + tokens * h);
+      return;
+    case HeadKind::kSequenceClassification:
+      classify_sequences(x, offsets, num_seqs, h, pooler_, classifier_, info_.num_labels, *arena,
+                         out.logits);
+      return;
+    case HeadKind::kTokenClassification:
+    case HeadKind::kQuestionAnswering:
+      classify_tokens(x, tokens, classifier_, info_.num_labels, out.logits);
+      return;
+    case HeadKind::kMaskedLm:  // table.cpp gives NomicBERT none
+      break;
+  }
+  ONEPASS_CHECK(false, "NomicBERT runs the heads its table line lists");
+}
+
+}  // namespace
+
+const ArchitectureFamily kNomicBertFamily = {
+    &read_nomic_bert_family_config,
+    [](const ModelConfig& config, WeightStore store,
+       const LoadOptions& options) -> std::unique_ptr<Encoder> {
+      return std::make_unique<NomicBertEncoder>(nomic_bert_config(config), std::move(store),
+                                                options);
+    },
+};
+
+}  // namespace onepass::model

@@ -1,0 +1,34 @@
+// NomicBertConfig as nomic-ai's remote code defines it (configuration_hf_nomic_bert.py on the Hub,
+// used by nomic-embed-text-v1 / v1.5, nomic-bert-2048 and arctic-embed-m-long): GPT2Config's
+// names for the sizes (n_embd, n_head, n_layer, n_inner, n_positions, layer_norm_epsilon) and
+// its own fields for rotary positions, the MLP and the biases.
+//
+// The branches those checkpoints take are supported: post-LayerNorm layers, rotary positions on
+// the whole head (not interleaved, no scaling), a gated MLP (swiglu, geglu) or a plain GELU one,
+// biases on or off. Anything else (pre-LayerNorm, parallel blocks, RMSNorm, learned positions,
+// dynamic NTK rotary scaling, mixture of experts, ...) is refused at load with its field named.
+#pragma once
+
+#include "kernels/activation.h"
+#include "weights/config.h"
+
+namespace onepass::model {
+
+struct NomicBertConfig : weights::ModelConfig {
+  double rotary_base = 10000.0;  // rotary_emb_base
+  bool qkv_bias = true;          // qkv_proj_bias: Wqkv and out_proj
+  bool fc1_bias = true;          // mlp_fc1_bias: fc11 and fc12 (or fc1)
+  bool fc2_bias = true;          // mlp_fc2_bias
+  // swiglu and geglu: fc11(x) · act(fc12(x)), then fc2; otherwise act(fc1(x)), then fc2.
+  bool gated_mlp = false;
+  kernels::Activation mlp_activation = kernels::Activation::kGeluErf;
+};
+
+// ArchitectureFamily::read_config of NomicBERT.
+void read_nomic_bert_family_config(weights::ModelConfig& config);
+
+// The typed config the NomicBERT loader runs. Throws kUnsupported for a branch of the remote code
+// this engine does not run, kInvalidModel for an impossible value.
+NomicBertConfig nomic_bert_config(const weights::ModelConfig& config);
+
+}  // namespace onepass::model
