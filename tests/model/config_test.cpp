@@ -200,7 +200,7 @@ TEST(FamilyConfig, RefusesEachFamilysImpossibleFieldsBeforeLoad) {
       error_of(R"({"architectures":["NomicBertModel"],"rotary_emb_fraction":0.5})", unsupported),
       HasSubstr("rotary_emb_fraction 0.5"));
   EXPECT_THAT(error_of(R"({"architectures":["NomicBertModel"]})", unsupported),
-              HasSubstr("rotary_emb_fraction 0"));
+              HasSubstr("rotary_emb_fraction 0 (rotary positions on the whole head only)"));
   EXPECT_THAT(error_of(nomic + R"("n_inner":0})"), HasSubstr("n_inner must be positive"));
 }
 

@@ -1,5 +1,6 @@
 #include "model/architectures/nomic_bert/nomic_bert_config.h"
 
+#include <sstream>
 #include <string>
 
 #include "base/error.h"
@@ -9,6 +10,13 @@ namespace {
 
 void unsupported(const std::string& what) {
   throw Error(ErrorKind::kUnsupported, "config.json: " + what + " is not supported for NomicBERT");
+}
+
+// A config value as JSON writes it: 2, 0.5.
+std::string number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
 }
 
 // The remote code's MLP width: n_inner, or GPT2Config's null meaning 4 n_embd (plain MLP) and
@@ -74,7 +82,7 @@ NomicBertConfig nomic_bert_config(const weights::ModelConfig& config) {
   for (const char* key : {"rotary_scaling_factor", "rotary_emb_scale_base"}) {
     double value = 0.0;
     f.read(key, value);
-    if (value != 0.0) unsupported(std::string(key) + " " + std::to_string(value));
+    if (value != 0.0) unsupported(std::string(key) + " " + number(value));
   }
   int moe_every = 0;
   f.read("moe_every_n_layers", moe_every);
@@ -85,7 +93,7 @@ NomicBertConfig nomic_bert_config(const weights::ModelConfig& config) {
   double fraction = 0.0;
   f.read("rotary_emb_fraction", fraction);
   if (fraction != 1.0) {
-    unsupported("rotary_emb_fraction " + std::to_string(fraction) +
+    unsupported("rotary_emb_fraction " + number(fraction) +
                 " (rotary positions on the whole head only)");
   }
   f.read("rotary_emb_base", c.rotary_base);
