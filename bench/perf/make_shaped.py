@@ -94,6 +94,23 @@ SPECS = {
         "tokenizer_files": ("tokenizer.json", "vocab.json", "merges.txt",
                             "tokenizer_config.json", "special_tokens_map.json"),
     },
+    # nomic-ai/nomic-embed-text-v1.5's shape (its config: SwiGLU, rotary base 1000, no biases,
+    # the vocabulary padded to 30528) with the kit's 3-way NLI head: the remote code's
+    # NomicBertForSequenceClassification (BERT pooler, classifier). Needs --remote-code.
+    "nomic-bert-base-shaped": {
+        "architecture": "NomicBertForSequenceClassification", "config_class": "NomicBertConfig",
+        "shaped_like": "nomic-ai/nomic-embed-text-v1.5 (NLI head, num_labels 3)",
+        "seed": 7109, "id2label": NLI_LABELS, "remote_code": True,
+        "config": {"vocab_size": 30528, "n_embd": 768, "n_head": 12, "n_layer": 12,
+                   "n_inner": 3072, "n_positions": 8192, "activation_function": "swiglu",
+                   "rotary_emb_fraction": 1.0, "rotary_emb_base": 1000,
+                   "rotary_emb_interleaved": False, "qkv_proj_bias": False,
+                   "mlp_fc1_bias": False, "mlp_fc2_bias": False, "prenorm": False,
+                   "layer_norm_epsilon": 1e-12, "type_vocab_size": 2,
+                   "pad_vocab_size_multiple": 64, "max_trained_positions": 2048,
+                   "causal": False, "pad_token_id": 0},
+        "tokenizer_from": "nomic-bert-tiny-nli", "token_types": True,
+    },
 }
 
 
@@ -107,8 +124,9 @@ def load_gen_weights():
 
 def kind_of(name):
     """The kit's value kinds: LayerNorm weight/bias, embedding tables, other weights, biases."""
-    module = name.rsplit(".", 2)[-2] if name.count(".") else ""
-    if "LayerNorm" in name or "layer_norm" in name or module.endswith("norm"):  # ModernBERT's too
+    import layer_norms
+
+    if layer_norms.is_layer_norm(name):
         return "ln_weight" if name.endswith(".weight") else "ln_bias"
     if name.endswith(".bias"):
         return "bias"
@@ -267,12 +285,17 @@ def make(transformers, torch, gw, name, spec, work_root):
     work = os.path.join(work_root, name)
     os.makedirs(folder, exist_ok=True)
     os.makedirs(work, exist_ok=True)
-    config = getattr(transformers, spec["config_class"])(
-        **spec["config"], id2label=spec["id2label"],
-        label2id={v: k for k, v in spec["id2label"].items()})
+    import generate
+
+    config_cls, model_cls = generate.model_classes(transformers, spec)
+    config = config_cls(**spec["config"], id2label=spec["id2label"],
+                        label2id={v: k for k, v in spec["id2label"].items()})
     config.architectures = [spec["architecture"]]
     config._attn_implementation = "eager"
-    model_cls = getattr(transformers, spec["architecture"])
+    if spec.get("remote_code"):
+        import specs
+
+        config.auto_map = specs.NOMIC_REMOTE_CODE["auto_map"]
     model = model_cls(config).eval()
 
     manifest = manifest_for(gw, name, spec, model)
@@ -317,6 +340,9 @@ def main():
     parser.add_argument("--transformers", default=os.environ.get("TRANSFORMERS_SRC"),
                         help="transformers source tree; or env TRANSFORMERS_SRC")
     parser.add_argument("--work", default=os.path.join(REPO, "bench", "out", "perf"))
+    parser.add_argument("--remote-code", metavar="DIR",
+                        help="nomic-ai's modeling files (tools/fixtures/README.md), for "
+                             "nomic-bert-base-shaped")
     parser.add_argument("names", nargs="+", choices=sorted(SPECS))
     args = parser.parse_args()
     if not args.transformers:
@@ -325,6 +351,11 @@ def main():
 
     transformers = environment.setup(args.transformers)
     transformers._fixture_source = environment.source_info(args.transformers)
+    if args.remote_code:
+        import specs
+
+        transformers._remote_classes, transformers._remote_digests = (
+            environment.load_remote_code(args.remote_code, specs.NOMIC_REMOTE_CODE["modules"]))
     import torch
 
     torch.set_num_threads(1)

@@ -1,6 +1,5 @@
 // NomicBERT as nomic-ai's remote code runs it (modeling_hf_nomic_bert.py on the Hub, the path
-// without flash attention), the encoder of nomic-embed-text-v1 / v1.5, nomic-bert-2048 and
-// arctic-embed-m-long:
+// without flash attention), the encoder of nomic-embed-text-v1 / v1.5 and nomic-bert-2048:
 // - token embeddings plus token type embeddings, then LayerNorm (emb_ln); no position table;
 // - post-LayerNorm layers: fused Wqkv, rotary positions on queries and keys
 //   (model/layers/rotary_table.h, base rotary_emb_base), attention over the whole sequence,

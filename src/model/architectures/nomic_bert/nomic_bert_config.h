@@ -1,5 +1,5 @@
 // NomicBertConfig as nomic-ai's remote code defines it (configuration_hf_nomic_bert.py on the Hub,
-// used by nomic-embed-text-v1 / v1.5, nomic-bert-2048 and arctic-embed-m-long): GPT2Config's
+// used by nomic-embed-text-v1 / v1.5 and nomic-bert-2048): GPT2Config's
 // names for the sizes (n_embd, n_head, n_layer, n_inner, n_positions, layer_norm_epsilon) and
 // its own fields for rotary positions, the MLP and the biases.
 //
