@@ -56,7 +56,8 @@ class ServeGoldens : public ServeSuite<ServeGoldens> {
             "--model", "embed=" + fixture_model("bert-tiny-embed"),
             "--model", "rerank=" + fixture_model("bert-tiny-rerank"),
             "--model", "mnli=" + fixture_model("mpnet-tiny-nli"),
-            "--model", "membed=" + fixture_model("mpnet-tiny-embed")};
+            "--model", "membed=" + fixture_model("mpnet-tiny-embed"),
+            "--model", "nembed=" + fixture_model("nomic-bert-tiny-embed")};
   }
 };
 
@@ -220,10 +221,12 @@ TEST_F(ServeGoldens, EmbeddingsThroughTeiOpenAiKserveAndToolkit) {
             0.9999);
 }
 
-// MPNet as all-mpnet-base-v2 is served: TEI's /embed (mean pooling, normalized) and /embed_all
-// (every token), from text through the MPNet tokenizer and the relative-position-biased encoder.
-TEST_F(ServeGoldens, MpnetEmbeddingsThroughTeiEmbedAndEmbedAll) {
-  const auto g = golden("mpnet-tiny-embed");
+// TEI's /embed (mean pooling, normalized) and /embed_all (every token) of the embedder served as
+// `model` against its golden (`folder`), from text through the folder's tokenizer and encoder.
+// Returns the texts it sent (the non-empty cases' texts, at most 12).
+json expect_tei_embeddings_match_golden(int port, const std::string& model,
+                                        const std::string& folder) {
+  const auto g = golden(folder);
   json texts = json::array();
   std::vector<json> singles;
   for (const auto& c : text_cases(g, 12)) {
@@ -231,29 +234,29 @@ TEST_F(ServeGoldens, MpnetEmbeddingsThroughTeiEmbedAndEmbedAll) {
     texts.push_back(c["text"]);
     singles.push_back(c);
   }
-  ASSERT_GE(singles.size(), 8u);
-  const auto r = post_json(port(), "/embed", json{{"inputs", texts}}.dump(), target("membed"));
-  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_GE(singles.size(), 8u);
+  const auto r = post_json(port, "/embed", json{{"inputs", texts}}.dump(), target(model));
+  EXPECT_EQ(r.status, 200) << r.body;
   const auto answer = json::parse(r.body);
-  ASSERT_EQ(answer.size(), singles.size());
-  for (std::size_t i = 0; i < singles.size(); ++i) {
+  EXPECT_EQ(answer.size(), singles.size());
+  for (std::size_t i = 0; i < singles.size() && i < answer.size(); ++i) {
     const auto v = answer[i].get<std::vector<float>>();
     const auto expected = singles[i]["embedding"]["mean_l2"].get<std::vector<float>>();
-    ASSERT_EQ(v.size(), expected.size());
-    for (std::size_t d = 0; d < v.size(); ++d)
+    EXPECT_EQ(v.size(), expected.size());
+    for (std::size_t d = 0; d < v.size() && d < expected.size(); ++d)
       EXPECT_NEAR(v[d], expected[d], 1e-4) << singles[i]["id"] << " [" << d << "]";
   }
 
   // /embed_all: every token's last hidden state; its first row is the golden CLS vector and
   // the rows' mean the golden mean.
   const json two = json::array({texts[0], texts[1]});
-  const auto all = post_json(port(), "/embed_all", json{{"inputs", two}}.dump(), target("membed"));
-  ASSERT_EQ(all.status, 200) << all.body;
+  const auto all = post_json(port, "/embed_all", json{{"inputs", two}}.dump(), target(model));
+  EXPECT_EQ(all.status, 200) << all.body;
   EXPECT_FALSE(all.header("x-inference-time").empty());
   const auto rows = json::parse(all.body);
-  ASSERT_EQ(rows.size(), 2u);
-  for (std::size_t i = 0; i < 2; ++i) {
-    ASSERT_EQ(rows[i].size(), singles[i]["num_tokens"].get<std::size_t>());
+  EXPECT_EQ(rows.size(), 2u);
+  for (std::size_t i = 0; i < 2 && i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].size(), singles[i]["num_tokens"].get<std::size_t>());
     const auto cls = singles[i]["embedding"]["cls"].get<std::vector<float>>();
     const auto mean = singles[i]["embedding"]["mean"].get<std::vector<float>>();
     for (std::size_t d = 0; d < cls.size(); ++d) {
@@ -263,15 +266,45 @@ TEST_F(ServeGoldens, MpnetEmbeddingsThroughTeiEmbedAndEmbedAll) {
       EXPECT_NEAR(sum / static_cast<double>(rows[i].size()), mean[d], 1e-4);
     }
   }
+  return texts;
+}
+
+// MPNet as all-mpnet-base-v2 is served, through the relative-position-biased encoder.
+TEST_F(ServeGoldens, MpnetEmbeddingsThroughTeiEmbedAndEmbedAll) {
+  const json texts = expect_tei_embeddings_match_golden(port(), "membed", "mpnet-tiny-embed");
+  const auto all = post_json(port(), "/embed_all", json{{"inputs", json::array({texts[0]})}}.dump(),
+                             target("membed"));
+  ASSERT_EQ(all.status, 200) << all.body;
+  const auto rows = json::parse(all.body);
   // A single string is a list of one; a classifier is not an embedder.
   const auto one =
       post_json(port(), "/embed_all", json{{"inputs", texts[0]}}.dump(), target("membed"));
   ASSERT_EQ(one.status, 200) << one.body;
-  EXPECT_EQ(json::parse(one.body), json::array({rows[0]}));
+  EXPECT_EQ(json::parse(one.body), rows);
   const auto refused =
       post_json(port(), "/embed_all", json{{"inputs", texts[0]}}.dump(), target("mnli"));
   EXPECT_EQ(refused.status, 422) << refused.body;
   EXPECT_EQ(json::parse(refused.body)["error_type"], "Validation");
+}
+
+// NomicBERT as nomic-embed-text-v1.5 is served (remote code on the Hub, onepass's own encoder),
+// and with TEI's `dimensions` (Matryoshka): the first N values of the mean, then normalized.
+TEST_F(ServeGoldens, NomicBertEmbeddingsThroughTeiEmbedAndEmbedAll) {
+  const json texts = expect_tei_embeddings_match_golden(port(), "nembed", "nomic-bert-tiny-embed");
+  const auto g = golden("nomic-bert-tiny-embed");
+  const auto r = post_json(port(), "/embed", json{{"inputs", texts[0]}, {"dimensions", 16}}.dump(),
+                           target("nembed"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto v = json::parse(r.body)[0].get<std::vector<float>>();
+  ASSERT_EQ(v.size(), 16u);
+  std::vector<float> mean;
+  for (const auto& c : text_cases(g, 12))
+    if (c.contains("text") && c["text"] == texts[0] && mean.empty())
+      mean = c["embedding"]["mean"].get<std::vector<float>>();
+  ASSERT_GE(mean.size(), 16u);
+  double norm = 0;
+  for (std::size_t d = 0; d < 16; ++d) norm += static_cast<double>(mean[d]) * mean[d];
+  for (std::size_t d = 0; d < 16; ++d) EXPECT_NEAR(v[d], mean[d] / std::sqrt(norm), 1e-4) << d;
 }
 
 TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {
