@@ -1,7 +1,8 @@
 // One forward pass through a stack of BertLayers, as BERT, ELECTRA and DistilBERT open it: the
 // team size for the pass, an arena from the encoder's pool, and carved from it the hidden
 // states x [tokens, hidden] and the layers' scratch. The architecture embeds into x, calls
-// run(layers), and puts its head on x.
+// run(layers), and puts its head on x. NomicBERT opens its pass the same way and runs its own
+// layers on the same scratch.
 #pragma once
 
 #include <cstddef>

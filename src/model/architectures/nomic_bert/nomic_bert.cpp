@@ -24,10 +24,10 @@
 #include "model/architectures/architectures.h"
 #include "model/architectures/nomic_bert/nomic_bert_config.h"
 #include "model/batch_check.h"
+#include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/post_attention.h"
 #include "model/layers/rotary_table.h"
-#include "model/layers/thread_scope.h"
 #include "tensor/arena.h"
 
 namespace onepass::model {
@@ -48,15 +48,6 @@ struct NomicBertLayer {
   LayerNormWeights norm2;
 };
 
-// Activations of one forward pass, token-major, carved once from the pass's arena.
-struct NomicBertScratch {
-  float* qkv = nullptr;           // [tokens, 3 hidden]
-  float* context = nullptr;       // [tokens, hidden]
-  float* intermediate = nullptr;  // [tokens, intermediate]
-  float* gate = nullptr;          // [tokens, intermediate] (gated MLP)
-  float* attention = nullptr;     // kernels::self_attention_scratch_floats
-};
-
 class NomicBertEncoder final : public Encoder {
  public:
   NomicBertEncoder(const NomicBertConfig& config, WeightStore store, const LoadOptions& options);
@@ -66,9 +57,8 @@ class NomicBertEncoder final : public Encoder {
  private:
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              tensor::ScratchArena& arena) const;
-  void layer_forward(const NomicBertLayer& layer, float* x, std::int64_t tokens,
-                     const std::size_t* offsets, std::size_t num_seqs,
-                     const NomicBertScratch& scratch) const;
+  // One layer on pass.x in place; gate: [tokens, intermediate] for the gated MLP.
+  void layer_forward(const NomicBertLayer& layer, const BertStackPass& pass, float* gate) const;
 
   WeightStore store_;  // owns the mapping every weight pointer below points into
   ModelInfo info_;
@@ -171,32 +161,34 @@ void NomicBertEncoder::embed(std::span<const SequenceInput> batch, const std::si
   kernels::layer_norm(x, n, h, embedding_norm_.gamma, embedding_norm_.beta, embedding_norm_.eps);
 }
 
-void NomicBertEncoder::layer_forward(const NomicBertLayer& layer, float* x, std::int64_t tokens,
-                                     const std::size_t* offsets, std::size_t num_seqs,
-                                     const NomicBertScratch& scratch) const {
+void NomicBertEncoder::layer_forward(const NomicBertLayer& layer, const BertStackPass& pass,
+                                     float* gate) const {
   const std::int64_t h = info_.hidden_size;
   const std::int64_t inter = intermediate_size_;
+  const std::int64_t tokens = pass.tokens;
+  const LayerScratch& scratch = pass.scratch;
+  float* x = pass.x;
   layer.qkv.forward(x, tokens, scratch.qkv);
-  rotary_.rotate_queries_and_keys(scratch.qkv, 3 * h, heads_, offsets, num_seqs);
+  rotary_.rotate_queries_and_keys(scratch.qkv, 3 * h, heads_, pass.offsets, pass.num_seqs);
   kernels::AttentionShape shape;
   shape.num_heads = heads_;
   shape.head_dim = head_dim_;
   shape.ld_qkv = 3 * h;
   shape.bf16_products = bf16_attention_;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim_));
-  kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h, shape, offsets,
-                          num_seqs, scale, scratch.context, scratch.attention);
+  kernels::self_attention(scratch.qkv, scratch.qkv + h, scratch.qkv + 2 * h, shape, pass.offsets,
+                          pass.num_seqs, scale, scratch.context, scratch.attention);
   layer.attention_output.forward(scratch.context, tokens, x, /*accumulate=*/true);
   kernels::layer_norm(x, tokens, h, layer.norm1.gamma, layer.norm1.beta, layer.norm1.eps);
 
   layer.mlp_in.forward(x, tokens, scratch.intermediate);
   if (gated_mlp_) {
-    layer.gate.forward(x, tokens, scratch.gate);
+    layer.gate.forward(x, tokens, gate);
 #pragma omp parallel for schedule(static)
     for (std::int64_t t = 0; t < tokens; ++t) {
       float* row = scratch.intermediate + t * inter;
-      const float* gate = scratch.gate + t * inter;
-      for (std::int64_t j = 0; j < inter; ++j) row[j] *= gate[j];
+      const float* gate_row = gate + t * inter;
+      for (std::int64_t j = 0; j < inter; ++j) row[j] *= gate_row[j];
     }
   }
   layer.mlp_out.forward(scratch.intermediate, tokens, x, /*accumulate=*/true);
@@ -205,38 +197,25 @@ void NomicBertEncoder::layer_forward(const NomicBertLayer& layer, float* x, std:
 
 void NomicBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& out) const {
   if (!begin_forward(batch, info_, out)) return;
-  ThreadScope thread_scope(threads_);
-  auto arena = arenas_.acquire();
-  const std::size_t* offsets = out.token_offsets.data();
-  const std::size_t num_seqs = batch.size();
-  const auto tokens = static_cast<std::int64_t>(offsets[num_seqs]);
-  const std::int64_t h = info_.hidden_size;
-  const auto n = static_cast<std::size_t>(tokens);
-  const auto hidden = static_cast<std::size_t>(h);
-  const auto inter = static_cast<std::size_t>(intermediate_size_);
-
-  float* x = arena->alloc(n * hidden);
-  NomicBertScratch scratch;
-  scratch.qkv = arena->alloc(n * 3 * hidden);
-  scratch.context = arena->alloc(n * hidden);
-  scratch.intermediate = arena->alloc(n * inter);
-  if (gated_mlp_) scratch.gate = arena->alloc(n * inter);
-  scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, num_seqs));
-
-  embed(batch, offsets, x, *arena);
-  for (const auto& layer : layers_) layer_forward(layer, x, tokens, offsets, num_seqs, scratch);
+  // BERT's pass: x and the qkv, context, intermediate and attention scratch from one arena.
+  BertStackPass pass(threads_, arenas_, out, batch.size(), info_.hidden_size, intermediate_size_);
+  float* gate = gated_mlp_ ? pass.arena->alloc(static_cast<std::size_t>(
+                                 pass.tokens * static_cast<std::int64_t>(intermediate_size_)))
+                           : nullptr;
+  embed(batch, pass.offsets, pass.x, *pass.arena);
+  for (const auto& layer : layers_) layer_forward(layer, pass, gate);
 
   switch (info_.head) {
     case HeadKind::kBaseModel:
-      out.hidden_states.assign(x, x + tokens * h);
+      out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
       return;
     case HeadKind::kSequenceClassification:
-      classify_sequences(x, offsets, num_seqs, h, pooler_, classifier_, info_.num_labels, *arena,
-                         out.logits);
+      classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden, pooler_, classifier_,
+                         info_.num_labels, *pass.arena, out.logits);
       return;
     case HeadKind::kTokenClassification:
     case HeadKind::kQuestionAnswering:
-      classify_tokens(x, tokens, classifier_, info_.num_labels, out.logits);
+      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
       return;
     case HeadKind::kMaskedLm:  // table.cpp gives NomicBERT none
       break;
