@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "base/error.h"
 #include "model/architectures/deberta_v2/deberta_v2_config.h"
 #include "model/architectures/electra/electra_config.h"
@@ -158,6 +160,17 @@ TEST(FamilyConfig, NomicBertGpt2NamesAndMlpWidth) {
           "activation_function":"gelu_new","rotary_emb_fraction":1.0})"));
   EXPECT_EQ(plain.intermediate_size, 384);
   EXPECT_EQ(plain.mlp_activation, kernels::Activation::kGeluErf);  // the code's F.gelu
+
+  // Dynamic NTK scaling (rotary_scaling_factor 2, as nomic-embed-text-v1.5's card suggests for
+  // 8192 tokens): the base only moves past max_trained_positions, by
+  // (f L / M - (f - 1))^(d / (d - 2)); d = 64 here.
+  const auto ntk = nomic_bert_config(parse_model_config(
+      R"({"architectures":["NomicBertModel"],"n_embd":768,"n_head":12,"rotary_emb_fraction":1.0,
+          "rotary_emb_base":1000,"rotary_scaling_factor":2,"max_trained_positions":2048})"));
+  EXPECT_DOUBLE_EQ(ntk.rotary_base_for(2048), 1000.0);
+  EXPECT_DOUBLE_EQ(ntk.rotary_base_for(4096), 1000.0 * std::pow(3.0, 64.0 / 62.0));
+  EXPECT_DOUBLE_EQ(ntk.rotary_base_for(8192), 1000.0 * std::pow(7.0, 64.0 / 62.0));
+  EXPECT_DOUBLE_EQ(embed.rotary_base_for(8192), 1000.0);  // null: never scaled
 }
 
 std::string error_of(const std::string& text, ErrorKind kind = ErrorKind::kInvalidModel) {
@@ -190,8 +203,10 @@ TEST(FamilyConfig, RefusesEachFamilysImpossibleFieldsBeforeLoad) {
   const std::string nomic = R"({"architectures":["NomicBertModel"],"rotary_emb_fraction":1.0,)";
   const auto unsupported = ErrorKind::kUnsupported;
   EXPECT_THAT(error_of(nomic + R"("prenorm":true})", unsupported), HasSubstr("prenorm true"));
-  EXPECT_THAT(error_of(nomic + R"("rotary_scaling_factor":2})", unsupported),
-              HasSubstr("rotary_scaling_factor"));
+  EXPECT_THAT(error_of(nomic + R"("rotary_emb_scale_base":512})", unsupported),
+              HasSubstr("rotary_emb_scale_base 512"));
+  EXPECT_THAT(error_of(nomic + R"("max_trained_positions":0})"),
+              HasSubstr("max_trained_positions must be positive"));
   EXPECT_THAT(error_of(nomic + R"("activation_function":"glu"})", unsupported),
               HasSubstr("activation_function glu"));
   EXPECT_THAT(error_of(nomic + R"("moe_every_n_layers":2})", unsupported),

@@ -32,6 +32,7 @@ inline constexpr const char* kGoldenModels[] = {
     "modernbert-tiny-nli", "modernbert-tiny-rerank", "modernbert-tiny-embed", "modernbert-tiny-ner",
     "modernbert-tiny-mlm",
     "nomic-bert-tiny-embed", "nomic-bert-tiny-nli", "nomic-bert-tiny-ner", "nomic-bert-tiny-qa",
+    "nomic-bert-tiny-ntk",
     "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
     "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on

@@ -2,7 +2,8 @@
 // without flash attention), the encoder of nomic-embed-text-v1 / v1.5 and nomic-bert-2048:
 // - token embeddings plus token type embeddings, then LayerNorm (emb_ln); no position table;
 // - post-LayerNorm layers: fused Wqkv, rotary positions on queries and keys
-//   (model/layers/rotary_table.h, base rotary_emb_base), attention over the whole sequence,
+//   (model/layers/rotary_table.h, base rotary_emb_base; with rotary_scaling_factor, a sequence
+//   past max_trained_positions gets its own NTK-scaled base), attention over the whole sequence,
 //   out_proj, LayerNorm (norm1) of it plus the input; then the MLP, fc11(x) · act(fc12(x))
 //   (swiglu: SiLU, geglu: GELU) or GELU(fc1(x)), fc2, LayerNorm (norm2) of it plus its input.
 // Heads: NomicBertForSequenceClassification's BERT pooler (tanh(dense(first token))) and
@@ -13,6 +14,7 @@
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded. The remote code
 // pads and masks, which is the same thing: a padded key's score gets the float minimum.
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,8 +59,10 @@ class NomicBertEncoder final : public Encoder {
  private:
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              tensor::ScratchArena& arena) const;
-  // One layer on pass.x in place; gate: [tokens, intermediate] for the gated MLP.
-  void layer_forward(const NomicBertLayer& layer, const BertStackPass& pass, float* gate) const;
+  // One layer on pass.x in place; gate: [tokens, intermediate] for the gated MLP; scaled: per
+  // sequence its own rotary table (rotary_scaling_factor), or empty when every one uses rotary_.
+  void layer_forward(const NomicBertLayer& layer, const BertStackPass& pass, float* gate,
+                     std::span<const RotaryTable* const> scaled) const;
 
   WeightStore store_;  // owns the mapping every weight pointer below points into
   ModelInfo info_;
@@ -72,7 +76,8 @@ class NomicBertEncoder final : public Encoder {
   const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
   LayerNormWeights embedding_norm_;
   std::vector<NomicBertLayer> layers_;
-  RotaryTable rotary_;
+  NomicBertConfig config_;      // its rotary fields: rotary_base_for
+  RotaryTable rotary_;          // rotary_emb_base, for every sequence up to max_trained_positions
   kernels::Linear pooler_;      // bert.pooler.dense, tanh fused (sequence classification)
   kernels::Linear classifier_;  // classifier or qa_outputs: [num_labels, hidden]
   mutable tensor::ArenaPool arenas_;
@@ -88,7 +93,8 @@ NomicBertEncoder::NomicBertEncoder(const NomicBertConfig& config, WeightStore st
       gated_mlp_(config.gated_mlp),
       bf16_attention_(kernels::attention_precision(
                           options.precision, kernels::AttentionKind::kStandard, config.head_dim())
-                          .bf16_scores) {
+                          .bf16_scores),
+      config_(config) {
   info_ = describe_checkpoint(config);
   const bool task_model = info_.head != HeadKind::kBaseModel;
   // Task models nest the encoder under "bert."; NomicBertModel is saved without a prefix.
@@ -162,14 +168,23 @@ void NomicBertEncoder::embed(std::span<const SequenceInput> batch, const std::si
 }
 
 void NomicBertEncoder::layer_forward(const NomicBertLayer& layer, const BertStackPass& pass,
-                                     float* gate) const {
+                                     float* gate,
+                                     std::span<const RotaryTable* const> scaled) const {
   const std::int64_t h = info_.hidden_size;
   const std::int64_t inter = intermediate_size_;
   const std::int64_t tokens = pass.tokens;
   const LayerScratch& scratch = pass.scratch;
   float* x = pass.x;
   layer.qkv.forward(x, tokens, scratch.qkv);
-  rotary_.rotate_queries_and_keys(scratch.qkv, 3 * h, heads_, pass.offsets, pass.num_seqs);
+  if (scaled.empty()) {
+    rotary_.rotate_queries_and_keys(scratch.qkv, 3 * h, heads_, pass.offsets, pass.num_seqs);
+  } else {
+    for (std::size_t s = 0; s < pass.num_seqs; ++s) {
+      const std::size_t one[2] = {0, pass.offsets[s + 1] - pass.offsets[s]};
+      scaled[s]->rotate_queries_and_keys(
+          scratch.qkv + static_cast<std::int64_t>(pass.offsets[s]) * 3 * h, 3 * h, heads_, one, 1);
+    }
+  }
   kernels::AttentionShape shape;
   shape.num_heads = heads_;
   shape.head_dim = head_dim_;
@@ -202,8 +217,22 @@ void NomicBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutp
   float* gate = gated_mlp_ ? pass.arena->alloc(static_cast<std::size_t>(
                                  pass.tokens * static_cast<std::int64_t>(intermediate_size_)))
                            : nullptr;
+  // With rotary_scaling_factor, each sequence past max_trained_positions rotates with a table
+  // of its own base (NomicBertConfig::rotary_base_for), built for this pass.
+  std::vector<RotaryTable> own_tables;
+  std::vector<const RotaryTable*> scaled;
+  if (config_.rotary_scaling_factor != 0.0) {
+    own_tables.reserve(pass.num_seqs);
+    for (std::size_t s = 0; s < pass.num_seqs; ++s) {
+      const auto length = static_cast<std::int64_t>(pass.offsets[s + 1] - pass.offsets[s]);
+      if (length <= config_.max_trained_positions) continue;
+      if (scaled.empty()) scaled.assign(pass.num_seqs, &rotary_);
+      own_tables.emplace_back(config_.rotary_base_for(length), head_dim_, length);
+      scaled[s] = &own_tables.back();
+    }
+  }
   embed(batch, pass.offsets, pass.x, *pass.arena);
-  for (const auto& layer : layers_) layer_forward(layer, pass, gate);
+  for (const auto& layer : layers_) layer_forward(layer, pass, gate, scaled);
 
   switch (info_.head) {
     case HeadKind::kBaseModel:

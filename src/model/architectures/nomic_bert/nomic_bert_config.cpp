@@ -1,5 +1,6 @@
 #include "model/architectures/nomic_bert/nomic_bert_config.h"
 
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -79,11 +80,15 @@ NomicBertConfig nomic_bert_config(const weights::ModelConfig& config) {
   refuse_true("causal");
   refuse_true("norm_mlp");
   refuse_true("rotary_head_dim");
-  for (const char* key : {"rotary_scaling_factor", "rotary_emb_scale_base"}) {
-    double value = 0.0;
-    f.read(key, value);
-    if (value != 0.0) unsupported(std::string(key) + " " + number(value));
-  }
+  double scale_base = 0.0;
+  f.read("rotary_emb_scale_base", scale_base);
+  if (scale_base != 0.0) unsupported("rotary_emb_scale_base " + number(scale_base));
+  f.read("rotary_scaling_factor", c.rotary_scaling_factor);
+  f.read("max_trained_positions", c.max_trained_positions);
+  if (c.rotary_scaling_factor < 0.0)
+    weights::config_error("field rotary_scaling_factor must not be negative");
+  if (c.max_trained_positions <= 0)
+    weights::config_error("field max_trained_positions must be positive");
   int moe_every = 0;
   f.read("moe_every_n_layers", moe_every);
   if (moe_every > 0) unsupported("moe_every_n_layers (mixture of experts)");
@@ -116,6 +121,14 @@ NomicBertConfig nomic_bert_config(const weights::ModelConfig& config) {
   if (config.hidden_size % config.num_attention_heads != 0 || c.head_dim() % 2 != 0)
     weights::config_error("rotary positions need n_embd / n_head even");
   return c;
+}
+
+double NomicBertConfig::rotary_base_for(std::int64_t length) const {
+  if (rotary_scaling_factor == 0.0 || length <= max_trained_positions) return rotary_base;
+  const double f = rotary_scaling_factor;
+  const auto d = static_cast<double>(head_dim());
+  const double stretch = f * static_cast<double>(length) / max_trained_positions - (f - 1.0);
+  return rotary_base * std::pow(stretch, d / (d - 2.0));
 }
 
 }  // namespace onepass::model

@@ -4,10 +4,14 @@
 // its own fields for rotary positions, the MLP and the biases.
 //
 // The branches those checkpoints take are supported: post-LayerNorm layers, rotary positions on
-// the whole head (not interleaved, no scaling), a gated MLP (swiglu, geglu) or a plain GELU one,
+// the whole head (not interleaved; dynamic NTK scaling past max_trained_positions when
+// rotary_scaling_factor is set, as nomic-embed-text-v1.5's model card suggests for 8192
+// tokens), a gated MLP (swiglu, geglu) or a plain GELU one,
 // biases on or off. Anything else (pre-LayerNorm, parallel blocks, RMSNorm, learned positions,
 // dynamic NTK rotary scaling, mixture of experts, ...) is refused at load with its field named.
 #pragma once
+
+#include <cstdint>
 
 #include "kernels/activation.h"
 #include "weights/config.h"
@@ -16,12 +20,24 @@ namespace onepass::model {
 
 struct NomicBertConfig : weights::ModelConfig {
   double rotary_base = 10000.0;  // rotary_emb_base
-  bool qkv_bias = true;          // qkv_proj_bias: Wqkv and out_proj
-  bool fc1_bias = true;          // mlp_fc1_bias: fc11 and fc12 (or fc1)
-  bool fc2_bias = true;          // mlp_fc2_bias
+  // rotary_scaling_factor (0: null, no scaling): NomicBertDynamicNTKRotaryEmbedding. A sequence
+  // longer than max_trained_positions gets rotary_base_for(its length) (see there).
+  double rotary_scaling_factor = 0.0;
+  int max_trained_positions = 2048;
+  bool qkv_bias = true;  // qkv_proj_bias: Wqkv and out_proj
+  bool fc1_bias = true;  // mlp_fc1_bias: fc11 and fc12 (or fc1)
+  bool fc2_bias = true;  // mlp_fc2_bias
   // swiglu and geglu: fc11(x) · act(fc12(x)), then fc2; otherwise act(fc1(x)), then fc2.
   bool gated_mlp = false;
   kernels::Activation mlp_activation = kernels::Activation::kGeluErf;
+
+  // The rotary base a sequence of `length` tokens runs with. With rotary_scaling_factor f and
+  // length L above max_trained_positions M: base · (f L / M - (f - 1))^(d / (d - 2)), d the head
+  // size, in double as the remote code's Python floats. That is what the remote code gives a
+  // sequence alone on a freshly loaded model; it computes it from the padded batch length and
+  // keeps the last one for later calls (so its answers depend on what ran before), which a
+  // server cannot reproduce and should not.
+  double rotary_base_for(std::int64_t length) const;
 };
 
 // ArchitectureFamily::read_config of NomicBERT.
