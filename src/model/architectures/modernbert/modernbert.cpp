@@ -50,8 +50,11 @@ struct ModernBertLayer {
   kernels::Linear qkv;              // Wqkv: [3 hidden, hidden]
   kernels::Linear attention_output;
   LayerNormWeights mlp_norm;
-  kernels::Linear mlp_in;   // Wi: [2 intermediate, hidden], input half then gate half
-  kernels::Linear mlp_out;  // Wo: [hidden, intermediate]
+  // Wi [2 intermediate, hidden] is the input half then the gate half: two Linears over its two
+  // halves, the activation fused into the input's, so that act(input) · gate is one pass.
+  kernels::Linear mlp_input;  // Wi rows [0, intermediate), the activation fused
+  kernels::Linear mlp_gate;   // Wi rows [intermediate, 2 intermediate)
+  kernels::Linear mlp_out;    // Wo: [hidden, intermediate]
   bool global = true;
 };
 
@@ -60,7 +63,7 @@ struct ModernBertScratch {
   float* normed = nullptr;        // [tokens, hidden]: a LayerNorm's output
   float* qkv = nullptr;           // [tokens, 3 hidden]
   float* context = nullptr;       // [tokens, hidden]
-  float* mlp_in = nullptr;        // [tokens, 2 intermediate]
+  float* gate = nullptr;          // [tokens, intermediate]: the gate half of Wi
   float* intermediate = nullptr;  // [tokens, intermediate]
   float* attention = nullptr;     // kernels::self_attention_scratch_floats
 };
@@ -90,7 +93,6 @@ class ModernBertEncoder final : public Encoder {
   std::int64_t heads_ = 0;
   std::int64_t head_dim_ = 0;
   std::int64_t intermediate_size_ = 0;
-  Activation mlp_act_ = Activation::kGeluErf;
   bool bf16_attention_ = false;
   bool mean_pooling_ = false;
   const float* token_embeddings_ = nullptr;  // [vocab_size, hidden]
@@ -116,7 +118,6 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
       heads_(config.num_attention_heads),
       head_dim_(config.head_dim()),
       intermediate_size_(config.intermediate_size),
-      mlp_act_(kernels::activation_from_hf(config.hidden_act)),
       bf16_attention_(kernels::attention_precision(
                           options.precision, kernels::AttentionKind::kStandard, config.head_dim())
                           .bf16_scores),
@@ -141,6 +142,7 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
   embedding_norm_ = norm(base + "embeddings.norm");
 
   const auto identity = Activation::kIdentity;
+  const Activation mlp_act = kernels::activation_from_hf(config.hidden_act);
   layers_.resize(static_cast<std::size_t>(config.num_hidden_layers));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
     const std::string prefix = base + "layers." + std::to_string(i) + ".";
@@ -151,8 +153,12 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
     layer.attention_output = load_linear(store_, prefix + "attn.Wo", h, h, config.attention_bias,
                                          identity, options.precision);
     layer.mlp_norm = norm(prefix + "mlp_norm");
-    layer.mlp_in = load_linear(store_, prefix + "mlp.Wi", 2 * inter, h, config.mlp_bias, identity,
-                               options.precision);
+    const float* wi = store_.get(prefix + "mlp.Wi.weight", {2 * inter, h}).data;
+    const float* wi_bias =
+        config.mlp_bias ? store_.get(prefix + "mlp.Wi.bias", {2 * inter}).data : nullptr;
+    layer.mlp_input = kernels::Linear(wi, wi_bias, inter, h, mlp_act, 0, options.precision);
+    layer.mlp_gate = kernels::Linear(wi + inter * h, wi_bias != nullptr ? wi_bias + inter : nullptr,
+                                     inter, h, identity, 0, options.precision);
     layer.mlp_out = load_linear(store_, prefix + "mlp.Wo", h, inter, config.mlp_bias, identity,
                                 options.precision);
     layer.global = config.global_layer(i);
@@ -214,19 +220,12 @@ void ModernBertEncoder::layer_forward(const ModernBertLayer& layer, float* x, st
   layer.attention_output.forward(scratch.context, tokens, x, /*accumulate=*/true);
 
   normalize(x, tokens, layer.mlp_norm, scratch.normed);
-  layer.mlp_in.forward(scratch.normed, tokens, scratch.mlp_in);
-  // act(input) · gate: the input half of each row activated in a contiguous copy, then times
-  // the gate half.
+  layer.mlp_input.forward(scratch.normed, tokens, scratch.intermediate);
+  layer.mlp_gate.forward(scratch.normed, tokens, scratch.gate);
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < tokens; ++t) {
-    const float* input = scratch.mlp_in + t * 2 * inter;
-    std::copy(input, input + inter, scratch.intermediate + t * inter);
-  }
-  kernels::activate(scratch.intermediate, tokens * inter, mlp_act_);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < tokens; ++t) {
-    const float* gate = scratch.mlp_in + t * 2 * inter + inter;
     float* row = scratch.intermediate + t * inter;
+    const float* gate = scratch.gate + t * inter;
     for (std::int64_t j = 0; j < inter; ++j) row[j] *= gate[j];
   }
   layer.mlp_out.forward(scratch.intermediate, tokens, x, /*accumulate=*/true);
@@ -276,7 +275,7 @@ void ModernBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
   scratch.normed = arena->alloc(n * hidden);
   scratch.qkv = arena->alloc(n * 3 * hidden);
   scratch.context = arena->alloc(n * hidden);
-  scratch.mlp_in = arena->alloc(n * 2 * inter);
+  scratch.gate = arena->alloc(n * inter);
   scratch.intermediate = arena->alloc(n * inter);
   scratch.attention = arena->alloc(kernels::self_attention_scratch_floats(offsets, num_seqs));
 
