@@ -185,6 +185,11 @@ void activate(float* x, std::int64_t n, Activation act) {
   });
 }
 
+void multiply(float* x, const float* y, std::int64_t n) {
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
+  for (std::int64_t i = 0; i < n; ++i) x[i] *= y[i];
+}
+
 void softmax_rows(float* x, std::int64_t rows, std::int64_t cols) {
 #pragma omp parallel for schedule(static) if (rows * cols >= kParallelMinElements)
   for (std::int64_t r = 0; r < rows; ++r) softmax_row_impl(x + r * cols, cols);

@@ -17,6 +17,9 @@ void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gam
 // x[n] = act(x[n]) in place.
 void activate(float* x, std::int64_t n, Activation act);
 
+// x[n] *= y[n] in place: a gated MLP's act(input) · gate (ModernBERT's GeGLU, NomicBERT's SwiGLU).
+void multiply(float* x, const float* y, std::int64_t n);
+
 // Each row of x[rows, cols] replaced by its softmax (max-subtracted, float accumulation).
 void softmax_rows(float* x, std::int64_t rows, std::int64_t cols);
 

@@ -156,6 +156,16 @@ TEST(Elementwise, SoftmaxRowsMatchesReference) {
   expect_close(x, expected, 1e-6f);
 }
 
+TEST(Elementwise, MultiplyMatchesReference) {
+  const std::int64_t n = (1 << 14) + 5;  // past the parallel threshold, with a ragged end
+  auto x = random_vector(n, 18, 2.0f);
+  auto expected = x;
+  const auto y = random_vector(n, 19, 2.0f);
+  multiply(x.data(), y.data(), n);
+  reference::multiply(expected.data(), y.data(), n);
+  expect_close(x, expected, 0.0f);
+}
+
 TEST(Elementwise, EmbeddingGather) {
   const auto table = random_vector(10 * 6, 13);
   const std::vector<std::int32_t> ids{3, 0, 9, 3};

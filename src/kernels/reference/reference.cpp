@@ -70,6 +70,10 @@ void softmax_rows(float* x, std::int64_t rows, std::int64_t cols) {
   }
 }
 
+void multiply(float* x, const float* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) x[i] *= y[i];
+}
+
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,
                       float* out, bool accumulate) {
   for (std::int64_t i = 0; i < n; ++i) {

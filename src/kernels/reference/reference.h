@@ -17,6 +17,7 @@ void linear(const float* x, std::int64_t rows, std::int64_t in, const float* wei
 void layer_norm(float* x, std::int64_t rows, std::int64_t cols, const float* gamma,
                 const float* beta, float eps);
 void softmax_rows(float* x, std::int64_t rows, std::int64_t cols);
+void multiply(float* x, const float* y, std::int64_t n);
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,
                       float* out, bool accumulate);
 // Same contract as kernels::self_attention (q, k, v row stride ld; ctx [tokens, heads * d]).

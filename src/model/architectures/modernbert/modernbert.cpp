@@ -222,12 +222,7 @@ void ModernBertEncoder::layer_forward(const ModernBertLayer& layer, float* x, st
   normalize(x, tokens, layer.mlp_norm, scratch.normed);
   layer.mlp_input.forward(scratch.normed, tokens, scratch.intermediate);
   layer.mlp_gate.forward(scratch.normed, tokens, scratch.gate);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < tokens; ++t) {
-    float* row = scratch.intermediate + t * inter;
-    const float* gate = scratch.gate + t * inter;
-    for (std::int64_t j = 0; j < inter; ++j) row[j] *= gate[j];
-  }
+  kernels::multiply(scratch.intermediate, scratch.gate, tokens * inter);
   layer.mlp_out.forward(scratch.intermediate, tokens, x, /*accumulate=*/true);
 }
 
