@@ -140,7 +140,7 @@ TEST(FamilyConfig, NomicBertGpt2NamesAndMlpWidth) {
   EXPECT_EQ(embed.max_position_embeddings, 2048);
   EXPECT_TRUE(embed.gated_mlp);
   EXPECT_EQ(embed.mlp_activation, kernels::Activation::kSilu);
-  EXPECT_DOUBLE_EQ(embed.rotary_base, 1000.0);
+  EXPECT_DOUBLE_EQ(embed.rotary.base, 1000.0);
   EXPECT_FALSE(embed.qkv_bias);
   const auto nli = nomic_bert_config(read_model_config(kModels / "nomic-bert-tiny-nli"));
   EXPECT_FALSE(nli.gated_mlp);
@@ -167,10 +167,10 @@ TEST(FamilyConfig, NomicBertGpt2NamesAndMlpWidth) {
   const auto ntk = nomic_bert_config(parse_model_config(
       R"({"architectures":["NomicBertModel"],"n_embd":768,"n_head":12,"rotary_emb_fraction":1.0,
           "rotary_emb_base":1000,"rotary_scaling_factor":2,"max_trained_positions":2048})"));
-  EXPECT_DOUBLE_EQ(ntk.rotary_base_for(2048), 1000.0);
-  EXPECT_DOUBLE_EQ(ntk.rotary_base_for(4096), 1000.0 * std::pow(3.0, 64.0 / 62.0));
-  EXPECT_DOUBLE_EQ(ntk.rotary_base_for(8192), 1000.0 * std::pow(7.0, 64.0 / 62.0));
-  EXPECT_DOUBLE_EQ(embed.rotary_base_for(8192), 1000.0);  // null: never scaled
+  EXPECT_DOUBLE_EQ(ntk.rotary.base_for(2048), 1000.0);
+  EXPECT_DOUBLE_EQ(ntk.rotary.base_for(4096), 1000.0 * std::pow(3.0, 64.0 / 62.0));
+  EXPECT_DOUBLE_EQ(ntk.rotary.base_for(8192), 1000.0 * std::pow(7.0, 64.0 / 62.0));
+  EXPECT_DOUBLE_EQ(embed.rotary.base_for(8192), 1000.0);  // null: never scaled
 }
 
 std::string error_of(const std::string& text, ErrorKind kind = ErrorKind::kInvalidModel) {

@@ -76,9 +76,9 @@ class NomicBertEncoder final : public Encoder {
   const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
   LayerNormWeights embedding_norm_;
   std::vector<NomicBertLayer> layers_;
-  NomicBertConfig config_;      // its rotary fields: rotary_base_for
-  RotaryTable rotary_;          // rotary_emb_base, for every sequence up to max_trained_positions
-  kernels::Linear pooler_;      // bert.pooler.dense, tanh fused (sequence classification)
+  NomicBertRotary rotary_config_;
+  RotaryTable rotary_;      // rotary_emb_base: every sequence that rotary_config_ does not scale
+  kernels::Linear pooler_;  // bert.pooler.dense, tanh fused (sequence classification)
   kernels::Linear classifier_;  // classifier or qa_outputs: [num_labels, hidden]
   mutable tensor::ArenaPool arenas_;
 };
@@ -94,7 +94,7 @@ NomicBertEncoder::NomicBertEncoder(const NomicBertConfig& config, WeightStore st
       bf16_attention_(kernels::attention_precision(
                           options.precision, kernels::AttentionKind::kStandard, config.head_dim())
                           .bf16_scores),
-      config_(config) {
+      rotary_config_(config.rotary) {
   info_ = describe_checkpoint(config);
   const bool task_model = info_.head != HeadKind::kBaseModel;
   // Task models nest the encoder under "bert."; NomicBertModel is saved without a prefix.
@@ -135,7 +135,7 @@ NomicBertEncoder::NomicBertEncoder(const NomicBertConfig& config, WeightStore st
     layer.norm2 = load_layer_norm(store_, prefix + "norm2", h, config.layer_norm_eps);
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
-  rotary_ = RotaryTable(config.rotary_base, head_dim_, info_.max_tokens);
+  rotary_ = RotaryTable(config.rotary.base, head_dim_, info_.max_tokens);
 
   if (info_.head == HeadKind::kSequenceClassification) {
     pooler_ = load_linear(store_, base + "pooler.dense", h, h, Activation::kTanh);
@@ -199,12 +199,7 @@ void NomicBertEncoder::layer_forward(const NomicBertLayer& layer, const BertStac
   layer.mlp_in.forward(x, tokens, scratch.intermediate);
   if (gated_mlp_) {
     layer.gate.forward(x, tokens, gate);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t t = 0; t < tokens; ++t) {
-      float* row = scratch.intermediate + t * inter;
-      const float* gate_row = gate + t * inter;
-      for (std::int64_t j = 0; j < inter; ++j) row[j] *= gate_row[j];
-    }
+    kernels::multiply(scratch.intermediate, gate, tokens * inter);
   }
   layer.mlp_out.forward(scratch.intermediate, tokens, x, /*accumulate=*/true);
   kernels::layer_norm(x, tokens, h, layer.norm2.gamma, layer.norm2.beta, layer.norm2.eps);
@@ -218,18 +213,18 @@ void NomicBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutp
                                  pass.tokens * static_cast<std::int64_t>(intermediate_size_)))
                            : nullptr;
   // With rotary_scaling_factor, each sequence past max_trained_positions rotates with a table
-  // of its own base (NomicBertConfig::rotary_base_for), built for this pass.
+  // of its own base (NomicBertRotary::base_for), built for this pass.
   std::vector<RotaryTable> own_tables;
   std::vector<const RotaryTable*> scaled;
-  if (config_.rotary_scaling_factor != 0.0) {
-    own_tables.reserve(pass.num_seqs);
-    for (std::size_t s = 0; s < pass.num_seqs; ++s) {
-      const auto length = static_cast<std::int64_t>(pass.offsets[s + 1] - pass.offsets[s]);
-      if (length <= config_.max_trained_positions) continue;
-      if (scaled.empty()) scaled.assign(pass.num_seqs, &rotary_);
-      own_tables.emplace_back(config_.rotary_base_for(length), head_dim_, length);
-      scaled[s] = &own_tables.back();
+  for (std::size_t s = 0; s < pass.num_seqs; ++s) {
+    const auto length = static_cast<std::int64_t>(pass.offsets[s + 1] - pass.offsets[s]);
+    if (!rotary_config_.scales(length)) continue;
+    if (scaled.empty()) {  // the first scaled sequence of the pass: nothing allocated before
+      scaled.assign(pass.num_seqs, &rotary_);
+      own_tables.reserve(pass.num_seqs);  // scaled points into it
     }
+    own_tables.emplace_back(rotary_config_.base_for(length), head_dim_, length);
+    scaled[s] = &own_tables.back();
   }
   embed(batch, pass.offsets, pass.x, *pass.arena);
   for (const auto& layer : layers_) layer_forward(layer, pass, gate, scaled);

@@ -83,11 +83,11 @@ NomicBertConfig nomic_bert_config(const weights::ModelConfig& config) {
   double scale_base = 0.0;
   f.read("rotary_emb_scale_base", scale_base);
   if (scale_base != 0.0) unsupported("rotary_emb_scale_base " + number(scale_base));
-  f.read("rotary_scaling_factor", c.rotary_scaling_factor);
-  f.read("max_trained_positions", c.max_trained_positions);
-  if (c.rotary_scaling_factor < 0.0)
+  f.read("rotary_scaling_factor", c.rotary.scaling_factor);
+  f.read("max_trained_positions", c.rotary.max_trained_positions);
+  if (c.rotary.scaling_factor < 0.0)
     weights::config_error("field rotary_scaling_factor must not be negative");
-  if (c.max_trained_positions <= 0)
+  if (c.rotary.max_trained_positions <= 0)
     weights::config_error("field max_trained_positions must be positive");
   int moe_every = 0;
   f.read("moe_every_n_layers", moe_every);
@@ -101,8 +101,8 @@ NomicBertConfig nomic_bert_config(const weights::ModelConfig& config) {
     unsupported("rotary_emb_fraction " + number(fraction) +
                 " (rotary positions on the whole head only)");
   }
-  f.read("rotary_emb_base", c.rotary_base);
-  if (!(c.rotary_base > 0.0)) weights::config_error("field rotary_emb_base must be positive");
+  f.read("rotary_emb_base", c.rotary.base);
+  if (!(c.rotary.base > 0.0)) weights::config_error("field rotary_emb_base must be positive");
   f.read("qkv_proj_bias", c.qkv_bias);
   f.read("mlp_fc1_bias", c.fc1_bias);
   f.read("mlp_fc2_bias", c.fc2_bias);
@@ -120,15 +120,16 @@ NomicBertConfig nomic_bert_config(const weights::ModelConfig& config) {
   if (config.num_attention_heads <= 0) weights::config_error("field n_head must be positive");
   if (config.hidden_size % config.num_attention_heads != 0 || c.head_dim() % 2 != 0)
     weights::config_error("rotary positions need n_embd / n_head even");
+  c.rotary.head_dim = c.head_dim();
   return c;
 }
 
-double NomicBertConfig::rotary_base_for(std::int64_t length) const {
-  if (rotary_scaling_factor == 0.0 || length <= max_trained_positions) return rotary_base;
-  const double f = rotary_scaling_factor;
-  const auto d = static_cast<double>(head_dim());
+double NomicBertRotary::base_for(std::int64_t length) const {
+  if (!scales(length)) return base;
+  const double f = scaling_factor;
+  const auto d = static_cast<double>(head_dim);
   const double stretch = f * static_cast<double>(length) / max_trained_positions - (f - 1.0);
-  return rotary_base * std::pow(stretch, d / (d - 2.0));
+  return base * std::pow(stretch, d / (d - 2.0));
 }
 
 }  // namespace onepass::model

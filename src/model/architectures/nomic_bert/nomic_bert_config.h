@@ -18,26 +18,35 @@
 
 namespace onepass::model {
 
-struct NomicBertConfig : weights::ModelConfig {
-  double rotary_base = 10000.0;  // rotary_emb_base
-  // rotary_scaling_factor (0: null, no scaling): NomicBertDynamicNTKRotaryEmbedding. A sequence
-  // longer than max_trained_positions gets rotary_base_for(its length) (see there).
-  double rotary_scaling_factor = 0.0;
+// The rotary positions' base, and NomicBertDynamicNTKRotaryEmbedding's scaling of it.
+struct NomicBertRotary {
+  double base = 10000.0;        // rotary_emb_base
+  double scaling_factor = 0.0;  // rotary_scaling_factor; 0: null, no scaling
   int max_trained_positions = 2048;
+  std::int64_t head_dim = 64;
+
+  // Whether a sequence of `length` tokens runs with a scaled base: past max_trained_positions,
+  // with a scaling factor.
+  bool scales(std::int64_t length) const {
+    return scaling_factor != 0.0 && length > max_trained_positions;
+  }
+  // The base a sequence of `length` tokens runs with. Scaled, with factor f, length L,
+  // max_trained_positions M and head size d: base · (f L / M - (f - 1))^(d / (d - 2)), in double
+  // as the remote code's Python floats. That is what the remote code gives a sequence alone on a
+  // freshly loaded model; it computes it from the padded batch length and keeps the last one for
+  // later calls (so its answers depend on what ran before), which a server cannot reproduce and
+  // should not.
+  double base_for(std::int64_t length) const;
+};
+
+struct NomicBertConfig : weights::ModelConfig {
+  NomicBertRotary rotary;
   bool qkv_bias = true;  // qkv_proj_bias: Wqkv and out_proj
   bool fc1_bias = true;  // mlp_fc1_bias: fc11 and fc12 (or fc1)
   bool fc2_bias = true;  // mlp_fc2_bias
   // swiglu and geglu: fc11(x) · act(fc12(x)), then fc2; otherwise act(fc1(x)), then fc2.
   bool gated_mlp = false;
   kernels::Activation mlp_activation = kernels::Activation::kGeluErf;
-
-  // The rotary base a sequence of `length` tokens runs with. With rotary_scaling_factor f and
-  // length L above max_trained_positions M: base · (f L / M - (f - 1))^(d / (d - 2)), d the head
-  // size, in double as the remote code's Python floats. That is what the remote code gives a
-  // sequence alone on a freshly loaded model; it computes it from the padded batch length and
-  // keeps the last one for later calls (so its answers depend on what ran before), which a
-  // server cannot reproduce and should not.
-  double rotary_base_for(std::int64_t length) const;
 };
 
 // ArchitectureFamily::read_config of NomicBERT.
