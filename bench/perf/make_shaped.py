@@ -36,6 +36,7 @@ FIXTURES = os.path.join(REPO, "tests", "data", "fixtures", "models")
 SHARED = os.environ.get("ONEPASS_SHARED", os.path.join(os.path.dirname(REPO), "shared"))
 KIT = os.path.join(SHARED, "perf-models")
 sys.path.insert(0, os.path.join(REPO, "tools", "fixtures"))
+import specs  # noqa: E402  (tools/fixtures: the remote code's files and auto_map)
 
 NLI_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}  # the kit's label order
 TOKENIZER_FILES = ("vocab.txt", "tokenizer_config.json", "special_tokens_map.json")
@@ -100,7 +101,7 @@ SPECS = {
     "nomic-bert-base-shaped": {
         "architecture": "NomicBertForSequenceClassification", "config_class": "NomicBertConfig",
         "shaped_like": "nomic-ai/nomic-embed-text-v1.5 (NLI head, num_labels 3)",
-        "seed": 7109, "id2label": NLI_LABELS, "remote_code": True,
+        "seed": 7109, "id2label": NLI_LABELS, "remote_code": specs.NOMIC_REMOTE_CODE,
         "config": {"vocab_size": 30528, "n_embd": 768, "n_head": 12, "n_layer": 12,
                    "n_inner": 3072, "n_positions": 8192, "activation_function": "swiglu",
                    "rotary_emb_fraction": 1.0, "rotary_emb_base": 1000,
@@ -293,9 +294,7 @@ def make(transformers, torch, gw, name, spec, work_root):
     config.architectures = [spec["architecture"]]
     config._attn_implementation = "eager"
     if spec.get("remote_code"):
-        import specs
-
-        config.auto_map = specs.NOMIC_REMOTE_CODE["auto_map"]
+        config.auto_map = spec["remote_code"]["auto_map"]  # as the Hub repos' config.json
     model = model_cls(config).eval()
 
     manifest = manifest_for(gw, name, spec, model)
@@ -352,10 +351,10 @@ def main():
     transformers = environment.setup(args.transformers)
     transformers._fixture_source = environment.source_info(args.transformers)
     if args.remote_code:
-        import specs
+        import generate
 
-        transformers._remote_classes, transformers._remote_digests = (
-            environment.load_remote_code(args.remote_code, specs.NOMIC_REMOTE_CODE["modules"]))
+        generate.attach_remote_code(transformers, args.remote_code,
+                                    specs.NOMIC_REMOTE_CODE["modules"])
     import torch
 
     torch.set_num_threads(1)
