@@ -89,6 +89,13 @@ void ConfigFields::read(const char* key, std::optional<int>& out) const {
   out = value;
 }
 
+std::unique_ptr<ConfigFields> ConfigFields::object(const char* key) const {
+  const auto it = json_->value.find(key);
+  if (it == json_->value.end() || it->is_null()) return nullptr;
+  if (!it->is_object()) field_error(key, "an object");
+  return std::make_unique<ConfigFields>(it->dump());
+}
+
 bool ConfigFields::holds_string(const char* key) const {
   const auto it = json_->value.find(key);
   return it != json_->value.end() && it->is_string();

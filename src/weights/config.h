@@ -37,6 +37,9 @@ class ConfigFields {
   void read(const char* key, std::vector<std::string>& out) const;  // a list of strings
   // null is None here (pad_token_id: null), distinct from an absent key.
   void read(const char* key, std::optional<int>& out) const;
+  // The field's JSON object as fields of its own (GTE's rope_scaling); null when the field is
+  // absent or null, kInvalidModel when it is not an object.
+  std::unique_ptr<ConfigFields> object(const char* key) const;
   // The field is a JSON string (and not a list, say).
   bool holds_string(const char* key) const;
   // The field is present and null (ModernBERT's local_rope_theta: null means "the global one",

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "model/architectures/deberta_v2/deberta_v2_config.h"
 #include "model/architectures/electra/electra_config.h"
+#include "model/architectures/gte/gte_config.h"
 #include "model/architectures/modernbert/modernbert_config.h"
 #include "model/architectures/nomic_bert/nomic_bert_config.h"
 #include "model/encoder.h"
@@ -173,6 +174,30 @@ TEST(FamilyConfig, NomicBertGpt2NamesAndMlpWidth) {
   EXPECT_DOUBLE_EQ(embed.rotary.base_for(8192), 1000.0);  // null: never scaled
 }
 
+TEST(FamilyConfig, GteRotaryAndNtkScaling) {
+  // gte-base-en-v1.5's branches at the tiny shape: no token types, base 500000, NTK factor 2.
+  const auto embed = gte_config(read_model_config(kModels / "gte-tiny-embed"));
+  EXPECT_EQ(embed.hidden_size, 64);
+  EXPECT_EQ(embed.intermediate_size, 96);
+  EXPECT_EQ(embed.type_vocab_size, 0);
+  EXPECT_EQ(embed.max_position_embeddings, 512);
+  EXPECT_DOUBLE_EQ(embed.rope_theta, 500000.0);
+  EXPECT_DOUBLE_EQ(embed.ntk_factor, 2.0);
+  // gte-multilingual-base's: one token type, rope_scaling null.
+  const auto rerank = gte_config(read_model_config(kModels / "gte-tiny-rerank"));
+  EXPECT_EQ(rerank.type_vocab_size, 1);
+  EXPECT_DOUBLE_EQ(rerank.rope_theta, 160000.0);
+  EXPECT_DOUBLE_EQ(rerank.ntk_factor, 1.0);
+  // NewConfig's defaults where they are not BertConfig's; mixed_b null is the fixed scaling.
+  const auto defaults = gte_config(parse_model_config(
+      R"({"architectures":["NewModel"],"rope_scaling":{"type":"ntk","factor":4,"mixed_b":null}})"));
+  EXPECT_EQ(defaults.vocab_size, 30528);
+  EXPECT_EQ(defaults.max_position_embeddings, 2048);
+  EXPECT_EQ(defaults.type_vocab_size, 1);
+  EXPECT_DOUBLE_EQ(defaults.rope_theta, 10000.0);
+  EXPECT_DOUBLE_EQ(defaults.ntk_factor, 4.0);
+}
+
 std::string error_of(const std::string& text, ErrorKind kind = ErrorKind::kInvalidModel) {
   try {
     parse_model_config(text);
@@ -217,6 +242,26 @@ TEST(FamilyConfig, RefusesEachFamilysImpossibleFieldsBeforeLoad) {
   EXPECT_THAT(error_of(R"({"architectures":["NomicBertModel"]})", unsupported),
               HasSubstr("rotary_emb_fraction 0 (rotary positions on the whole head only)"));
   EXPECT_THAT(error_of(nomic + R"("n_inner":0})"), HasSubstr("n_inner must be positive"));
+
+  // GTE's remote-code branches this engine does not run, named.
+  const std::string gte = R"({"architectures":["NewForSequenceClassification"],)";
+  EXPECT_THAT(error_of(gte + R"("position_embedding_type":"absolute"})", unsupported),
+              HasSubstr("position_embedding_type absolute"));
+  EXPECT_THAT(error_of(gte + R"("layer_norm_type":"rms_norm"})", unsupported),
+              HasSubstr("layer_norm_type rms_norm"));
+  EXPECT_THAT(error_of(gte + R"("pack_qkv":false})", unsupported), HasSubstr("pack_qkv false"));
+  EXPECT_THAT(error_of(gte + R"("logn_attention_scale":true})", unsupported),
+              HasSubstr("logn_attention_scale true"));
+  EXPECT_THAT(error_of(gte + R"("rope_scaling":{"type":"linear","factor":2}})", unsupported),
+              HasSubstr("rope_scaling type 'linear'"));
+  EXPECT_THAT(
+      error_of(gte + R"("rope_scaling":{"type":"ntk","factor":2,"mixed_b":0.5}})", unsupported),
+      HasSubstr("mixed NTK scaling"));
+  EXPECT_THAT(error_of(gte + R"("rope_scaling":{"type":"ntk"}})"),
+              HasSubstr("rope_scaling needs a factor"));
+  EXPECT_THAT(error_of(gte + R"("rope_scaling":[2]})"),
+              HasSubstr("rope_scaling must be an object"));
+  EXPECT_THAT(error_of(gte + R"("rope_theta":0})"), HasSubstr("rope_theta must be positive"));
 }
 
 TEST(FamilyConfig, ForeignArchitectureIsUnsupportedBeforeItsSizesAreRead) {

@@ -33,6 +33,8 @@ inline constexpr const char* kGoldenModels[] = {
     "modernbert-tiny-mlm",
     "nomic-bert-tiny-embed", "nomic-bert-tiny-nli", "nomic-bert-tiny-ner", "nomic-bert-tiny-qa",
     "nomic-bert-tiny-ntk",
+    "gte-tiny-embed", "gte-tiny-rerank", "gte-tiny-nli", "gte-tiny-ner", "gte-tiny-qa",
+    "gte-tiny-mlm",
     "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
     "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on

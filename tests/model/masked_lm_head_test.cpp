@@ -111,7 +111,7 @@ TEST_P(MaskedLmHead, PositionOutsideTheSequenceIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MaskedLmHead,
                          ::testing::Values("bert-tiny-splade", "distilbert-tiny-splade",
-                                           "xlmr-tiny-mlm", "modernbert-tiny-mlm"),
+                                           "xlmr-tiny-mlm", "modernbert-tiny-mlm", "gte-tiny-mlm"),
                          [](const auto& info) {
                            return onepass::testing::golden_test_name(info.param);
                          });

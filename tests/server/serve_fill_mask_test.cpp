@@ -55,7 +55,8 @@ const std::vector<std::pair<std::string, std::string>> kModels = {
     {"mlm", "bert-tiny-splade"},
     {"dmlm", "distilbert-tiny-splade"},
     {"xmlm", "xlmr-tiny-mlm"},
-    {"mbmlm", "modernbert-tiny-mlm"}};
+    {"mbmlm", "modernbert-tiny-mlm"},
+    {"gmlm", "gte-tiny-mlm"}};
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:

@@ -57,7 +57,9 @@ class ServeGoldens : public ServeSuite<ServeGoldens> {
             "--model", "rerank=" + fixture_model("bert-tiny-rerank"),
             "--model", "mnli=" + fixture_model("mpnet-tiny-nli"),
             "--model", "membed=" + fixture_model("mpnet-tiny-embed"),
-            "--model", "nembed=" + fixture_model("nomic-bert-tiny-embed")};
+            "--model", "nembed=" + fixture_model("nomic-bert-tiny-embed"),
+            "--model", "gembed=" + fixture_model("gte-tiny-embed"),
+            "--model", "grerank=" + fixture_model("gte-tiny-rerank")};
   }
 };
 
@@ -307,8 +309,15 @@ TEST_F(ServeGoldens, NomicBertEmbeddingsThroughTeiEmbedAndEmbedAll) {
   for (std::size_t d = 0; d < 16; ++d) EXPECT_NEAR(v[d], mean[d] / std::sqrt(norm), 1e-4) << d;
 }
 
-TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {
-  const auto g = golden("bert-tiny-rerank");
+// GTE as gte-base-en-v1.5 is served (remote code on the Hub, onepass's own encoder).
+TEST_F(ServeGoldens, GteEmbeddingsThroughTeiEmbedAndEmbedAll) {
+  expect_tei_embeddings_match_golden(port(), "gembed", "gte-tiny-embed");
+}
+
+// TEI's /rerank of the cross-encoder served as `model` against its golden (`folder`): sigmoid
+// scores sorted from the best, and raw_scores the logits.
+void expect_rerank_matches_golden(int port, const std::string& model, const std::string& folder) {
+  const auto g = golden(folder);
   const auto cases = text_cases(g, 40);
   // Documents that share the first case's query.
   const std::string query = cases[0]["pair"][0];
@@ -318,8 +327,8 @@ TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {
   ASSERT_GE(docs.size(), 2u);
   json texts = json::array();
   for (const auto& d : docs) texts.push_back(d["pair"][1]);
-  auto r = post_json(port(), "/rerank", json{{"query", query}, {"texts", texts}}.dump(),
-                     target("rerank"));
+  auto r =
+      post_json(port, "/rerank", json{{"query", query}, {"texts", texts}}.dump(), target(model));
   ASSERT_EQ(r.status, 200) << r.body;
   auto answer = json::parse(r.body);
   ASSERT_EQ(answer.size(), docs.size());
@@ -328,13 +337,22 @@ TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {
                 1e-5);
   for (std::size_t i = 1; i < answer.size(); ++i)
     EXPECT_GE(answer[i - 1]["score"].get<double>(), answer[i]["score"].get<double>());
-  r = post_json(port(), "/rerank",
+  r = post_json(port, "/rerank",
                 json{{"query", query}, {"texts", texts}, {"raw_scores", true}}.dump(),
-                target("rerank"));
+                target(model));
   answer = json::parse(r.body);
   for (const auto& e : answer)
     EXPECT_NEAR(e["score"].get<double>(), docs[e["index"].get<int>()]["logits"][0].get<double>(),
                 1e-4);
+}
+
+TEST_F(ServeGoldens, RerankScoresAreGoldenSigmoids) {
+  expect_rerank_matches_golden(port(), "rerank", "bert-tiny-rerank");
+}
+
+// gte-multilingual-reranker-base's shape: GTE's sequence classifier behind an XLM-R tokenizer.
+TEST_F(ServeGoldens, GteRerankerScoresAreGoldenSigmoids) {
+  expect_rerank_matches_golden(port(), "grerank", "gte-tiny-rerank");
 }
 
 TEST_F(ServeGoldens, ZeroShotFromTheModelsOwnLogits) {

@@ -61,5 +61,6 @@ extern const ArchitectureFamily kElectraFamily;     // electra/
 extern const ArchitectureFamily kMpnetFamily;       // mpnet/
 extern const ArchitectureFamily kModernBertFamily;  // modernbert/
 extern const ArchitectureFamily kNomicBertFamily;   // nomic_bert/
+extern const ArchitectureFamily kGteFamily;         // gte/: Alibaba-NLP's GTE ("New*" classes)
 
 }  // namespace onepass::model

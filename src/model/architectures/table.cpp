@@ -36,6 +36,8 @@ constexpr TableLine kTable[] = {
     {"ModernBert", &kModernBertFamily, false,        false,                   true,      false},
     // Remote code on the Hub (nomic-ai/nomic-bert-2048), its class names.
     {"NomicBert",  &kNomicBertFamily},
+    // Remote code on the Hub (Alibaba-NLP/new-impl: GTE v1.5 and multilingual), its class names.
+    {"New",        &kGteFamily,        false,        false,                   true},
     // clang-format on
 };
 

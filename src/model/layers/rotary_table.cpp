@@ -5,7 +5,8 @@
 
 namespace onepass::model {
 
-RotaryTable::RotaryTable(double theta, std::int64_t head_dim, std::int64_t max_positions)
+RotaryTable::RotaryTable(double theta, std::int64_t head_dim, std::int64_t max_positions,
+                         double frequency_divisor)
     : half_(head_dim / 2) {
   const auto n = static_cast<std::size_t>(max_positions * half_);
   cos_.resize(n);
@@ -17,6 +18,8 @@ RotaryTable::RotaryTable(double theta, std::int64_t head_dim, std::int64_t max_p
   for (std::int64_t i = 0; i < half_; ++i) {
     const float exponent = static_cast<float>(2 * i) / static_cast<float>(head_dim);
     inv_freq[static_cast<std::size_t>(i)] = 1.0f / std::pow(base, exponent);
+    if (frequency_divisor != 1.0)
+      inv_freq[static_cast<std::size_t>(i)] /= static_cast<float>(frequency_divisor);
   }
   for (std::int64_t p = 0; p < max_positions; ++p) {
     for (std::int64_t i = 0; i < half_; ++i) {
