@@ -112,6 +112,21 @@ SPECS = {
                    "causal": False, "pad_token_id": 0},
         "tokenizer_from": "nomic-bert-tiny-nli", "token_types": True,
     },
+    # Alibaba-NLP/gte-base-en-v1.5's shape (its config: rotary positions with base 500000 and
+    # fixed NTK scaling, factor 2; GELU gated MLP; no token types) with the kit's 3-way NLI
+    # head: the remote code's NewForSequenceClassification (BERT pooler, classifier). Its
+    # max_position_embeddings is 512, not 8192: the remote code builds its rotary table for
+    # max_position_embeddings · factor positions at init and the exporter keeps all of it in
+    # model.onnx; the scaling is the same at every position either way. Needs --remote-code.
+    "gte-base-shaped": {
+        "architecture": "NewForSequenceClassification", "config_class": "NewConfig",
+        "shaped_like": "Alibaba-NLP/gte-base-en-v1.5 (NLI head, num_labels 3)",
+        "seed": 7110, "id2label": NLI_LABELS, "remote_code": specs.GTE_REMOTE_CODE,
+        "config": dict(specs.GTE, vocab_size=30528, hidden_size=768, num_hidden_layers=12,
+                       num_attention_heads=12, intermediate_size=3072,
+                       max_position_embeddings=512),
+        "tokenizer_from": "gte-tiny-embed", "token_types": False,
+    },
 }
 
 
@@ -340,8 +355,8 @@ def main():
                         help="transformers source tree; or env TRANSFORMERS_SRC")
     parser.add_argument("--work", default=os.path.join(REPO, "bench", "out", "perf"))
     parser.add_argument("--remote-code", metavar="DIR",
-                        help="nomic-ai's modeling files (tools/fixtures/README.md), for "
-                             "nomic-bert-base-shaped")
+                        help="the Hub repo's modeling files (tools/fixtures/README.md), for "
+                             "nomic-bert-base-shaped and gte-base-shaped (one family a run)")
     parser.add_argument("names", nargs="+", choices=sorted(SPECS))
     args = parser.parse_args()
     if not args.transformers:
@@ -353,8 +368,9 @@ def main():
     if args.remote_code:
         import generate
 
-        generate.attach_remote_code(transformers, args.remote_code,
-                                    specs.NOMIC_REMOTE_CODE["modules"])
+        modules = sorted({m for name in args.names
+                          for m in SPECS[name].get("remote_code", {}).get("modules", [])})
+        generate.attach_remote_code(transformers, args.remote_code, modules)
     import torch
 
     torch.set_num_threads(1)
