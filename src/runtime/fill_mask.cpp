@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <span>
 
 #include "base/error.h"
 
@@ -106,14 +108,24 @@ std::vector<std::vector<MaskPrediction>> fill_mask_predictions(
       MaskPrediction p;
       p.score = static_cast<float>(probs[static_cast<std::size_t>(token)] / sum);
       p.token = token;
-      const std::int32_t alone[] = {token};
+      // An id past the tokenizer's vocabulary (an embedding with padded rows) is decoded as
+      // transformers' tokenizer of that kind decodes it: as a stand-in id, or not at all.
+      const std::optional<std::int32_t> shown =
+          static_cast<std::size_t>(token) < model.tokenizer->vocab_size()
+              ? std::optional<std::int32_t>(token)
+              : model.tokenizer->stand_in_for_id_past_vocabulary();
+      const std::span<const std::int32_t> alone =
+          shown ? std::span<const std::int32_t>(&*shown, 1) : std::span<const std::int32_t>();
       p.token_str =
           tokenizer::decode_text(*model.tokenizer, model.tokenizer_settings, alone, false);
       // The input with the token in the mask's place, padding left out.
       filled.clear();
       for (std::size_t i = 0; i < input_ids.size(); ++i) {
-        const std::int32_t id = static_cast<std::int32_t>(i) == positions[m] ? token : input_ids[i];
-        if (id != model.pad_token_id) filled.push_back(id);
+        if (static_cast<std::int32_t>(i) == positions[m]) {
+          if (shown && token != model.pad_token_id) filled.push_back(*shown);
+          continue;
+        }
+        if (input_ids[i] != model.pad_token_id) filled.push_back(input_ids[i]);
       }
       p.sequence =
           tokenizer::decode_text(*model.tokenizer, model.tokenizer_settings, filled, single_mask);

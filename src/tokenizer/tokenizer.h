@@ -75,6 +75,14 @@ class Tokenizer {
   // onepass::Error: kInvalidInput for an id outside the vocabulary, kUnsupported for a
   // tokenizer.json decoder onepass lacks.
   virtual std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const = 0;
+  // What transformers' decode makes of an id past this tokenizer's vocabulary, which a model
+  // whose embedding has padded rows can predict (mDeBERTa-v3-base: 251,000 rows for 250,102
+  // ids): a slow tokenizer's convert_ids_to_tokens gives its unk token (BertTokenizer,
+  // DebertaV2Tokenizer), the tokenizers library leaves the id out. The id to decode in its
+  // place; nullopt: leave it out.
+  virtual std::optional<std::int32_t> stand_in_for_id_past_vocabulary() const {
+    return std::nullopt;
+  }
   // Short name of the source: "tokenizer.json", "sentencepiece", "wordpiece" or "bpe_files"
   // (vocab.json + merges.txt).
   virtual std::string_view source_kind() const = 0;

@@ -4,10 +4,15 @@
 // vector; a batch mixing SPLADE and position sequences gives each what it gives alone; bad
 // positions are refused before anything runs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <numeric>
+#include <string>
 
 #include "base/error.h"
 #include "model/encoder.h"
@@ -111,7 +116,8 @@ TEST_P(MaskedLmHead, PositionOutsideTheSequenceIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MaskedLmHead,
                          ::testing::Values("bert-tiny-splade", "distilbert-tiny-splade",
-                                           "xlmr-tiny-mlm", "modernbert-tiny-mlm", "gte-tiny-mlm"),
+                                           "xlmr-tiny-mlm", "modernbert-tiny-mlm", "gte-tiny-mlm",
+                                           "deberta-v2-tiny-mlm", "deberta-v2-tiny-mlm-legacy"),
                          [](const auto& info) {
                            return onepass::testing::golden_test_name(info.param);
                          });
@@ -124,6 +130,32 @@ TEST(MaskedLmHeadOnly, OtherHeadsRefusePositions) {
   input.vocab_logit_positions = positions;
   ForwardOutput out;
   EXPECT_THROW(encoder->forward(std::span(&input, 1), out), Error);
+}
+
+// Microsoft's DeBERTa-v3 checkpoints ship the lm_predictions head, which transformers reads only
+// with "legacy": false (with the default it builds a random cls.predictions head): without the
+// flag, the load is refused naming it rather than answering from a head that is not there.
+TEST(MaskedLmHeadOnly, DebertaV3HeadWithoutLegacyFalseIsRefusedNamingTheFlag) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("onepass-deberta-legacy-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const auto& entry : fs::directory_iterator(fixture_model_dir("deberta-v2-tiny-mlm")))
+    fs::copy_file(entry.path(), dir / entry.path().filename(),
+                  fs::copy_options::overwrite_existing);
+  nlohmann::json config;
+  std::ifstream(dir / "config.json") >> config;
+  ASSERT_EQ(config["legacy"], false);
+  config.erase("legacy");
+  std::ofstream(dir / "config.json") << config.dump();
+  try {
+    load_encoder(dir);
+    ADD_FAILURE() << "loaded a legacy head the checkpoint does not have";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"legacy\": false"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

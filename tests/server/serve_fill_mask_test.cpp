@@ -56,7 +56,9 @@ const std::vector<std::pair<std::string, std::string>> kModels = {
     {"dmlm", "distilbert-tiny-splade"},
     {"xmlm", "xlmr-tiny-mlm"},
     {"mbmlm", "modernbert-tiny-mlm"},
-    {"gmlm", "gte-tiny-mlm"}};
+    {"gmlm", "gte-tiny-mlm"},
+    {"d3mlm", "deberta-v2-tiny-mlm"},
+    {"d2mlm", "deberta-v2-tiny-mlm-legacy"}};
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:

@@ -27,7 +27,7 @@ constexpr TableLine kTable[] = {
     {"XLMRoberta", &kBertFamily,       true,         false,                   true},
     {"Camembert",  &kBertFamily,       true,         false,                   true},
     {"Deberta",    &kDebertaFamily},
-    {"DebertaV2",  &kDebertaV2Family},
+    {"DebertaV2",  &kDebertaV2Family,  false,        false,                   true},
     {"DistilBert", &kDistilBertFamily, false,        false,                   true},
     {"Electra",    &kElectraFamily},
     {"MPNet",      &kMpnetFamily,      false,        true},

@@ -36,8 +36,9 @@ MaskedLmHead::MaskedLmHead(const weights::WeightStore& store, const MaskedLmHead
             names.norm_bias ? store.get(std::string(names.norm) + ".bias", {hidden}).data : nullptr,
             static_cast<float>(norm_eps)},
       decoder_(
-          store.contains(names.decoder) ? store.get(names.decoder, {vocab, hidden}).data
-                                        : word_embeddings,
+          names.decoder != nullptr && store.contains(names.decoder)
+              ? store.get(names.decoder, {vocab, hidden}).data
+              : word_embeddings,
           names.decoder_bias != nullptr ? store.get(names.decoder_bias, {vocab}).data : nullptr,
           vocab, hidden),
       vocab_(vocab),

@@ -22,9 +22,11 @@ namespace onepass::model {
 
 // The head's weight names in a checkpoint.
 struct MaskedLmHeadNames {
-  const char* transform;     // dense [hidden, hidden] (.weight, .bias)
-  const char* norm;          // its LayerNorm (.weight, .bias)
-  const char* decoder;       // [vocab, hidden]; absent when saved tied to the word embeddings
+  const char* transform;  // dense [hidden, hidden] (.weight, .bias)
+  const char* norm;       // its LayerNorm (.weight, .bias)
+  // [vocab, hidden]; absent when saved tied to the word embeddings; null: always the word
+  // embeddings (DeBERTa-v3's lm_predictions head multiplies by them in its forward).
+  const char* decoder;
   const char* decoder_bias;  // [vocab]; null: the decoder has no bias
   // Whether the transform and its LayerNorm have biases (ModernBERT's classifier_bias and
   // norm_bias can drop them; BERT's and DistilBERT's always have them).

@@ -80,6 +80,7 @@ class SlowTokenizer : public Tokenizer {
   // PreTrainedTokenizer._decode: convert_ids_to_tokens, the non-special added tokens kept apart
   // from the class's convert_tokens_to_string and joined to it by spaces.
   std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const override;
+  std::optional<std::int32_t> stand_in_for_id_past_vocabulary() const override { return unk_id_; }
 
   // PreTrainedTokenizer.tokenize + convert_tokens_to_ids for one text, without special tokens.
   Segment tokenize(std::string_view text) const;

@@ -5,8 +5,9 @@
 //   per layer:  fused QKV -> disentangled attention per (sequence, head) -> dense + residual ->
 //               LayerNorm -> intermediate (act) -> dense + residual -> LayerNorm;
 //               after layer 0 the optional ConvLayer
-//   head:       ContextPooler (first token, dense, pooler_hidden_act) -> classifier, or the
-//               token classifier on every token.
+//   head:       ContextPooler (first token, dense, pooler_hidden_act) -> classifier, the
+//               token classifier on every token, or DebertaV2ForMaskedLM's head (v4.48, either
+//               layout: DebertaV2Config::legacy) through MaskedLmHead.
 // HF's attention mask (and the "* mask" after the embeddings and the conv) is all ones for the
 // real tokens this engine packs, so it disappears; dropout is the identity at inference.
 #include <omp.h>
@@ -149,6 +150,7 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
   out.logits.clear();
   out.hidden_states.clear();
   out.pooler_output.clear();
+  out.position_logits.clear();
   if (num_seqs == 0) return;
 
   const ThreadScope thread_scope(threads_);
@@ -194,6 +196,10 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
   }
   if (per_token_head(info_.head)) {
     classify_tokens(x, rows, classifier_, info_.num_labels, out.logits);
+    return;
+  }
+  if (info_.head == HeadKind::kMaskedLm) {
+    masked_lm_.forward(x, offsets, batch, arena, out);
     return;
   }
   // ContextPooler (dense -> activation on each sequence's first token), then the classifier.

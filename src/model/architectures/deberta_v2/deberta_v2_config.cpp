@@ -47,6 +47,7 @@ DebertaV2Config deberta_v2_config(const weights::ModelConfig& config) {
   c.pooler_hidden_size = c.hidden_size;
   f.read("pooler_hidden_size", c.pooler_hidden_size);
   f.read("pooler_hidden_act", c.pooler_hidden_act);
+  f.read("legacy", c.legacy);
   f.read("pooler_dropout", c.pooler_dropout);
 
   if (c.embedding_size <= 0) weights::config_error("field embedding_size must be positive");

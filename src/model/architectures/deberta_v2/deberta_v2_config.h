@@ -29,6 +29,11 @@ struct DebertaV2Config : weights::ModelConfig {
   int pooler_hidden_size = 0;  // kwargs.get("pooler_hidden_size", hidden_size)
   std::string pooler_hidden_act = "gelu";
   double pooler_dropout = 0.0;
+  // DebertaV2ForMaskedLM's head (transformers 4.48): true, transformers' own layout
+  // (cls.predictions: transform, decoder tied to the word embeddings, bias); false, the one
+  // Microsoft's DeBERTa-v3 checkpoints ship (lm_predictions.lm_head: dense, LayerNorm, bias,
+  // the word embeddings as decoder).
+  bool legacy = true;
 };
 
 // ArchitectureFamily::read_config of DeBERTa-v2.

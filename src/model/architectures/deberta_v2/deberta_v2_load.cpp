@@ -158,6 +158,10 @@ Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOpt
 }
 
 void Model::load_head(const DebertaV2Config& c) {
+  if (info_.head == HeadKind::kMaskedLm) {
+    load_masked_lm_head(c);
+    return;
+  }
   const std::string name = token_head_name(info_.head);
   const auto cw = store_.get(name + ".weight", {c.num_labels, hidden_});
   const auto cb = store_.get(name + ".bias", {c.num_labels});
@@ -173,6 +177,32 @@ void Model::load_head(const DebertaV2Config& c) {
   const auto pb = store_.get("pooler.dense.bias", {hidden_});
   pooler_ = kernels::Linear(pw.data, pb.data, hidden_, hidden_,
                             kernels::activation_from_hf(c.pooler_hidden_act));
+}
+
+void Model::load_masked_lm_head(const DebertaV2Config& c) {
+  // Both heads map hidden_size onto the word embeddings' rows: the same size, unless
+  // embedding_size differs (the legacy transform then maps onto embedding_size).
+  if (embedding_size_ != hidden_)
+    unsupported("a masked-LM head with embedding_size other than hidden_size");
+  // A DeBERTa-v3 checkpoint ships lm_predictions.lm_head; with legacy (true unless config.json
+  // says false) transformers builds cls.predictions instead and leaves it random. Refuse that
+  // by name rather than guess.
+  if (c.legacy && !store_.contains("cls.predictions.transform.dense.weight") &&
+      store_.contains("lm_predictions.lm_head.dense.weight")) {
+    unsupported(
+        "the checkpoint's masked-LM head is lm_predictions.lm_head, which "
+        "transformers reads only with \"legacy\": false in config.json (with legacy it builds a "
+        "random cls.predictions head); set it to serve this head");
+  }
+  const MaskedLmHeadNames names =
+      c.legacy
+          ? MaskedLmHeadNames{"cls.predictions.transform.dense",
+                              "cls.predictions.transform.LayerNorm",
+                              "cls.predictions.decoder.weight", "cls.predictions.bias"}
+          : MaskedLmHeadNames{"lm_predictions.lm_head.dense", "lm_predictions.lm_head.LayerNorm",
+                              nullptr, "lm_predictions.lm_head.bias"};
+  masked_lm_ = MaskedLmHead(store_, names, kernels::activation_from_hf(c.hidden_act),
+                            c.layer_norm_eps, word_embeddings_, c.vocab_size, hidden_);
 }
 
 void Model::load_embeddings(const DebertaV2Config& c) {

@@ -20,6 +20,7 @@
 #include "model/architectures/deberta_v2/deberta_v2_conv.h"
 #include "model/architectures/deberta_v2/deberta_v2_relative.h"
 #include "model/encoder.h"
+#include "model/layers/masked_lm_head.h"
 #include "model/layers/post_attention.h"
 #include "tensor/arena.h"
 #include "weights/weight_store.h"
@@ -78,6 +79,7 @@ class Model final : public Encoder {
   void load_layer(const DebertaV2Config& c, int index, const float* rel_embeddings,
                   AttentionReader read_attention);
   void load_head(const DebertaV2Config& c);
+  void load_masked_lm_head(const DebertaV2Config& c);
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              float* scratch) const;
   void attention(const Layer& layer, const float* qkv, float* ctx, const std::size_t* offsets,
@@ -110,6 +112,7 @@ class Model final : public Encoder {
   ConvLayer conv_;
   kernels::Linear pooler_;  // ContextPooler: dense + pooler_hidden_act
   kernels::Linear classifier_;
+  MaskedLmHead masked_lm_;  // DebertaV2ForMaskedLM (legacy or not: DebertaV2Config::legacy)
   mutable tensor::ArenaPool arenas_;
 };
 
