@@ -36,7 +36,7 @@ inline constexpr const char* kGoldenModels[] = {
     "gte-tiny-embed", "gte-tiny-rerank", "gte-tiny-nli", "gte-tiny-ner", "gte-tiny-qa",
     "gte-tiny-mlm",
     "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
-    "deberta-v2-tiny-mlm", "deberta-v2-tiny-mlm-legacy",
+    "deberta-v2-tiny-mlm", "deberta-v2-tiny-mlm-legacy", "electra-tiny-mlm",
     "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on
 };

@@ -58,7 +58,8 @@ const std::vector<std::pair<std::string, std::string>> kModels = {
     {"mbmlm", "modernbert-tiny-mlm"},
     {"gmlm", "gte-tiny-mlm"},
     {"d3mlm", "deberta-v2-tiny-mlm"},
-    {"d2mlm", "deberta-v2-tiny-mlm-legacy"}};
+    {"d2mlm", "deberta-v2-tiny-mlm-legacy"},
+    {"emlm", "electra-tiny-mlm"}};
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:

@@ -29,7 +29,7 @@ constexpr TableLine kTable[] = {
     {"Deberta",    &kDebertaFamily},
     {"DebertaV2",  &kDebertaV2Family,  false,        false,                   true},
     {"DistilBert", &kDistilBertFamily, false,        false,                   true},
-    {"Electra",    &kElectraFamily},
+    {"Electra",    &kElectraFamily,    false,        false,                   true},
     {"MPNet",      &kMpnetFamily,      false,        true},
     // transformers 4.48, the last release on torch 1.x (which makes this project's goldens),
     // has no ModernBertForQuestionAnswering.

@@ -26,23 +26,24 @@ struct RowTarget {
 
 MaskedLmHead::MaskedLmHead(const weights::WeightStore& store, const MaskedLmHeadNames& names,
                            kernels::Activation act, double norm_eps, const float* word_embeddings,
-                           std::int64_t vocab, std::int64_t hidden)
-    : transform_(store.get(std::string(names.transform) + ".weight", {hidden, hidden}).data,
-                 names.transform_bias
-                     ? store.get(std::string(names.transform) + ".bias", {hidden}).data
-                     : nullptr,
-                 hidden, hidden, act),
-      norm_{store.get(std::string(names.norm) + ".weight", {hidden}).data,
-            names.norm_bias ? store.get(std::string(names.norm) + ".bias", {hidden}).data : nullptr,
-            static_cast<float>(norm_eps)},
-      decoder_(
-          names.decoder != nullptr && store.contains(names.decoder)
-              ? store.get(names.decoder, {vocab, hidden}).data
-              : word_embeddings,
-          names.decoder_bias != nullptr ? store.get(names.decoder_bias, {vocab}).data : nullptr,
-          vocab, hidden),
-      vocab_(vocab),
-      hidden_(hidden) {}
+                           std::int64_t vocab, std::int64_t hidden, std::int64_t width)
+    : vocab_(vocab), hidden_(hidden), width_(width > 0 ? width : hidden) {
+  const std::string transform(names.transform);
+  const std::string norm(names.norm);
+  transform_ = kernels::Linear(
+      store.get(transform + ".weight", {width_, hidden}).data,
+      names.transform_bias ? store.get(transform + ".bias", {width_}).data : nullptr, width_,
+      hidden, act);
+  norm_ = {store.get(norm + ".weight", {width_}).data,
+           names.norm_bias ? store.get(norm + ".bias", {width_}).data : nullptr,
+           static_cast<float>(norm_eps)};
+  decoder_ = kernels::Linear(
+      names.decoder != nullptr && store.contains(names.decoder)
+          ? store.get(names.decoder, {vocab, width_}).data
+          : word_embeddings,
+      names.decoder_bias != nullptr ? store.get(names.decoder_bias, {vocab}).data : nullptr, vocab,
+      width_);
+}
 
 void MaskedLmHead::forward(const float* x, const std::size_t* offsets,
                            std::span<const SequenceInput> batch, tensor::ScratchArena& arena,
@@ -75,7 +76,7 @@ void MaskedLmHead::forward(const float* x, const std::size_t* offsets,
   const auto total = static_cast<std::int64_t>(rows.size());
   const std::size_t block_rows = static_cast<std::size_t>(std::min(total, kBlockRows));
   float* gathered = arena.alloc(block_rows * hidden);
-  float* transformed = arena.alloc(block_rows * hidden);
+  float* transformed = arena.alloc(block_rows * static_cast<std::size_t>(width_));
   float* logits = arena.alloc(block_rows * vocab);
   for (std::int64_t begin = 0; begin < total; begin += kBlockRows) {
     const std::int64_t n = std::min(kBlockRows, total - begin);
@@ -84,7 +85,7 @@ void MaskedLmHead::forward(const float* x, const std::size_t* offsets,
       std::memcpy(gathered + static_cast<std::size_t>(r) * hidden, row, hidden * sizeof(float));
     }
     transform_.forward(gathered, n, transformed);
-    kernels::layer_norm(transformed, n, hidden_, norm_.gamma, norm_.beta, norm_.eps);
+    kernels::layer_norm(transformed, n, width_, norm_.gamma, norm_.beta, norm_.eps);
     decoder_.forward(transformed, n, logits);
     for (std::int64_t r = 0; r < n; ++r) {
       const RowTarget& target = rows[static_cast<std::size_t>(begin + r)];

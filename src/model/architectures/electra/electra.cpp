@@ -5,7 +5,10 @@
 //   ElectraForSequenceClassification: ElectraClassificationHead on the first token,
 //     logits = out_proj(gelu(dense(h[0]))) (the activation is get_activation("gelu"), fixed,
 //     whatever hidden_act says);
-//   ElectraForTokenClassification: logits[t] = classifier(h[t]) for every token.
+//   ElectraForTokenClassification: logits[t] = classifier(h[t]) for every token;
+//   ElectraForMaskedLM (the generators, google/electra-*-generator): generator_predictions
+//     (dense hidden -> embedding_size, gelu, LayerNorm) and generator_lm_head (tied to the word
+//     embeddings, its own bias) through model/layers/masked_lm_head.h.
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <string>
@@ -20,6 +23,7 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/masked_lm_head.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
 
@@ -53,6 +57,7 @@ class ElectraEncoder final : public Encoder {
   std::vector<BertLayer> layers_;
   kernels::Linear head_dense_;  // sequence classification: gelu(dense(first token))
   kernels::Linear classifier_;  // out_proj, or the token classifier: [num_labels, hidden]
+  MaskedLmHead masked_lm_;      // ElectraForMaskedLM
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -102,7 +107,14 @@ ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (sequence_head || token_head) {
+  if (info_.head == HeadKind::kMaskedLm) {
+    // ElectraGeneratorPredictions' activation is get_activation("gelu"), whatever hidden_act.
+    masked_lm_ = MaskedLmHead(store_,
+                              {"generator_predictions.dense", "generator_predictions.LayerNorm",
+                               "generator_lm_head.weight", "generator_lm_head.bias"},
+                              kernels::Activation::kGeluErf, config.layer_norm_eps,
+                              word_embeddings_, config.vocab_size, h, e);
+  } else if (sequence_head || token_head) {
     const std::int64_t labels = config.num_labels;
     if (sequence_head) {
       head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kGeluErf);
@@ -160,8 +172,9 @@ void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput
       classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden, head_dense_, classifier_,
                          info_.num_labels, *pass.arena, out.logits);
       return;
-    case HeadKind::kMaskedLm:  // table.cpp gives ELECTRA no masked-LM class
-      break;
+    case HeadKind::kMaskedLm:
+      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
+      return;
   }
   ONEPASS_CHECK(false, "ELECTRA runs the heads its table line lists");
 }
