@@ -118,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MaskedLmHead,
                          ::testing::Values("bert-tiny-splade", "distilbert-tiny-splade",
                                            "xlmr-tiny-mlm", "modernbert-tiny-mlm", "gte-tiny-mlm",
                                            "deberta-v2-tiny-mlm", "deberta-v2-tiny-mlm-legacy",
-                                           "electra-tiny-mlm"),
+                                           "electra-tiny-mlm", "mpnet-tiny-mlm"),
                          [](const auto& info) {
                            return onepass::testing::golden_test_name(info.param);
                          });

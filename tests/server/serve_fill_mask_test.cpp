@@ -59,7 +59,8 @@ const std::vector<std::pair<std::string, std::string>> kModels = {
     {"gmlm", "gte-tiny-mlm"},
     {"d3mlm", "deberta-v2-tiny-mlm"},
     {"d2mlm", "deberta-v2-tiny-mlm-legacy"},
-    {"emlm", "electra-tiny-mlm"}};
+    {"emlm", "electra-tiny-mlm"},
+    {"mpmlm", "mpnet-tiny-mlm"}};
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:

@@ -30,7 +30,7 @@ constexpr TableLine kTable[] = {
     {"DebertaV2",  &kDebertaV2Family,  false,        false,                   true},
     {"DistilBert", &kDistilBertFamily, false,        false,                   true},
     {"Electra",    &kElectraFamily,    false,        false,                   true},
-    {"MPNet",      &kMpnetFamily,      false,        true},
+    {"MPNet",      &kMpnetFamily,      false,        true,                    true},
     // transformers 4.48, the last release on torch 1.x (which makes this project's goldens),
     // has no ModernBertForQuestionAnswering.
     {"ModernBert", &kModernBertFamily, false,        false,                   true,      false},

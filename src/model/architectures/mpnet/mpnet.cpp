@@ -6,7 +6,9 @@
 // key's offset from the query, one learned value per bucket and head, shared by the layers).
 // Heads: MPNetModel's pooler (tanh(dense(first token))), MPNetForSequenceClassification's
 // RoBERTa-style head (tanh(dense) then out_proj, on the first token) and
-// MPNetForTokenClassification's classifier on every token.
+// MPNetForTokenClassification's classifier on every token, and MPNetForMaskedLM's MPNetLMHead
+// (dense, gelu, layer_norm, decoder tied to the word embeddings, bias) through
+// model/layers/masked_lm_head.h.
 //
 // The whole ragged batch is one [total_tokens, hidden] matrix; nothing is padded.
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
 #include "model/layers/encoder_heads.h"
+#include "model/layers/masked_lm_head.h"
 #include "model/layers/positions.h"
 #include "model/precision_check.h"
 #include "tensor/arena.h"
@@ -83,6 +86,7 @@ class MpnetEncoder final : public Encoder {
   kernels::Linear pooler_;      // MPNetPooler: tanh(dense(first token))
   kernels::Linear head_dense_;  // classification head: tanh(dense(first token))
   kernels::Linear classifier_;  // out_proj, or the token classifier: [num_labels, hidden]
+  MaskedLmHead masked_lm_;      // MPNetForMaskedLM's lm_head
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -133,7 +137,13 @@ MpnetEncoder::MpnetEncoder(const MpnetConfig& config, WeightStore store, const L
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (per_token_head(info_.head)) {
+  if (info_.head == HeadKind::kMaskedLm) {
+    // MPNetLMHead's activation is the gelu function itself, whatever hidden_act.
+    masked_lm_ = MaskedLmHead(
+        store_, {"lm_head.dense", "lm_head.layer_norm", "lm_head.decoder.weight", "lm_head.bias"},
+        kernels::Activation::kGeluErf, config.layer_norm_eps, word_embeddings_, config.vocab_size,
+        h);
+  } else if (per_token_head(info_.head)) {
     classifier_ = load_linear(store_, token_head_name(info_.head), config.num_labels, h);
   } else if (classifier) {
     head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kTanh);
@@ -181,8 +191,9 @@ void MpnetEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& 
       classify_sequences(pass.x, pass.offsets, pass.num_seqs, h, head_dense_, classifier_,
                          info_.num_labels, *pass.arena, out.logits);
       return;
-    case HeadKind::kMaskedLm:  // table.cpp gives MPNet no masked-LM class
-      break;
+    case HeadKind::kMaskedLm:
+      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
+      return;
   }
   ONEPASS_CHECK(false, "MPNet runs the heads its table line lists");
 }
