@@ -37,7 +37,7 @@ inline constexpr const char* kGoldenModels[] = {
     "gte-tiny-mlm",
     "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
     "deberta-v2-tiny-mlm", "deberta-v2-tiny-mlm-legacy", "electra-tiny-mlm",
-    "mpnet-tiny-mlm",
+    "mpnet-tiny-mlm", "deberta-tiny-mlm",
     "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
     // clang-format on
 };

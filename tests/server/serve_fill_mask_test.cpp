@@ -60,7 +60,8 @@ const std::vector<std::pair<std::string, std::string>> kModels = {
     {"d3mlm", "deberta-v2-tiny-mlm"},
     {"d2mlm", "deberta-v2-tiny-mlm-legacy"},
     {"emlm", "electra-tiny-mlm"},
-    {"mpmlm", "mpnet-tiny-mlm"}};
+    {"mpmlm", "mpnet-tiny-mlm"},
+    {"d1mlm", "deberta-tiny-mlm"}};
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:

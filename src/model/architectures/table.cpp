@@ -26,7 +26,7 @@ constexpr TableLine kTable[] = {
     {"Roberta",    &kBertFamily,       true,         false,                   true},
     {"XLMRoberta", &kBertFamily,       true,         false,                   true},
     {"Camembert",  &kBertFamily,       true,         false,                   true},
-    {"Deberta",    &kDebertaFamily},
+    {"Deberta",    &kDebertaFamily,    false,        false,                   true},
     {"DebertaV2",  &kDebertaV2Family,  false,        false,                   true},
     {"DistilBert", &kDistilBertFamily, false,        false,                   true},
     {"Electra",    &kElectraFamily,    false,        false,                   true},

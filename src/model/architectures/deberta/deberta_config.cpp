@@ -60,6 +60,7 @@ DebertaV2Config deberta_config(const weights::ModelConfig& config) {
   f.read("pooler_hidden_size", c.pooler_hidden_size);
   f.read("pooler_hidden_act", c.pooler_hidden_act);
   f.read("pooler_dropout", c.pooler_dropout);
+  f.read("legacy", c.legacy);  // DebertaForMaskedLM's head layout, as DeBERTa-v2's
   // v1 has none of these; the v2 encoder's "off" values.
   c.position_buckets = -1;
   c.share_att_key = false;
