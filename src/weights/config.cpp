@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "base/error.h"
 
@@ -31,6 +32,8 @@ ConfigFields::ConfigFields(std::string_view json_text) : json_(std::make_unique<
   if (json_->value.is_discarded()) config_error("not valid JSON");
   if (!json_->value.is_object()) config_error("not a JSON object");
 }
+
+ConfigFields::ConfigFields(std::unique_ptr<Json> json) : json_(std::move(json)) {}
 
 ConfigFields::~ConfigFields() = default;
 
@@ -93,7 +96,9 @@ std::unique_ptr<ConfigFields> ConfigFields::object(const char* key) const {
   const auto it = json_->value.find(key);
   if (it == json_->value.end() || it->is_null()) return nullptr;
   if (!it->is_object()) field_error(key, "an object");
-  return std::make_unique<ConfigFields>(it->dump());
+  auto json = std::make_unique<Json>();
+  json->value = *it;
+  return std::unique_ptr<ConfigFields>(new ConfigFields(std::move(json)));
 }
 
 bool ConfigFields::holds_string(const char* key) const {

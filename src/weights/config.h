@@ -49,6 +49,8 @@ class ConfigFields {
  private:
   friend ModelConfig parse_pretrained_config(std::string_view json_text);
   struct Json;
+  // object()'s: a sub-object of a parse already checked, taken as it is.
+  explicit ConfigFields(std::unique_ptr<Json> json);
   std::unique_ptr<Json> json_;
 };
 

@@ -111,12 +111,11 @@ GteEncoder::GteEncoder(const GteConfig& config, WeightStore store, const LoadOpt
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
   // NTKScalingRotaryEmbedding: base rope_theta · f (a Python float product), every inverse
-  // frequency divided by f^(2 / d) (a Python float power).
+  // frequency divided by f^(2 / d) (a Python float power); f = 1 (no scaling) changes neither.
   const double f = config.ntk_factor;
   const auto d = static_cast<double>(shape_.head_dim);
-  rotary_ = f == 1.0 ? RotaryTable(config.rope_theta, shape_.head_dim, info_.max_tokens)
-                     : RotaryTable(config.rope_theta * f, shape_.head_dim, info_.max_tokens,
-                                   std::pow(f, 2.0 / d));
+  rotary_ =
+      RotaryTable(config.rope_theta * f, shape_.head_dim, info_.max_tokens, std::pow(f, 2.0 / d));
 
   if (info_.head == HeadKind::kMaskedLm) {
     masked_lm_ = MaskedLmHead(
