@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "hub/resolve.h"
 #include "model/encoder.h"
+#include "model/heads/dense_module.h"
 #include "model/precision_check.h"
 #include "runtime/model_config.h"
 #include "tokenizer/tokenizer.h"
@@ -140,6 +141,20 @@ json describe(const std::string& reference, const fs::path& dir, bool check) {
       if (!d.prompts.empty()) r["prompts"] = d.prompts;
       if (d.default_prompt) r["default_prompt"] = *d.default_prompt;
       if (!d.default_prompt_name.empty()) r["default_prompt_name"] = d.default_prompt_name;
+      if (d.task == runtime::ModelTask::kEmbedder) {
+        r["embedding_size"] = runtime::embedding_size(d);
+        r["normalizes"] = d.normalizes;
+        json dense = json::array();
+        for (const auto& module : d.dense_modules) {
+          model::heads::DenseModule::load(dir, module);  // its weights, read as serve reads them
+          dense.push_back({{"path", module.path},
+                           {"in_features", module.in_features},
+                           {"out_features", module.out_features},
+                           {"bias", module.bias},
+                           {"activation", model::heads::activation_name(module.activation)}});
+        }
+        if (!dense.empty()) r["dense_modules"] = dense;
+      }
     } catch (const Error& e) {
       problems.emplace_back(e.what());
     }
@@ -240,6 +255,21 @@ void print_text(const json& r) {
       std::cout << (r["multi_label"].get<bool>() ? " (multi-label)\n" : "\n");
     }
     std::cout << "pooling: " << r["pooling"].get<std::string>() << "\n";
+    if (r.contains("embedding_size")) {
+      std::cout << "embedding: " << r["embedding_size"].get<int>() << " values";
+      if (r.contains("dense_modules")) {
+        std::cout << " (sentence-transformers Dense modules";
+        const char* separator = " ";
+        for (const auto& m : r["dense_modules"]) {
+          std::cout << separator << m["path"].get<std::string>() << " "
+                    << m["in_features"].get<int>() << " -> " << m["out_features"].get<int>() << " "
+                    << m["activation"].get<std::string>();
+          separator = ", ";
+        }
+        std::cout << ")";
+      }
+      std::cout << (r["normalizes"].get<bool>() ? ", normalised\n" : "\n");
+    }
     std::cout << "max input length: " << r["max_input_length"].get<int>() << " tokens";
     if (r.contains("max_seq_length")) {
       std::cout << " (sentence-transformers max_seq_length " << r["max_seq_length"].get<int>()

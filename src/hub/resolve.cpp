@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -112,6 +113,12 @@ class Resolver {
           files.push_back(shard);
         }
       }
+    }
+    if (listed.count("modules.json")) {
+      std::ifstream in(cache_.snapshot(info.commit) / "modules.json", std::ios::binary);
+      const std::string modules((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+      for (const auto& file : module_files(modules, info.files)) fetch(info.commit, file);
     }
     return cache_.snapshot(info.commit);
   }
@@ -228,6 +235,35 @@ std::vector<std::string> select_files(const std::vector<std::string>& repo_files
                 "repository '" + repo_id +
                     "' has no loadable weights: neither model.safetensors (or a sharded "
                     "model.safetensors.index.json) nor pytorch_model.bin");
+  }
+  return out;
+}
+
+std::vector<std::string> module_files(const std::string& modules_json,
+                                      const std::vector<std::string>& repo_files) {
+  const std::set<std::string> have(repo_files.begin(), repo_files.end());
+  const auto modules = nlohmann::json::parse(modules_json, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::string> out;
+  if (!modules.is_array()) return out;
+  auto add = [&](const std::string& file) {
+    if (!have.count(file) || !is_safe_repo_path(file)) return false;
+    if (std::find(out.begin(), out.end(), file) == out.end()) out.push_back(file);
+    return true;
+  };
+  for (const auto& module : modules) {
+    if (!module.is_object()) continue;
+    const auto type = module.find("type");
+    const auto path = module.find("path");
+    if (type == module.end() || !type->is_string() || path == module.end() || !path->is_string() ||
+        path->get<std::string>().empty())
+      continue;
+    const std::string folder = path->get<std::string>();
+    if (type->get<std::string>() == "sentence_transformers.models.Dense") {
+      add(folder + "/config.json");
+      if (!add(folder + "/model.safetensors")) add(folder + "/pytorch_model.bin");
+    } else if (type->get<std::string>() == "sentence_transformers.models.Pooling") {
+      add(folder + "/config.json");
+    }
   }
   return out;
 }

@@ -48,4 +48,11 @@ std::string default_model_name(std::string_view reference);
 std::vector<std::string> select_files(const std::vector<std::string>& repo_files,
                                       const std::string& repo_id);
 
+// The files of the sentence-transformers modules a repo's modules.json names beyond
+// select_files' fixed list, among those the repo holds: each Dense module's config.json and
+// weights (model.safetensors, else pytorch_model.bin) and a Pooling folder other than
+// 1_Pooling. Empty for a modules.json that does not parse (the model's load then says why).
+std::vector<std::string> module_files(const std::string& modules_json,
+                                      const std::vector<std::string>& repo_files);
+
 }  // namespace onepass::hub

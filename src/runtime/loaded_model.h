@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "model/encoder.h"
+#include "model/heads/dense_module.h"
 #include "runtime/service.h"
 #include "tokenizer/decoding.h"
 #include "tokenizer/tokenizer.h"
@@ -21,6 +23,8 @@ struct LoadedModel {
   tokenizer::TokenizerSettings tokenizer_settings;  // how decode() reads the folder's ids back
   std::int32_t mask_token_id = -1;                  // -1: the tokenizer has no mask token
   std::int32_t pad_token_id = -1;                   // -1: none
+  // Embedders: description.dense_modules' weights, run on every pooled embedding in order.
+  std::vector<model::heads::DenseModule> dense;
 };
 
 }  // namespace onepass::runtime

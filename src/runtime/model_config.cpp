@@ -92,6 +92,29 @@ void choose_default_prompt(ModelDescription& description, const std::optional<st
   description.default_prompt_name = *chosen;
 }
 
+// What modules.json runs on a base model's pooled embedding: Dense modules (each fed the previous
+// width) and Normalize. A module onepass does not run fails the model, never a silently
+// different embedding.
+void apply_modules(ModelDescription& description, const SentenceTransformersConfig& st) {
+  if (!st.unsupported_modules.empty()) {
+    throw Error(ErrorKind::kUnsupported,
+                "modules.json: the sentence-transformers module " + st.unsupported_modules.front() +
+                    " is not supported (onepass runs Transformer, Pooling, Dense and Normalize); "
+                    "its embeddings would differ from sentence-transformers'");
+  }
+  int width = description.info.hidden_size;
+  for (const auto& dense : st.dense) {
+    if (dense.in_features != width) {
+      throw Error(ErrorKind::kInvalidModel, dense.path + "/config.json: in_features " +
+                                                std::to_string(dense.in_features) +
+                                                " differs from the " + std::to_string(width) +
+                                                " values of the embedding it is given");
+    }
+    width = dense.out_features;
+  }
+  description.dense_modules = st.dense;
+}
+
 }  // namespace
 
 ModelDescription describe_model_folder(const std::string& name, const fs::path& dir,
@@ -118,6 +141,7 @@ ModelDescription describe_model_folder(const std::string& name, const fs::path& 
   }
   // Prompts are what sentence-transformers' SentenceTransformer and SparseEncoder put before
   // their inputs; a classifier, reranker or token classifier takes its text as given.
+  if (description.task == ModelTask::kEmbedder) apply_modules(description, st);
   if (is_embedder(description.task)) {
     description.prompts = st.prompts;
     description.pooling_includes_prompt = st.pooling_includes_prompt;

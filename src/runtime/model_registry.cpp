@@ -332,6 +332,8 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& sp
   }
   model->encoder = options_.loaders.encoder(spec.dir, load);
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
+  for (const auto& dense : description.dense_modules)
+    model->dense.push_back(model::heads::DenseModule::load(spec.dir, dense));
   // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
   description.info = model->encoder->info();
   if (mask.id >= 0) description.mask_token = mask.text;

@@ -18,6 +18,7 @@ bool all_finite(const std::vector<float>& values) {
 }  // namespace
 
 bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooling,
+                    std::span<const model::heads::DenseModule> dense,
                     const model::ForwardOutput& forward, std::size_t index, ItemOutput& out) {
   if (kind == OutputKind::kLogits) {
     ONEPASS_CHECK(info.head == model::HeadKind::kSequenceClassification, "a sequence classifier");
@@ -64,6 +65,7 @@ bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooli
       forward, hidden, index,
       pooling == Pooling::kCls ? model::heads::Pooling::kCls : model::heads::Pooling::kMean,
       out.values);
+  for (const auto& module : dense) out.values = module.apply(out.values);
   return all_finite(out.values);
 }
 

@@ -330,8 +330,8 @@ std::size_t Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scr
                                                 job.request.fill_mask.top_k, logits);
         continue;
       }
-      if (!extract_output(model.description.info, job.request.output, job.pooling, scratch.forward,
-                          i, out)) {
+      if (!extract_output(model.description.info, job.request.output, job.pooling, model.dense,
+                          scratch.forward, i, out)) {
         results[i] = ItemResult{false, non_finite_output()};
       }
     } catch (...) {

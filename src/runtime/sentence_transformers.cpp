@@ -1,8 +1,10 @@
 #include "runtime/sentence_transformers.h"
 
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "base/error.h"
@@ -45,8 +47,9 @@ std::optional<json> read_optional_json(const fs::path& dir, const std::string& n
               file + ": \"" + std::string(field) + "\" must be " + expected);
 }
 
-void read_pooling(const fs::path& dir, SentenceTransformersConfig& config) {
-  const std::string name = "1_Pooling/config.json";
+void read_pooling(const fs::path& dir, const std::string& module_path,
+                  SentenceTransformersConfig& config) {
+  const std::string name = module_path + "/config.json";
   const auto pooling = read_optional_json(dir, name);
   if (!pooling) return;
   auto flag = [&](const char* key, bool fallback) {
@@ -100,14 +103,95 @@ void read_prompts(const fs::path& dir, SentenceTransformersConfig& config) {
   }
 }
 
-// modules.json: [{"idx", "name", "path", "type"}, ...], the pipeline encode() runs in order.
-void read_modules(const fs::path& dir, SentenceTransformersConfig& config) {
+// A module's folder as modules.json names it: relative, and inside the model folder (a Hub
+// repository's modules.json is not trusted to point elsewhere).
+std::string module_folder(const json& module) {
+  auto it = module.find("path");
+  if (it == module.end() || !it->is_string()) wrong_type("modules.json", "path", "a folder name");
+  const fs::path path(it->get<std::string>());
+  for (const auto& part : path) {
+    if (part == "..") wrong_type("modules.json", "path", "a folder inside the model folder");
+  }
+  if (path.is_absolute()) wrong_type("modules.json", "path", "a folder inside the model folder");
+  return path.lexically_normal().generic_string();
+}
+
+constexpr const char* kTanh = "torch.nn.modules.activation.Tanh";
+constexpr const char* kIdentity = "torch.nn.modules.linear.Identity";
+
+// <path>/config.json of a Dense module: {"in_features", "out_features", "bias",
+// "activation_function"}, as sentence-transformers' Dense.save writes it.
+model::heads::DenseModuleConfig read_dense(const fs::path& dir, const std::string& path) {
+  const std::string name = path + "/config.json";
+  const auto file = read_optional_json(dir, name);
+  if (!file)
+    throw Error(ErrorKind::kInvalidModel, "modules.json names a Dense module without " + name);
+  model::heads::DenseModuleConfig dense;
+  dense.path = path;
+  auto width = [&](const char* key) {
+    auto it = file->find(key);
+    if (it == file->end() || !it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+        it->get<std::int64_t>() > (1 << 20))
+      wrong_type(name, key, "a positive integer");
+    return it->get<int>();
+  };
+  dense.in_features = width("in_features");
+  dense.out_features = width("out_features");
+  if (auto it = file->find("bias"); it != file->end()) {
+    if (!it->is_boolean()) wrong_type(name, "bias", "true or false");
+    dense.bias = it->get<bool>();
+  }
+  // sentence-transformers' Dense.load imports this class and fails without it.
+  auto it = file->find("activation_function");
+  if (it == file->end() || !it->is_string())
+    wrong_type(name, "activation_function", "a torch.nn activation's class path");
+  const std::string activation = it->get<std::string>();
+  if (activation == kTanh) {
+    dense.activation = model::heads::DenseActivation::kTanh;
+  } else if (activation == kIdentity) {
+    dense.activation = model::heads::DenseActivation::kIdentity;
+  } else {
+    throw Error(ErrorKind::kUnsupported, name + ": activation_function " + activation +
+                                             " is not supported (onepass runs " + kTanh + " and " +
+                                             kIdentity + ")");
+  }
+  return dense;
+}
+
+constexpr std::string_view kModulePrefix = "sentence_transformers.models.";
+
+// modules.json: [{"idx", "name", "path", "type"}, ...], the pipeline encode() runs in order:
+// the transformer, Pooling, then Dense modules and Normalize on the pooled embedding.
+void read_modules(const fs::path& dir, SentenceTransformersConfig& config,
+                  std::string& pooling_path) {
   const auto modules = read_optional_json(dir, "modules.json", /*list=*/true);
   if (!modules) return;
   for (const auto& module : *modules) {
     if (!module.is_object() || !module.contains("type") || !module["type"].is_string())
       wrong_type("modules.json", "type", "a module's class name");
-    config.normalizes = module["type"] == "sentence_transformers.models.Normalize";
+    const std::string type = module["type"].get<std::string>();
+    const std::string_view short_type = type.starts_with(kModulePrefix)
+                                            ? std::string_view(type).substr(kModulePrefix.size())
+                                            : std::string_view();
+    // Anything after Normalize would change a unit vector: the pipeline would no longer end in
+    // one, and a Dense module would see a normalised input; neither is what onepass runs.
+    if (config.normalizes && short_type != "Normalize") {
+      config.unsupported_modules.push_back(type + " after Normalize");
+      config.normalizes = false;
+      continue;
+    }
+    if (short_type == "Normalize") {
+      config.normalizes = true;
+    } else if (short_type == "Pooling") {
+      pooling_path = module_folder(module);
+    } else if (short_type == "Dense") {
+      config.dense.push_back(read_dense(dir, module_folder(module)));
+    } else if (short_type == "Dropout" || type.ends_with(".Transformer")) {
+      // The encoder itself (remote-code repos name their own Transformer class); Dropout does
+      // nothing at inference.
+    } else {
+      config.unsupported_modules.push_back(type);
+    }
   }
 }
 
@@ -115,10 +199,11 @@ void read_modules(const fs::path& dir, SentenceTransformersConfig& config) {
 
 SentenceTransformersConfig read_sentence_transformers_config(const fs::path& dir) {
   SentenceTransformersConfig config;
-  read_pooling(dir, config);
+  std::string pooling_path = "1_Pooling";  // where sentence-transformers saves it
+  read_modules(dir, config, pooling_path);
+  read_pooling(dir, pooling_path, config);
   read_max_seq_length(dir, config);
   read_prompts(dir, config);
-  read_modules(dir, config);
   return config;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/encoder.h"
+#include "model/heads/dense_module.h"
 #include "model/heads/token_classification.h"
 #include "tokenizer/tokenizer.h"
 
@@ -64,9 +65,19 @@ struct ModelDescription {
   // Embedders: modules.json ends in a Normalize module, so sentence-transformers' encode()
   // answers unit vectors (the toolkit's sentence-embeddings task answers them so too).
   bool normalizes = false;
+  // Embedders: the folder's sentence-transformers Dense modules (modules.json), in order: each
+  // maps the pooled embedding onto its out_features before normalisation.
+  std::vector<model::heads::DenseModuleConfig> dense_modules;
   // Masked-LM models: the tokenizer's mask token ("[MASK]", "<mask>"); empty when it has none.
   std::string mask_token;
 };
+
+// The width of a pooled embedding (kPooled): what the last Dense module gives, else the encoder's
+// hidden size. `dimensions` and the like are bounded by it.
+inline int embedding_size(const ModelDescription& description) {
+  return description.dense_modules.empty() ? description.info.hidden_size
+                                           : description.dense_modules.back().out_features;
+}
 
 // One input of a client batch: text (optionally a pair) or pre-tokenized ids (KServe tensors,
 // OpenAI token arrays).

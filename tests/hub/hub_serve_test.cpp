@@ -189,20 +189,34 @@ TEST_F(HubServe, ModelIsNamedAfterTheRepo) {
 }
 
 // sentence-transformers' files come down with the weights: the pooling folder, the prompts and
-// max_seq_length from an older release's file name.
+// max_seq_length from an older release's file name, the Dense modules modules.json names.
 TEST_F(HubServe, SentenceTransformersFilesComeWithTheModel) {
   const auto env = hub_env();
-  ServeProcess server({"--model", "st=acme/st-legacy"});
+  ServeProcess server({"--model", "st=acme/st-legacy", "--model", "dense=acme/st-dense"});
   ASSERT_TRUE(server.wait_ready()) << server.log();
-  const auto info = json::parse(get(server.port(), "/info").body);
+  {  // Dense modules: sentence-transformers' own pipeline output (golden.json).
+    std::ifstream in(fixture_model("bert-tiny-st-dense") + "/golden.json");
+    const json golden = json::parse(in);
+    const auto& c = golden["cases"][0];
+    const auto r =
+        post_json(server.port(), "/embed", json{{"inputs", c["text"]}}.dump(), target("dense"));
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto got = json::parse(r.body)[0];
+    const auto& expected = c["sentence_transformers"]["sentence_embedding"];
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i].get<double>(), expected[i].get<double>(), 1e-4);
+  }
+  const auto info = json::parse(get(server.port(), "/info", target("st")).body);
   EXPECT_EQ(info["max_input_length"], 32);
   EXPECT_EQ(info["model_type"]["embedding"]["pooling"], "mean");
   std::ifstream in(fixture_model("bert-tiny-st-embed") + "/golden.json");
   const json g = json::parse(in);
   for (const auto& c : g["cases"]) {
     if (c["id"] != "short_en@query") continue;
-    const auto r = post_json(server.port(), "/embed",
-                             json{{"inputs", c["text"]}, {"prompt_name", "query"}}.dump());
+    const auto r =
+        post_json(server.port(), "/embed",
+                  json{{"inputs", c["text"]}, {"prompt_name", "query"}}.dump(), target("st"));
     ASSERT_EQ(r.status, 200) << r.body;
     const auto got = json::parse(r.body)[0];
     ASSERT_EQ(got.size(), c["embedding"]["mean_l2"].size());

@@ -18,6 +18,8 @@ the fixture models folder given as argv[1]):
   acme/bin-only   bert-tiny-nli with pytorch_model.bin instead of model.safetensors
   acme/bin-sharded xlmr-tiny-nli as two pytorch_model-*.bin shards and their index
   acme/st-legacy  bert-tiny-st-embed, its sentence_bert_config.json under an older name
+  acme/st-dense   bert-tiny-st-dense (Dense modules 2_Dense, 3_Dense) and, as stella's repos
+                  ship them, another Dense folder (2_Dense_96) that modules.json does not name
                   (checkpoints from tests/data/torch_bin, beside the models folder)
 Prints "HUB_PORT CDN_PORT" on stdout once both listen on 127.0.0.1. GET /_log on the hub
 returns every request both servers saw as JSON. With "--tls CERT KEY" after the models folder,
@@ -83,6 +85,10 @@ def build(models):
     st = read_folder(os.path.join(models, "bert-tiny-st-embed"))
     st["sentence_distilbert_config.json"] = st.pop("sentence_bert_config.json")
     REPOS["acme/st-legacy"] = {"main": st}
+    dense = read_folder(os.path.join(models, "bert-tiny-st-dense"))
+    dense["2_Dense_96/config.json"] = dense["2_Dense/config.json"]
+    dense["2_Dense_96/model.safetensors"] = dense["2_Dense/model.safetensors"] + b" "
+    REPOS["acme/st-dense"] = {"main": dense}
     torch_bin = os.path.join(models, os.pardir, os.pardir, "torch_bin")
     for repo, fixture in (("acme/bin-only", "bert-tiny-nli"), ("acme/bin-sharded", "xlmr-tiny-nli")):
         files = read_folder(os.path.join(models, fixture))

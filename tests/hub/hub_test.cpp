@@ -110,6 +110,45 @@ TEST_F(HubTest, DownloadsOnlyNeededFilesInHuggingFaceLayout) {
   EXPECT_EQ(server_.requests("cdn", "/blobs/").size(), 1u);
 }
 
+// The Dense modules modules.json names come down (both weight formats), an unused one does not.
+TEST_F(HubTest, SentenceTransformersDenseModulesComeWithTheModel) {
+  const fs::path snapshot = resolve_model("acme/st-dense", env_);
+  const fs::path fixture = kFixture.parent_path() / "bert-tiny-st-dense";
+  for (const char* name :
+       {"modules.json", "1_Pooling/config.json", "2_Dense/config.json", "2_Dense/model.safetensors",
+        "3_Dense/config.json", "3_Dense/pytorch_model.bin"}) {
+    ASSERT_TRUE(fs::exists(snapshot / name)) << name;
+    EXPECT_EQ(read(snapshot / name), read(fixture / name)) << name;
+  }
+  EXPECT_FALSE(fs::exists(snapshot / "2_Dense_96"));
+  EXPECT_TRUE(server_.requests("hub", "2_Dense_96").empty());
+}
+
+TEST(HubModuleFiles, DenseAndPoolingFoldersModulesJsonNames) {
+  const std::vector<std::string> repo = {"modules.json",
+                                         "1_Pooling/config.json",
+                                         "2_Dense/config.json",
+                                         "2_Dense/model.safetensors",
+                                         "2_Dense/pytorch_model.bin",
+                                         "3_Dense/config.json",
+                                         "3_Dense/pytorch_model.bin",
+                                         "4_Pool/config.json",
+                                         "2_Dense_96/config.json"};
+  const std::string modules = R"([
+    {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+    {"idx": 1, "name": "1", "path": "4_Pool", "type": "sentence_transformers.models.Pooling"},
+    {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+    {"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"},
+    {"idx": 4, "name": "4", "path": "../x", "type": "sentence_transformers.models.Dense"},
+    {"idx": 5, "name": "5", "path": "5_Missing", "type": "sentence_transformers.models.Dense"}])";
+  EXPECT_EQ(module_files(modules, repo),
+            (std::vector<std::string>{"4_Pool/config.json", "2_Dense/config.json",
+                                      "2_Dense/model.safetensors", "3_Dense/config.json",
+                                      "3_Dense/pytorch_model.bin"}));
+  EXPECT_TRUE(module_files("not json", repo).empty());
+  EXPECT_TRUE(module_files(R"({"0": "x"})", repo).empty());
+}
+
 TEST_F(HubTest, TwoRevisionsAreTwoSnapshotsSharingBlobs) {
   const fs::path v1 = resolve_model("acme/tiny-nli@v1", env_);
   const fs::path main = resolve_model("acme/tiny-nli", env_);

@@ -4,9 +4,11 @@
 
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "fakes.h"
+#include "model/heads/dense_module.h"
 #include "temp_dir.h"
 
 namespace onepass::runtime {
@@ -193,6 +195,126 @@ TEST(ModelConfig, ANormalizeModuleMakesUnitVectors) {
   std::string message;
   EXPECT_EQ(error_kind_of([&] { folder.describe(); }, &message), ErrorKind::kInvalidModel);
   EXPECT_NE(message.find("modules.json"), std::string::npos) << message;
+}
+
+TEST(ModelConfig, DenseModulesComeFromModulesJson) {
+  const auto d = describe_model_folder("dense", fixture_model("bert-tiny-st-dense"));
+  EXPECT_EQ(d.task, ModelTask::kEmbedder);
+  EXPECT_EQ(d.pooling, Pooling::kCls);
+  EXPECT_TRUE(d.normalizes);
+  ASSERT_EQ(d.dense_modules.size(), 2u);
+  EXPECT_EQ(d.dense_modules[0].path, "2_Dense");
+  EXPECT_EQ(d.dense_modules[0].in_features, 64);
+  EXPECT_EQ(d.dense_modules[0].out_features, 48);
+  EXPECT_TRUE(d.dense_modules[0].bias);
+  EXPECT_EQ(d.dense_modules[0].activation, model::heads::DenseActivation::kTanh);
+  EXPECT_EQ(d.dense_modules[1].path, "3_Dense");
+  EXPECT_EQ(d.dense_modules[1].out_features, 24);
+  EXPECT_FALSE(d.dense_modules[1].bias);
+  EXPECT_EQ(d.dense_modules[1].activation, model::heads::DenseActivation::kIdentity);
+  EXPECT_EQ(embedding_size(d), 24);
+  EXPECT_EQ(embedding_size(describe_model_folder("st", fixture_model("bert-tiny-st-embed"))), 64);
+}
+
+// modules.json's Transformer and Pooling, then `rest` (JSON objects, comma-separated).
+std::string modules_then(const std::string& rest) {
+  return R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+             {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"})" +
+         (rest.empty() ? "" : ", " + rest) + "]";
+}
+
+std::string module(const std::string& path, const std::string& type) {
+  return R"({"idx": 2, "name": "2", "path": ")" + path +
+         R"(", "type": "sentence_transformers.models.)" + type + R"("})";
+}
+
+TEST(ModelConfig, ADenseModuleIsReadOrRefusedByName) {
+  SentenceFolder folder;  // hidden size 64
+  auto refused = [&](ErrorKind kind, const std::string& needle) {
+    std::string message;
+    EXPECT_EQ(error_kind_of([&] { folder.describe(); }, &message), kind) << message;
+    EXPECT_NE(message.find(needle), std::string::npos) << message;
+    EXPECT_EQ(message.find(folder.dir.path().string()), std::string::npos) << message;
+  };
+  folder.write("modules.json", modules_then(module("2_Dense", "Dense")));
+  refused(ErrorKind::kInvalidModel, "2_Dense/config.json");
+  const std::string tanh = R"("activation_function": "torch.nn.modules.activation.Tanh")";
+  folder.write("2_Dense/config.json", R"({"in_features": 64, "out_features": 16, )" + tanh + "}");
+  auto d = folder.describe();
+  ASSERT_EQ(d.dense_modules.size(), 1u);
+  EXPECT_TRUE(d.dense_modules[0].bias);  // Dense's default
+  EXPECT_EQ(embedding_size(d), 16);
+  folder.write("2_Dense/config.json", R"({"in_features": 32, "out_features": 16, )" + tanh + "}");
+  refused(ErrorKind::kInvalidModel, "in_features 32");
+  folder.write("2_Dense/config.json", R"({"in_features": 64, "out_features": 0, )" + tanh + "}");
+  refused(ErrorKind::kInvalidModel, "out_features");
+  folder.write("2_Dense/config.json", R"({"in_features": 64, "out_features": 16})");
+  refused(ErrorKind::kInvalidModel, "activation_function");
+  folder.write("2_Dense/config.json",
+               R"({"in_features": 64, "out_features": 16,
+                   "activation_function": "torch.nn.modules.activation.ReLU"})");
+  refused(ErrorKind::kUnsupported, "torch.nn.modules.activation.ReLU");
+  folder.write("modules.json", modules_then(module("../2_Dense", "Dense")));
+  refused(ErrorKind::kInvalidModel, "inside the model folder");
+}
+
+TEST(ModelConfig, DenseModulesLoadTheirWeightsAndRunTheLibrarysPipeline) {
+  testing::TempDir dir;
+  std::filesystem::copy(fixture_model("bert-tiny-st-dense"), dir.path(),
+                        std::filesystem::copy_options::recursive);
+  const auto d = describe_model_folder("dense", dir.path());
+  std::ifstream in(dir.path() / "golden.json");
+  const auto golden = nlohmann::json::parse(in);
+  // The golden's CLS vector through both modules: sentence-transformers' vector before Normalize.
+  for (const auto& c : golden["cases"]) {
+    std::vector<float> v = c["embedding"]["cls"].get<std::vector<float>>();
+    for (const auto& config : d.dense_modules)
+      v = model::heads::DenseModule::load(dir.path(), config).apply(v);
+    const auto expected = c["sentence_transformers"]["before_normalize"].get<std::vector<float>>();
+    ASSERT_EQ(v.size(), expected.size());
+    for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], expected[i], 1e-4) << i;
+  }
+  auto load_error = [&](std::size_t index, std::string* message) {
+    return error_kind_of(
+        [&] { model::heads::DenseModule::load(dir.path(), d.dense_modules[index]); }, message);
+  };
+  std::string message;
+  auto wider = d.dense_modules[0];
+  wider.out_features = 40;
+  EXPECT_EQ(error_kind_of([&] { model::heads::DenseModule::load(dir.path(), wider); }, &message),
+            ErrorKind::kInvalidModel);
+  EXPECT_NE(message.find("2_Dense"), std::string::npos) << message;
+  EXPECT_NE(message.find("linear.weight"), std::string::npos) << message;
+  std::filesystem::remove(dir.path() / "3_Dense" / "pytorch_model.bin");
+  EXPECT_EQ(load_error(1, &message), ErrorKind::kNotFound);
+  EXPECT_NE(message.find("3_Dense"), std::string::npos) << message;
+}
+
+TEST(ModelConfig, ModulesOnepassDoesNotRunFailAnEmbedderOnly) {
+  SentenceFolder folder;
+  folder.write("modules.json", modules_then(module("2_LSTM", "LSTM")));
+  std::string message;
+  EXPECT_EQ(error_kind_of([&] { folder.describe(); }, &message), ErrorKind::kUnsupported);
+  EXPECT_NE(message.find("sentence_transformers.models.LSTM"), std::string::npos) << message;
+  // Anything after Normalize, a Dense module included.
+  folder.write("2_Dense/config.json", R"({"in_features": 64, "out_features": 16,
+      "activation_function": "torch.nn.modules.linear.Identity"})");
+  folder.write("modules.json", modules_then(module("2_Normalize", "Normalize") + ", " +
+                                            module("2_Dense", "Dense")));
+  EXPECT_EQ(error_kind_of([&] { folder.describe(); }, &message), ErrorKind::kUnsupported);
+  EXPECT_NE(message.find("Dense after Normalize"), std::string::npos) << message;
+  // Dropout does nothing at inference; a remote-code repo names its own Transformer class.
+  folder.write(
+      "modules.json",
+      modules_then(module("2_Dropout", "Dropout") +
+                   R"(, {"idx": 3, "name": "3", "path": "", "type": "custom_st.Transformer"})"));
+  EXPECT_TRUE(folder.describe().dense_modules.empty());
+  // A classifier's folder keeps serving logits whatever its modules.json says.
+  testing::TempDir nli;
+  std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json",
+                             nli.path() / "config.json");
+  std::ofstream(nli.path() / "modules.json") << modules_then(module("2_LSTM", "LSTM"));
+  EXPECT_EQ(describe_model_folder("nli", nli.path()).task, ModelTask::kClassifier);
 }
 
 TEST(ModelConfig, PromptsBelongToEmbeddersOnly) {

@@ -2,7 +2,9 @@
 // through the real `onepass serve` binary. TEI's /similarity and the toolkit's
 // sentence-similarity against the cosine of golden.json's embeddings (transformers' outputs),
 // HF_TASK sentence-embeddings against the golden vectors (normalised only when modules.json
-// ends in Normalize), HF_TASK sentence-ranking against bert-tiny-rerank's golden sigmoid scores.
+// ends in Normalize), HF_TASK sentence-ranking against bert-tiny-rerank's golden sigmoid scores;
+// a folder with Dense modules (bert-tiny-st-dense) against sentence-transformers' own pipeline
+// output in every dialect that answers embeddings.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -86,13 +88,110 @@ json similarity_inputs() {
            {golden_case(kEmbed, "german")["text"], golden_case(kEmbed, "korean")["text"]}}};
 }
 
+// CLS pooling, Dense 64 -> 48 (tanh), Dense 48 -> 24 (identity, pytorch_model.bin), Normalize;
+// its golden cases carry sentence-transformers' own pipeline output.
+const std::string kDense = "bert-tiny-st-dense";
+
 class ServeSentenceTasks : public ServeSuite<ServeSentenceTasks> {
  public:
   static std::vector<std::string> server_args() {
-    return {"--model", "st=" + fixture_model(kEmbed), "--model",
-            "rerank=" + fixture_model("bert-tiny-rerank")};
+    return {"--model", "st=" + fixture_model(kEmbed),
+            "--model", "rerank=" + fixture_model("bert-tiny-rerank"),
+            "--model", "dense=" + fixture_model(kDense)};
   }
 };
+
+// The dense fixture's non-empty single-text cases, in golden order.
+std::vector<json> dense_cases() {
+  std::vector<json> cases;
+  for (const auto& c : golden(kDense)["cases"])
+    if (c["text"] != "") cases.push_back(c);
+  return cases;
+}
+
+json texts_of(const std::vector<json>& cases) {
+  json texts = json::array();
+  for (const auto& c : cases) texts.push_back(c["text"]);
+  return texts;
+}
+
+TEST_F(ServeSentenceTasks, DenseModulesShapeTheEmbeddingInEveryDialect) {
+  const auto cases = dense_cases();
+  ASSERT_GT(cases.size(), 20u);
+  const json texts = texts_of(cases);
+  auto pipeline = [&](std::size_t i, const char* stage) -> const json& {
+    return cases[i]["sentence_transformers"][stage];
+  };
+
+  // TEI: normalised by default (after the Dense modules), as they came with normalize false.
+  auto r = post_json(port(), "/embed", json{{"inputs", texts}, {"truncate", true}}.dump(),
+                     target("dense"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto answer = json::parse(r.body);
+  ASSERT_EQ(answer.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i]["id"].get<std::string>());
+    ASSERT_EQ(answer[i].size(), 24u);
+    expect_vector(answer[i], pipeline(i, "sentence_embedding"));
+  }
+  r = post_json(port(), "/embed",
+                json{{"inputs", texts}, {"truncate", true}, {"normalize", false}}.dump(),
+                target("dense"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  answer = json::parse(r.body);
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    expect_vector(answer[i], pipeline(i, "before_normalize"));
+
+  // OpenAI (always unit length) and KServe v2 (the pooled vector as it is).
+  r = post_json(port(), "/v1/embeddings",
+                json{{"input", {texts[0], texts[1]}}, {"model", "dense"}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  answer = json::parse(r.body);
+  expect_vector(answer["data"][0]["embedding"], pipeline(0, "sentence_embedding"));
+  expect_vector(answer["data"][1]["embedding"], pipeline(1, "sentence_embedding"));
+  r = post_json(
+      port(), "/v2/models/dense/infer",
+      json{{"inputs",
+            {{{"name", "text"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {texts[0]}}}}}}
+          .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  answer = json::parse(r.body)["outputs"][0];
+  EXPECT_EQ(answer["shape"], json::parse("[1,24]"));
+  expect_vector(answer["data"], pipeline(0, "before_normalize"));
+  EXPECT_EQ(json::parse(get(port(), "/v2/models/dense").body)["outputs"][0]["shape"],
+            json::parse("[-1,24]"));
+
+  // Similarity: the cosine of the pipeline's vectors.
+  r = post_json(port(), "/similarity",
+                json{{"inputs", {{"source_sentence", texts[0]}, {"sentences", {texts[1]}}}}}.dump(),
+                target("dense"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  expect_near_all(json::parse(r.body),
+                  {cosine(pipeline(0, "before_normalize"), pipeline(1, "before_normalize"))});
+
+  // `dimensions` counts the Dense output; /embed_all stays the transformer's tokens.
+  r = post_json(port(), "/embed", json{{"inputs", texts[0]}, {"dimensions", 25}}.dump(),
+                target("dense"));
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("between 1 and 24"), std::string::npos) << r.body;
+  r = post_json(port(), "/v1/embeddings",
+                json{{"input", texts[0]}, {"model", "dense"}, {"dimensions", 8}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::vector<double> first8;
+  double norm = 0;
+  for (std::size_t j = 0; j < 8; ++j) {
+    first8.push_back(pipeline(0, "before_normalize")[j].get<double>());
+    norm += first8.back() * first8.back();
+  }
+  for (double& v : first8) v /= std::sqrt(norm);
+  expect_near_all(json::parse(r.body)["data"][0]["embedding"], first8);
+  r = post_json(port(), "/embed_all", json{{"inputs", texts[0]}}.dump(), target("dense"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto tokens = json::parse(r.body)[0];
+  EXPECT_EQ(tokens.size(), cases[0]["num_tokens"].get<std::size_t>());
+  EXPECT_EQ(tokens[0].size(), 64u);
+  expect_vector(tokens[0], cases[0]["embedding"]["cls"]);
+}
 
 TEST_F(ServeSentenceTasks, TeiSimilarityIsTheCosineOfTheEmbeddings) {
   const auto r =
@@ -155,13 +254,23 @@ TEST(ServeHfTask, SentenceEmbeddingsAreEncodesVectors) {
   const auto& d = golden_case(kEmbed, "german");
   {
     HfTask task("sentence-embeddings");
-    ServeProcess server({"--model", "st=" + fixture_model(kEmbed)});
+    ServeProcess server(
+        {"--model", "st=" + fixture_model(kEmbed), "--model", "dense=" + fixture_model(kDense)});
     ASSERT_TRUE(server.wait_ready()) << server.log();
+    // Dense modules, then Normalize: the library's own pipeline output.
+    const auto& dense = golden_case(kDense, "short_en");
+    auto dense_answer = post_json(server.port(), "/invocations",
+                                  json{{"inputs", dense["text"]}}.dump(), target("dense"));
+    ASSERT_EQ(dense_answer.status, 200) << dense_answer.body;
+    expect_vector(json::parse(dense_answer.body)["embeddings"],
+                  dense["sentence_transformers"]["sentence_embedding"]);
     // No Normalize module: encode()'s mean-pooled vectors as they are.
-    auto r = post_json(server.port(), "/invocations", json{{"inputs", c["text"]}}.dump());
+    auto r =
+        post_json(server.port(), "/invocations", json{{"inputs", c["text"]}}.dump(), target("st"));
     ASSERT_EQ(r.status, 200) << r.body;
     expect_vector(json::parse(r.body)["embeddings"], c["embedding"]["mean"]);
-    r = post_json(server.port(), "/invocations", json{{"inputs", {c["text"], d["text"]}}}.dump());
+    r = post_json(server.port(), "/invocations", json{{"inputs", {c["text"], d["text"]}}}.dump(),
+                  target("st"));
     ASSERT_EQ(r.status, 200) << r.body;
     const auto list = json::parse(r.body)["embeddings"];
     ASSERT_EQ(list.size(), 2u);

@@ -113,10 +113,11 @@ void handle_embed(Call& call, const char* version) {
   parse_truncate(body, request);
   request.max_length = positive_or_zero(body, "max_tokens");
   const std::size_t dimensions = positive_or_zero(body, "output_dimension");
-  if (dimensions > static_cast<std::size_t>(model.info.hidden_size))
-    throw ApiError(ApiErrorKind::kValidation,
-                   "'output_dimension' must be at most " + std::to_string(model.info.hidden_size),
-                   "output_dimension");
+  if (dimensions > static_cast<std::size_t>(runtime::embedding_size(model)))
+    throw ApiError(
+        ApiErrorKind::kValidation,
+        "'output_dimension' must be at most " + std::to_string(runtime::embedding_size(model)),
+        "output_dimension");
   for (auto& text : *texts) {
     runtime::InferenceItem item;
     item.text = text;

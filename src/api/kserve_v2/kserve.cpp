@@ -113,7 +113,7 @@ const char* output_name(const runtime::ModelDescription& model) {
 }
 
 std::int64_t output_width(const runtime::ModelDescription& model) {
-  if (model.task == runtime::ModelTask::kEmbedder) return model.info.hidden_size;
+  if (model.task == runtime::ModelTask::kEmbedder) return runtime::embedding_size(model);
   // The SPLADE vector, dense: one value per vocabulary entry, most of them 0.
   if (model.task == runtime::ModelTask::kMaskedLm) return model.info.vocab_size;
   return model.info.num_labels;

@@ -115,10 +115,11 @@ void handle_embeddings(Call& call) {
                    "encoding_format");
   std::size_t dimensions = 0;
   if (const auto d = get_int(body, "dimensions")) {
-    if (*d < 1 || *d > model.info.hidden_size)
-      throw ApiError(ApiErrorKind::kValidation,
-                     "'dimensions' must be between 1 and " + std::to_string(model.info.hidden_size),
-                     "dimensions");
+    if (*d < 1 || *d > runtime::embedding_size(model))
+      throw ApiError(
+          ApiErrorKind::kValidation,
+          "'dimensions' must be between 1 and " + std::to_string(runtime::embedding_size(model)),
+          "dimensions");
     dimensions = static_cast<std::size_t>(*d);
   }
   const bool as_base64 = format == "base64";

@@ -53,10 +53,11 @@ void handle_embed(Call& call) {
   const bool normalize = get_bool(body, "normalize").value_or(true);
   std::size_t dimensions = 0;
   if (const auto d = get_int(body, "dimensions")) {
-    if (*d < 1 || *d > model.info.hidden_size)
-      throw ApiError(ApiErrorKind::kValidation,
-                     "`dimensions` must be between 1 and " + std::to_string(model.info.hidden_size),
-                     "dimensions");
+    if (*d < 1 || *d > runtime::embedding_size(model))
+      throw ApiError(
+          ApiErrorKind::kValidation,
+          "`dimensions` must be between 1 and " + std::to_string(runtime::embedding_size(model)),
+          "dimensions");
     dimensions = static_cast<std::size_t>(*d);
   }
   apply_long_input(parse_long_input(body), call.options, get_bool(body, "truncate"), request);
