@@ -3,7 +3,8 @@
 //   "id"?}
 //   out: classifiers {"logits","probs","label"}; 1-label models {"score"} (sigmoid of the logit,
 //   the raw logit for problem_type "regression"); token classifiers {"logits","labels"} per
-//   token; base models {"embedding"} (--pooling, --normalize); SPLADE models {"sparse":
+//   token; base models {"embedding"} (--pooling, the folder's sentence-transformers Dense
+//   modules, --normalize); SPLADE models {"sparse":
 //   [{"index","value"}]}, the non-zero entries. "id" is copied through.
 // --bench runs the input in batches of --batch-size after one warm-up batch and prints one JSON
 // object of per-batch latency percentiles and throughput instead (load and tokenization are not
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -30,10 +32,11 @@
 #include "base/error.h"
 #include "model/batch_check.h"
 #include "model/encoder.h"
+#include "model/heads/dense_module.h"
 #include "model/heads/postprocess.h"
 #include "model/layers/cpu_pinning.h"
 #include "model/precision_check.h"
-#include "runtime/sentence_transformers.h"
+#include "runtime/model_config.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::app {
@@ -172,8 +175,13 @@ void append_floats(fmt::memory_buffer& out, const float* v, std::size_t n, std::
 
 class Runner {
  public:
-  Runner(const RunOptions& options, const model::Encoder& encoder, bool regression)
-      : options_(options), encoder_(encoder), info_(encoder.info()), regression_(regression) {}
+  Runner(const RunOptions& options, const model::Encoder& encoder, bool regression,
+         std::vector<model::heads::DenseModule> dense)
+      : options_(options),
+        encoder_(encoder),
+        info_(encoder.info()),
+        regression_(regression),
+        dense_(std::move(dense)) {}
 
   // Runs one batch and appends its answer lines to `out`.
   void run(const std::vector<Item>& items, std::size_t begin, std::size_t end,
@@ -265,9 +273,10 @@ class Runner {
           forward_, h, index,
           options_.pooling == "cls" ? model::heads::Pooling::kCls : model::heads::Pooling::kMean,
           embedding_);
+      for (const auto& module : dense_) embedding_ = module.apply(embedding_);
       if (options_.normalize) model::heads::l2_normalize(embedding_);
       out.append(std::string_view("\"embedding\":"));
-      append_floats(out, embedding_.data(), h, item.line);
+      append_floats(out, embedding_.data(), embedding_.size(), item.line);
     }
     out.append(std::string_view("}\n"));
   }
@@ -276,6 +285,7 @@ class Runner {
   const model::Encoder& encoder_;
   const model::ModelInfo& info_;
   bool regression_;
+  std::vector<model::heads::DenseModule> dense_;  // the folder's sentence-transformers modules
   std::vector<model::SequenceInput> batch_;
   model::ForwardOutput forward_;
   std::vector<float> probs_;
@@ -371,13 +381,18 @@ int run_command(const RunOptions& options) {
   const auto encoder = model::load_encoder(options.model_dir, load);
   const auto& info = encoder->info();
   RunOptions resolved = options;
-  if (resolved.pooling.empty()) {
-    // The folder's own pooling, read where `serve` reads it: a CLS-pooled model (BGE, ...)
-    // must not get mean vectors here and CLS ones from the server.
-    const auto st = runtime::read_sentence_transformers_config(options.model_dir);
-    resolved.pooling = st.pooling == runtime::Pooling::kCls ? "cls" : "mean";
+  std::vector<model::heads::DenseModule> dense;
+  if (info.head == model::HeadKind::kBaseModel) {
+    // The folder's pooling and Dense modules, described and checked where `serve` reads them: a
+    // CLS-pooled model (BGE, ...) or one with Dense modules (LaBSE, ...) must not get other
+    // vectors here than from the server.
+    const auto described = runtime::describe_model_folder(
+        std::filesystem::path(options.model_dir).filename().string(), options.model_dir);
+    if (resolved.pooling.empty()) resolved.pooling = runtime::pooling_name(described.pooling);
+    for (const auto& module : described.dense_modules)
+      dense.push_back(model::heads::DenseModule::load(options.model_dir, module));
   }
-  Runner runner(resolved, *encoder, info.problem_type == "regression");
+  Runner runner(resolved, *encoder, info.problem_type == "regression", std::move(dense));
   LazyTokenizer tok(options.model_dir);
 
   std::vector<Item> items;

@@ -189,6 +189,27 @@ TEST(RunCli, EmbeddingsFollowTheFoldersPooling) {
   }
 }
 
+// A sentence-transformers folder's Dense modules run after pooling, as in `serve`; --normalize
+// then gives the library's encode() output (its modules end in Normalize).
+TEST(RunCli, EmbeddingsGoThroughTheFoldersDenseModules) {
+  TempDir dir("run_cli");
+  const auto g = golden("bert-tiny-st-dense");
+  for (const std::string stage : {"before_normalize", "sentence_embedding"}) {
+    SCOPED_TRACE(stage);
+    std::vector<std::string> args{"run", "--model", model_dir("bert-tiny-st-dense").string()};
+    if (stage == "sentence_embedding") args.push_back("--normalize");
+    const auto r = run_onepass(args, id_lines(g), dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto lines = output_lines(r.out);
+    ASSERT_EQ(lines.size(), g["cases"].size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const auto& expected = g["cases"][i]["sentence_transformers"][stage];
+      ASSERT_EQ(lines[i]["embedding"].size(), expected.size());
+      EXPECT_LE(max_abs_diff(lines[i]["embedding"], expected), 1e-4) << i;
+    }
+  }
+}
+
 TEST(RunCli, BenchPrintsOneReport) {
   TempDir dir("run_cli");
   const auto g = golden("bert-tiny-nli");
