@@ -44,11 +44,12 @@ struct ModelInfo {
   std::string model_type;  // "bert", "xlm-roberta", "roberta", "deberta-v2"
   HeadKind head = HeadKind::kBaseModel;
   int hidden_size = 0;
-  int num_labels = 0;                 // 0 for base models
-  std::vector<std::string> id2label;  // index = class id; from config.json id2label
-  std::string problem_type;           // config.json problem_type ("" when absent)
-  bool multi_label = false;           // problem_type == "multi_label_classification"
-  int max_tokens = 0;                 // longest sequence the position table allows
+  int num_labels = 0;                    // 0 for base models
+  std::vector<std::string> id2label;     // index = class id; from config.json id2label
+  std::string problem_type;              // config.json problem_type ("" when absent)
+  bool multi_label = false;              // problem_type == "multi_label_classification"
+  std::string cross_encoder_activation;  // weights::ModelConfig's ("" when absent)
+  int max_tokens = 0;                    // longest sequence the position table allows
   int vocab_size = 0;
   int type_vocab_size = 0;  // 0: token_type_ids are ignored
   bool has_pooler = false;  // BertPooler weights present (base models)

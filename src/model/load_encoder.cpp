@@ -92,6 +92,7 @@ ModelInfo describe_checkpoint(const weights::ModelConfig& config) {
     info.id2label = config.id2label;
     info.problem_type = config.problem_type;
     info.multi_label = config.multi_label();
+    info.cross_encoder_activation = config.cross_encoder_activation;
   }
   info.max_tokens = config.max_position_embeddings;
   if (architecture.positions_after_padding) {

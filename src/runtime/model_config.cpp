@@ -53,8 +53,29 @@ int find_label(const model::ModelInfo& info, std::string_view prefix) {
   return -1;
 }
 
+namespace {
+
+// config.json's CrossEncoder activation, by torch.nn class path; another is refused naming it
+// (its scores would be other than the library's).
+model::heads::ScoreActivation cross_encoder_activation(const std::string& name) {
+  using model::heads::ScoreActivation;
+  if (name.empty() || name == "torch.nn.modules.activation.Sigmoid")
+    return ScoreActivation::kSigmoid;
+  if (name == "torch.nn.modules.linear.Identity") return ScoreActivation::kIdentity;
+  if (name == "torch.nn.modules.activation.Tanh") return ScoreActivation::kTanh;
+  throw Error(ErrorKind::kUnsupported,
+              "config.json: the sentence-transformers CrossEncoder activation " + name +
+                  " is not supported (Sigmoid, Identity and Tanh are)");
+}
+
+}  // namespace
+
 void derive_description(ModelDescription& description, std::size_t max_input_length) {
   description.task = task_of(description.info);
+  if (description.task == ModelTask::kReranker) {
+    description.cross_encoder_activation =
+        cross_encoder_activation(description.info.cross_encoder_activation);
+  }
   description.entailment_index = find_label(description.info, "entail");
   description.contradiction_index = find_label(description.info, "contra");
   std::size_t limit = static_cast<std::size_t>(description.info.max_tokens);

@@ -18,6 +18,7 @@
 
 #include "model/encoder.h"
 #include "model/heads/dense_module.h"
+#include "model/heads/postprocess.h"
 #include "model/heads/token_classification.h"
 #include "tokenizer/tokenizer.h"
 
@@ -49,6 +50,10 @@ struct ModelDescription {
   // Bytes per text (each side of a pair, each label), checked before anything is tokenized so
   // that a multi-megabyte string costs no tokenizer time, truncation or not. 0: no limit.
   std::size_t max_input_bytes = 0;
+  // Rerankers: sentence-transformers' CrossEncoder activation from config.json (sigmoid when it
+  // names none), which the toolkit's sentence-ranking and vLLM's /score apply; TEI and Cohere
+  // answer the sigmoid whatever it says.
+  model::heads::ScoreActivation cross_encoder_activation = model::heads::ScoreActivation::kSigmoid;
   // Zero-shot needs an entailment label; -1 when the model has none.
   int entailment_index = -1;
   int contradiction_index = -1;

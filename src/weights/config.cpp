@@ -156,6 +156,10 @@ ModelConfig parse_pretrained_config(std::string_view json_text) {
   fields->read("architectures", c.architectures);
   read_labels(*fields, fields->json_->value, c);
   fields->read("problem_type", c.problem_type);
+  if (const auto st = fields->object("sentence_transformers"))
+    st->read("activation_fn", c.cross_encoder_activation);
+  if (c.cross_encoder_activation.empty())
+    fields->read("sbert_ce_default_activation_function", c.cross_encoder_activation);
   c.fields = std::move(fields);
   return c;
 }

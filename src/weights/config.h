@@ -65,6 +65,10 @@ struct ModelConfig {
   std::string problem_type;           // "", "regression", "single_label_classification",
                                       // "multi_label_classification"
   std::optional<int> pad_token_id;
+  // sentence-transformers' CrossEncoder activation of the logits, a torch.nn class path:
+  // sentence_transformers.activation_fn (v4 and later), else sbert_ce_default_activation_function
+  // (earlier releases); "" when neither is there.
+  std::string cross_encoder_activation;
 
   // The encoder sizes (BERT's names; DistilBERT maps its own, as its attribute_map does). The
   // defaults here are BertConfig's; each family sets its own before reading.

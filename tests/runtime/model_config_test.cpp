@@ -317,6 +317,44 @@ TEST(ModelConfig, ModulesOnepassDoesNotRunFailAnEmbedderOnly) {
   EXPECT_EQ(describe_model_folder("nli", nli.path()).task, ModelTask::kClassifier);
 }
 
+TEST(ModelConfig, ACrossEncodersActivationComesFromConfigJson) {
+  using model::heads::ScoreActivation;
+  auto describe_with = [&](const std::string& model, const nlohmann::json& extra) {
+    testing::TempDir dir;
+    std::ifstream in(fixture_model(model) / "config.json");
+    auto config = nlohmann::json::parse(in);
+    config.update(extra);
+    std::ofstream(dir.path() / "config.json") << config.dump();
+    return describe_model_folder("m", dir.path());
+  };
+  EXPECT_EQ(describe_with("bert-tiny-rerank", nlohmann::json::object()).cross_encoder_activation,
+            ScoreActivation::kSigmoid);
+  EXPECT_EQ(describe_with("bert-tiny-rerank", {{"sbert_ce_default_activation_function",
+                                                "torch.nn.modules.linear.Identity"}})
+                .cross_encoder_activation,
+            ScoreActivation::kIdentity);
+  // The v4 key wins over the older one, as in sentence-transformers and vLLM.
+  EXPECT_EQ(
+      describe_with(
+          "bert-tiny-rerank",
+          {{"sbert_ce_default_activation_function", "torch.nn.modules.linear.Identity"},
+           {"sentence_transformers", {{"activation_fn", "torch.nn.modules.activation.Tanh"}}}})
+          .cross_encoder_activation,
+      ScoreActivation::kTanh);
+  const nlohmann::json relu = {
+      {"sbert_ce_default_activation_function", "torch.nn.modules.activation.ReLU"}};
+  std::string message;
+  EXPECT_EQ(error_kind_of([&] { describe_with("bert-tiny-rerank", relu); }, &message),
+            ErrorKind::kUnsupported);
+  EXPECT_NE(message.find("torch.nn.modules.activation.ReLU"), std::string::npos) << message;
+  // Only a reranker's score reads it.
+  EXPECT_EQ(describe_with("bert-tiny-nli", relu).task, ModelTask::kClassifier);
+  EXPECT_EQ(error_kind_of([&] {
+              describe_with("bert-tiny-rerank", {{"sentence_transformers", "v4"}});
+            }),
+            ErrorKind::kInvalidModel);
+}
+
 TEST(ModelConfig, PromptsBelongToEmbeddersOnly) {
   testing::TempDir dir;
   std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json",

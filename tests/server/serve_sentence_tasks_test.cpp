@@ -342,5 +342,71 @@ TEST(ServeHfTask, SentenceRankingScoresPairsAndRanksTexts) {
   EXPECT_NE(r.body.find("sentence-ranking"), std::string::npos) << r.body;
 }
 
+// A copy of bert-tiny-rerank whose config.json gains `extra` (sentence-transformers' CrossEncoder
+// keys), in `dir`.
+std::string reranker_with(const runtime::testing::TempDir& dir, const json& extra) {
+  const auto folder = dir.path() / "rerank";
+  std::filesystem::copy(fixture_model("bert-tiny-rerank"), folder,
+                        std::filesystem::copy_options::recursive);
+  std::ifstream in(folder / "config.json");
+  json config = json::parse(in);
+  in.close();
+  config.update(extra);
+  std::ofstream(folder / "config.json") << config.dump(2);
+  return folder.string();
+}
+
+// The CrossEncoder activation config.json names is what CrossEncoder.predict applies (the
+// toolkit's sentence-ranking) and what vLLM's /score applies: identity (the older key, as
+// cross-encoder/ms-marco-MiniLM-L-6-v2 has it: raw logits) or tanh (the v4 key). TEI's /rerank
+// answers the sigmoid whatever the config says, as TEI does.
+TEST(ServeHfTask, SentenceRankingAndVllmScoreApplyTheCrossEncodersActivation) {
+  std::vector<json> cases;
+  for (const auto& c : golden("bert-tiny-rerank")["cases"])
+    if (c.contains("pair") && !c.contains("truncation") && cases.size() < 3) cases.push_back(c);
+  ASSERT_EQ(cases.size(), 3u);
+  const std::vector<std::pair<json, double (*)(double)>> variants = {
+      {{{"sbert_ce_default_activation_function", "torch.nn.modules.linear.Identity"}},
+       [](double x) { return x; }},
+      {{{"sentence_transformers",
+         {{"activation_fn", "torch.nn.modules.activation.Tanh"}, {"version", "4.0.1"}}}},
+       [](double x) { return std::tanh(x); }},
+  };
+  for (const auto& [extra, activation] : variants) {
+    SCOPED_TRACE(extra.dump());
+    runtime::testing::TempDir dir;
+    HfTask task("sentence-ranking");
+    ServeProcess server({"--model", "rerank=" + reranker_with(dir, extra)});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    json pairs = json::array();
+    std::vector<double> expected, sigmoids, logits;
+    for (const auto& c : cases) {
+      pairs.push_back(c["pair"]);
+      logits.push_back(c["logits"][0].get<double>());
+      expected.push_back(activation(logits.back()));
+      sigmoids.push_back(c["probs"][0].get<double>());
+    }
+    auto r = post_json(server.port(), "/invocations", json{{"inputs", pairs}}.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    expect_near_all(json::parse(r.body)["scores"], expected);
+
+    for (const bool use_activation : {true, false}) {
+      r = post_json(server.port(), "/score",
+                    json{{"model", "rerank"},
+                         {"text_1", cases[0]["pair"][0]},
+                         {"text_2", {cases[0]["pair"][1]}},
+                         {"use_activation", use_activation}}
+                        .dump());
+      ASSERT_EQ(r.status, 200) << r.body;
+      EXPECT_NEAR(json::parse(r.body)["data"][0]["score"].get<double>(),
+                  use_activation ? expected[0] : logits[0], 1e-4);
+    }
+    r = post_json(server.port(), "/rerank",
+                  json{{"query", cases[0]["pair"][0]}, {"texts", {cases[0]["pair"][1]}}}.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NEAR(json::parse(r.body)[0]["score"].get<double>(), sigmoids[0], 1e-4);
+  }
+}
+
 }  // namespace
 }  // namespace onepass::testing

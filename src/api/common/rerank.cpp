@@ -1,7 +1,7 @@
 #include "api/common/rerank.h"
 
 #include "api/common/api_error.h"
-#include "api/common/scores.h"
+#include "model/heads/postprocess.h"
 
 namespace onepass::api {
 
@@ -20,8 +20,14 @@ runtime::InferenceItem query_document_item(std::string query, std::string docume
 }
 
 float relevance_score(const runtime::ItemOutput& output, bool raw) {
+  return cross_encoder_score(output, raw ? model::heads::ScoreActivation::kIdentity
+                                         : model::heads::ScoreActivation::kSigmoid);
+}
+
+float cross_encoder_score(const runtime::ItemOutput& output,
+                          model::heads::ScoreActivation activation) {
   if (output.values.empty()) throw ApiError(ApiErrorKind::kInternal, "empty rerank output");
-  return raw ? output.values[0] : sigmoid(output.values[0]);
+  return model::heads::activate(output.values[0], activation);
 }
 
 }  // namespace onepass::api

@@ -20,8 +20,14 @@ void require_reranker(const runtime::ModelDescription& model, std::string_view r
 runtime::InferenceItem query_document_item(std::string query, std::string document);
 
 // The relevance score of one reranker output: sigmoid of its one logit (HF's score for a
-// one-label head, TEI's /rerank and vLLM's cross-encoder activation), or the logit itself when
-// `raw`. ApiError kInternal when the output has no value.
+// one-label head, TEI's /rerank and Cohere's, whatever config.json says), or the logit itself
+// when `raw`. ApiError kInternal when the output has no value.
 float relevance_score(const runtime::ItemOutput& output, bool raw);
+
+// The score sentence-transformers' CrossEncoder.predict gives (the toolkit's sentence-ranking,
+// vLLM's /score): the model's CrossEncoder activation of the logit. ApiError kInternal when the
+// output has no value.
+float cross_encoder_score(const runtime::ItemOutput& output,
+                          model::heads::ScoreActivation activation);
 
 }  // namespace onepass::api

@@ -24,7 +24,8 @@ void sentence_embeddings(Call& call, const runtime::ModelDescription& model,
 // HF_TASK sentence-ranking on a reranker (CrossEncoder): `inputs` a [query, text] pair or a
 // list of them -> {"scores": score or [score, ...]} in input order; or {"query", "texts",
 // "return_documents"} -> {"scores": [{"index", "score"[, "text"]}, ...]} best first. Scores
-// are the sigmoid of the logit, CrossEncoder's default for one label.
+// are CrossEncoder.predict's: the activation config.json names (identity for
+// cross-encoder/ms-marco-MiniLM-L-6-v2: raw logits), the sigmoid without one.
 void sentence_ranking(Call& call, const runtime::ModelDescription& model,
                       const ToolkitPayload& payload);
 

@@ -1,8 +1,9 @@
 // POST /score (and /v1/score) {"model","text_1","text_2","truncate_prompt_tokens",
 // "use_activation"} -> {"id":"score-…","object":"list","created","model","data":[{"index",
 // "object":"score","score"}],"usage"}. text_1 and text_2 are strings or lists paired 1:1, 1:N or
-// N:N as vLLM pairs them; data follows the pairs' order (unsorted). Scores are the reranker's
-// sigmoid, TEI /rerank's and Cohere's (api/common/rerank.h).
+// N:N as vLLM pairs them; data follows the pairs' order (unsorted). Scores are the model's
+// CrossEncoder activation of its logit, as vLLM applies it: sigmoid unless config.json names
+// another (api/common/rerank.h); the logit itself with use_activation false.
 #include "api/common/api_error.h"
 #include "api/common/rerank.h"
 #include "api/vllm/vllm.h"
@@ -36,11 +37,13 @@ void handle_score(Call& call) {
   for (std::size_t i = 0; i < second.size(); ++i)
     request.items.push_back(
         query_document_item(first.size() == 1 ? first[0] : first[i], second[i]));
-  const bool raw = !use_activation(body);
+  // vLLM applies the model's CrossEncoder activation (config.json), sigmoid without one.
+  const auto activation = use_activation(body) ? model.cross_encoder_activation
+                                               : model::heads::ScoreActivation::kIdentity;
   const std::string id = call.reply.request_id();
   const std::string name = model.name;
   submit_and_reply(call.service, std::move(request), call.reply,
-                   [raw, id, name](runtime::InferenceResult& result) {
+                   [activation, id, name](runtime::InferenceResult& result) {
                      JsonWriter json;
                      json.begin_object();
                      write_envelope(json, "score-", id, name);
@@ -52,7 +55,7 @@ void handle_score(Call& call) {
                            .key("object")
                            .value("score")
                            .key("score")
-                           .value(relevance_score(result.items[i], raw))
+                           .value(cross_encoder_score(result.items[i], activation))
                            .end_object();
                      json.end_array();
                      write_usage(json, result.total_tokens);

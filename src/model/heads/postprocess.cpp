@@ -27,6 +27,18 @@ std::vector<float> softmax(std::span<const float> logits) {
 
 float sigmoid(float logit) { return 1.0f / (1.0f + std::exp(-logit)); }
 
+float activate(float logit, ScoreActivation activation) {
+  switch (activation) {
+    case ScoreActivation::kIdentity:
+      return logit;
+    case ScoreActivation::kTanh:
+      return std::tanh(logit);
+    case ScoreActivation::kSigmoid:
+      break;
+  }
+  return sigmoid(logit);
+}
+
 void probabilities(std::span<const float> logits, bool multi_label, std::span<float> probs) {
   ONEPASS_CHECK(probs.size() == logits.size(), "probabilities needs one slot per logit");
   if (multi_label || logits.size() == 1) {

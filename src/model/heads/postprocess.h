@@ -16,6 +16,13 @@ namespace onepass::model::heads {
 
 enum class Pooling { kCls, kMean };
 
+// What sentence-transformers' CrossEncoder applies to a reranker's logit (config.json's
+// activation_fn / sbert_ce_default_activation_function): sigmoid without one, as the library
+// does for one label; cross-encoder/ms-marco-MiniLM-L-6-v2 names identity (raw logits),
+// converted LLM rerankers tanh.
+enum class ScoreActivation { kSigmoid, kIdentity, kTanh };
+float activate(float logit, ScoreActivation activation);
+
 // Max-shifted softmax in float32, as the text-classification pipeline and TEI compute it.
 std::vector<float> softmax(std::span<const float> logits);
 float sigmoid(float logit);
