@@ -18,6 +18,7 @@
 #include "hub/resolve.h"
 #include "model/encoder.h"
 #include "model/heads/dense_module.h"
+#include "model/heads/postprocess.h"
 #include "model/precision_check.h"
 #include "runtime/model_config.h"
 #include "tokenizer/tokenizer.h"
@@ -135,6 +136,9 @@ json describe(const std::string& reference, const fs::path& dir, bool check) {
       r["entailment_index"] = d.entailment_index;
       r["contradiction_index"] = d.contradiction_index;
       r["zero_shot"] = d.task == runtime::ModelTask::kClassifier && d.entailment_index >= 0;
+      if (d.task == runtime::ModelTask::kReranker) {
+        r["cross_encoder_activation"] = model::heads::activation_name(d.cross_encoder_activation);
+      }
       r["pooling"] = runtime::pooling_name(d.pooling);
       r["max_input_length"] = d.max_input_length;
       if (d.max_seq_length > 0) r["max_seq_length"] = d.max_seq_length;
@@ -245,6 +249,11 @@ void print_text(const json& r) {
     std::cout << "task: " << r["task"].get<std::string>();
     if (r["zero_shot"].get<bool>()) {
       std::cout << " (zero-shot: entailment label " << r["entailment_index"].get<int>() << ")";
+    }
+    if (r.contains("cross_encoder_activation")) {
+      // What CrossEncoder.predict (the toolkit's sentence-ranking) and vLLM's /score apply.
+      std::cout << " (CrossEncoder scores: " << r["cross_encoder_activation"].get<std::string>()
+                << " of the logit)";
     }
     std::cout << "\n";
     if (!r["labels"].empty()) {

@@ -116,6 +116,25 @@ TEST_F(InfoCli, SentenceTransformersFolderLimitAndPrompts) {
   EXPECT_THAT(text.out, HasSubstr("prompts: passage \"passage: \"; query \"query: \";"));
 }
 
+TEST_F(InfoCli, DenseModulesAndTheEmbeddingsWidth) {
+  const auto r = info_json(kModels / "bert-tiny-st-dense");
+  EXPECT_EQ(r["embedding_size"], 24);
+  EXPECT_EQ(r["normalizes"], true);
+  ASSERT_EQ(r["dense_modules"].size(), 2u);
+  EXPECT_EQ(r["dense_modules"][0], (json{{"path", "2_Dense"},
+                                         {"in_features", 64},
+                                         {"out_features", 48},
+                                         {"bias", true},
+                                         {"activation", "tanh"}}));
+  EXPECT_EQ(r["dense_modules"][1]["activation"], "identity");
+  EXPECT_EQ(info_json(kModels / "bert-tiny-st-embed")["embedding_size"], 64);
+  const auto text = info({(kModels / "bert-tiny-st-dense").string()});
+  EXPECT_THAT(text.out, HasSubstr("embedding: 24 values (sentence-transformers Dense modules "
+                                  "2_Dense 64 -> 48 tanh, 3_Dense 48 -> 24 identity), normalised"));
+  // A reranker says what CrossEncoder scores are.
+  EXPECT_EQ(info_json(kModels / "bert-tiny-rerank")["cross_encoder_activation"], "sigmoid");
+}
+
 // Given together, the two default-prompt flags are a usage error before anything loads.
 TEST_F(InfoCli, ServeRefusesBothDefaultPromptFlags) {
   const auto r =

@@ -27,6 +27,18 @@ std::vector<float> softmax(std::span<const float> logits) {
 
 float sigmoid(float logit) { return 1.0f / (1.0f + std::exp(-logit)); }
 
+const char* activation_name(ScoreActivation activation) {
+  switch (activation) {
+    case ScoreActivation::kIdentity:
+      return "identity";
+    case ScoreActivation::kTanh:
+      return "tanh";
+    case ScoreActivation::kSigmoid:
+      break;
+  }
+  return "sigmoid";
+}
+
 float activate(float logit, ScoreActivation activation) {
   switch (activation) {
     case ScoreActivation::kIdentity:

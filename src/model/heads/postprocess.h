@@ -22,6 +22,7 @@ enum class Pooling { kCls, kMean };
 // converted LLM rerankers tanh.
 enum class ScoreActivation { kSigmoid, kIdentity, kTanh };
 float activate(float logit, ScoreActivation activation);
+const char* activation_name(ScoreActivation activation);  // "sigmoid", "identity", "tanh"
 
 // Max-shifted softmax in float32, as the text-classification pipeline and TEI compute it.
 std::vector<float> softmax(std::span<const float> logits);
