@@ -161,6 +161,13 @@ TEST_F(ServeSentenceTasks, DenseModulesShapeTheEmbeddingInEveryDialect) {
   EXPECT_EQ(json::parse(get(port(), "/v2/models/dense").body)["outputs"][0]["shape"],
             json::parse("[-1,24]"));
 
+  // The Inference API (POST /) answers encode()'s vectors: its modules end in Normalize.
+  r = post_json(port(), "/", json{{"inputs", {texts[0], texts[1]}}}.dump(), target("dense"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  answer = json::parse(r.body);
+  expect_vector(answer[0], pipeline(0, "sentence_embedding"));
+  expect_vector(answer[1], pipeline(1, "sentence_embedding"));
+
   // Similarity: the cosine of the pipeline's vectors.
   r = post_json(port(), "/similarity",
                 json{{"inputs", {{"source_sentence", texts[0]}, {"sentences", {texts[1]}}}}}.dump(),
