@@ -57,12 +57,9 @@ namespace {
 
 // config.json's CrossEncoder activation, by torch.nn class path; another is refused naming it
 // (its scores would be other than the library's).
-model::heads::ScoreActivation cross_encoder_activation(const std::string& name) {
-  using model::heads::ScoreActivation;
-  if (name.empty() || name == "torch.nn.modules.activation.Sigmoid")
-    return ScoreActivation::kSigmoid;
-  if (name == "torch.nn.modules.linear.Identity") return ScoreActivation::kIdentity;
-  if (name == "torch.nn.modules.activation.Tanh") return ScoreActivation::kTanh;
+model::heads::Activation cross_encoder_activation(const std::string& name) {
+  if (name.empty()) return model::heads::Activation::kSigmoid;
+  if (const auto known = model::heads::activation_from_torch_class(name)) return *known;
   throw Error(ErrorKind::kUnsupported,
               "config.json: the sentence-transformers CrossEncoder activation " + name +
                   " is not supported (Sigmoid, Identity and Tanh are)");

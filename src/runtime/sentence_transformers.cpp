@@ -116,9 +116,6 @@ std::string module_folder(const json& module) {
   return path.lexically_normal().generic_string();
 }
 
-constexpr const char* kTanh = "torch.nn.modules.activation.Tanh";
-constexpr const char* kIdentity = "torch.nn.modules.linear.Identity";
-
 // <path>/config.json of a Dense module: {"in_features", "out_features", "bias",
 // "activation_function"}, as sentence-transformers' Dense.save writes it.
 model::heads::DenseModuleConfig read_dense(const fs::path& dir, const std::string& path) {
@@ -146,15 +143,14 @@ model::heads::DenseModuleConfig read_dense(const fs::path& dir, const std::strin
   if (it == file->end() || !it->is_string())
     wrong_type(name, "activation_function", "a torch.nn activation's class path");
   const std::string activation = it->get<std::string>();
-  if (activation == kTanh) {
-    dense.activation = model::heads::DenseActivation::kTanh;
-  } else if (activation == kIdentity) {
-    dense.activation = model::heads::DenseActivation::kIdentity;
-  } else {
-    throw Error(ErrorKind::kUnsupported, name + ": activation_function " + activation +
-                                             " is not supported (onepass runs " + kTanh + " and " +
-                                             kIdentity + ")");
+  const auto known = model::heads::activation_from_torch_class(activation);
+  if (!known || *known == model::heads::Activation::kSigmoid) {
+    throw Error(ErrorKind::kUnsupported,
+                name + ": activation_function " + activation +
+                    " is not supported (onepass runs torch.nn.modules.activation.Tanh and "
+                    "torch.nn.modules.linear.Identity)");
   }
+  dense.activation = *known;
   return dense;
 }
 

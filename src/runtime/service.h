@@ -53,7 +53,7 @@ struct ModelDescription {
   // Rerankers: sentence-transformers' CrossEncoder activation from config.json (sigmoid when it
   // names none), which the toolkit's sentence-ranking and vLLM's /score apply; TEI and Cohere
   // answer the sigmoid whatever it says.
-  model::heads::ScoreActivation cross_encoder_activation = model::heads::ScoreActivation::kSigmoid;
+  model::heads::Activation cross_encoder_activation = model::heads::Activation::kSigmoid;
   // Zero-shot needs an entailment label; -1 when the model has none.
   int entailment_index = -1;
   int contradiction_index = -1;

@@ -207,11 +207,11 @@ TEST(ModelConfig, DenseModulesComeFromModulesJson) {
   EXPECT_EQ(d.dense_modules[0].in_features, 64);
   EXPECT_EQ(d.dense_modules[0].out_features, 48);
   EXPECT_TRUE(d.dense_modules[0].bias);
-  EXPECT_EQ(d.dense_modules[0].activation, model::heads::DenseActivation::kTanh);
+  EXPECT_EQ(d.dense_modules[0].activation, model::heads::Activation::kTanh);
   EXPECT_EQ(d.dense_modules[1].path, "3_Dense");
   EXPECT_EQ(d.dense_modules[1].out_features, 24);
   EXPECT_FALSE(d.dense_modules[1].bias);
-  EXPECT_EQ(d.dense_modules[1].activation, model::heads::DenseActivation::kIdentity);
+  EXPECT_EQ(d.dense_modules[1].activation, model::heads::Activation::kIdentity);
   EXPECT_EQ(embedding_size(d), 24);
   EXPECT_EQ(embedding_size(describe_model_folder("st", fixture_model("bert-tiny-st-embed"))), 64);
 }
@@ -318,7 +318,7 @@ TEST(ModelConfig, ModulesOnepassDoesNotRunFailAnEmbedderOnly) {
 }
 
 TEST(ModelConfig, ACrossEncodersActivationComesFromConfigJson) {
-  using model::heads::ScoreActivation;
+  using model::heads::Activation;
   auto describe_with = [&](const std::string& model, const nlohmann::json& extra) {
     testing::TempDir dir;
     std::ifstream in(fixture_model(model) / "config.json");
@@ -328,11 +328,11 @@ TEST(ModelConfig, ACrossEncodersActivationComesFromConfigJson) {
     return describe_model_folder("m", dir.path());
   };
   EXPECT_EQ(describe_with("bert-tiny-rerank", nlohmann::json::object()).cross_encoder_activation,
-            ScoreActivation::kSigmoid);
+            Activation::kSigmoid);
   EXPECT_EQ(describe_with("bert-tiny-rerank", {{"sbert_ce_default_activation_function",
                                                 "torch.nn.modules.linear.Identity"}})
                 .cross_encoder_activation,
-            ScoreActivation::kIdentity);
+            Activation::kIdentity);
   // The v4 key wins over the older one, as in sentence-transformers and vLLM.
   EXPECT_EQ(
       describe_with(
@@ -340,7 +340,7 @@ TEST(ModelConfig, ACrossEncodersActivationComesFromConfigJson) {
           {{"sbert_ce_default_activation_function", "torch.nn.modules.linear.Identity"},
            {"sentence_transformers", {{"activation_fn", "torch.nn.modules.activation.Tanh"}}}})
           .cross_encoder_activation,
-      ScoreActivation::kTanh);
+      Activation::kTanh);
   const nlohmann::json relu = {
       {"sbert_ce_default_activation_function", "torch.nn.modules.activation.ReLU"}};
   std::string message;

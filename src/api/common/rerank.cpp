@@ -20,12 +20,11 @@ runtime::InferenceItem query_document_item(std::string query, std::string docume
 }
 
 float relevance_score(const runtime::ItemOutput& output, bool raw) {
-  return cross_encoder_score(output, raw ? model::heads::ScoreActivation::kIdentity
-                                         : model::heads::ScoreActivation::kSigmoid);
+  return cross_encoder_score(
+      output, raw ? model::heads::Activation::kIdentity : model::heads::Activation::kSigmoid);
 }
 
-float cross_encoder_score(const runtime::ItemOutput& output,
-                          model::heads::ScoreActivation activation) {
+float cross_encoder_score(const runtime::ItemOutput& output, model::heads::Activation activation) {
   if (output.values.empty()) throw ApiError(ApiErrorKind::kInternal, "empty rerank output");
   return model::heads::activate(output.values[0], activation);
 }

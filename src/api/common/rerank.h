@@ -27,7 +27,6 @@ float relevance_score(const runtime::ItemOutput& output, bool raw);
 // The score sentence-transformers' CrossEncoder.predict gives (the toolkit's sentence-ranking,
 // vLLM's /score): the model's CrossEncoder activation of the logit. ApiError kInternal when the
 // output has no value.
-float cross_encoder_score(const runtime::ItemOutput& output,
-                          model::heads::ScoreActivation activation);
+float cross_encoder_score(const runtime::ItemOutput& output, model::heads::Activation activation);
 
 }  // namespace onepass::api

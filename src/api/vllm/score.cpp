@@ -38,8 +38,8 @@ void handle_score(Call& call) {
     request.items.push_back(
         query_document_item(first.size() == 1 ? first[0] : first[i], second[i]));
   // vLLM applies the model's CrossEncoder activation (config.json), sigmoid without one.
-  const auto activation = use_activation(body) ? model.cross_encoder_activation
-                                               : model::heads::ScoreActivation::kIdentity;
+  const auto activation =
+      use_activation(body) ? model.cross_encoder_activation : model::heads::Activation::kIdentity;
   const std::string id = call.reply.request_id();
   const std::string name = model.name;
   submit_and_reply(call.service, std::move(request), call.reply,

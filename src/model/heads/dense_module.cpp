@@ -1,15 +1,9 @@
 #include "model/heads/dense_module.h"
 
-#include <cmath>
-
 #include "base/error.h"
 #include "weights/weight_store.h"
 
 namespace onepass::model::heads {
-
-const char* activation_name(DenseActivation activation) {
-  return activation == DenseActivation::kTanh ? "tanh" : "identity";
-}
 
 DenseModule DenseModule::load(const std::filesystem::path& model_dir,
                               const DenseModuleConfig& config) {
@@ -46,9 +40,7 @@ std::vector<float> DenseModule::apply(std::span<const float> in) const {
     const float* row = weight_in_out_.data() + i * out_size;
     for (std::size_t o = 0; o < out_size; ++o) out[o] += x * row[o];
   }
-  if (config_.activation == DenseActivation::kTanh) {
-    for (float& v : out) v = std::tanh(v);
-  }
+  for (float& v : out) v = activate(v, config_.activation);
   return out;
 }
 

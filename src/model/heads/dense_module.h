@@ -11,19 +11,18 @@
 #include <string>
 #include <vector>
 
-namespace onepass::model::heads {
+#include "model/heads/postprocess.h"
 
-// The activations sentence-transformers' Dense configs name (torch.nn class paths); the ones
-// published checkpoints use. runtime/sentence_transformers.cpp refuses any other by name.
-enum class DenseActivation { kIdentity, kTanh };
-const char* activation_name(DenseActivation activation);  // "identity", "tanh"
+namespace onepass::model::heads {
 
 struct DenseModuleConfig {
   std::string path;  // the module's folder inside the model folder, as modules.json names it
   int in_features = 0;
   int out_features = 0;
   bool bias = true;
-  DenseActivation activation = DenseActivation::kTanh;
+  // tanh or identity, the ones published checkpoints use (runtime/sentence_transformers.cpp
+  // refuses any other by name).
+  Activation activation = Activation::kTanh;
 };
 
 class DenseModule {

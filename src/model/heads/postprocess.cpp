@@ -25,30 +25,25 @@ std::vector<float> softmax(std::span<const float> logits) {
   return out;
 }
 
-float sigmoid(float logit) { return 1.0f / (1.0f + std::exp(-logit)); }
+float sigmoid(float logit) { return activate(logit, Activation::kSigmoid); }
 
-const char* activation_name(ScoreActivation activation) {
+const char* activation_name(Activation activation) {
   switch (activation) {
-    case ScoreActivation::kIdentity:
+    case Activation::kIdentity:
       return "identity";
-    case ScoreActivation::kTanh:
+    case Activation::kTanh:
       return "tanh";
-    case ScoreActivation::kSigmoid:
+    case Activation::kSigmoid:
       break;
   }
   return "sigmoid";
 }
 
-float activate(float logit, ScoreActivation activation) {
-  switch (activation) {
-    case ScoreActivation::kIdentity:
-      return logit;
-    case ScoreActivation::kTanh:
-      return std::tanh(logit);
-    case ScoreActivation::kSigmoid:
-      break;
-  }
-  return sigmoid(logit);
+std::optional<Activation> activation_from_torch_class(std::string_view class_path) {
+  if (class_path == "torch.nn.modules.activation.Sigmoid") return Activation::kSigmoid;
+  if (class_path == "torch.nn.modules.linear.Identity") return Activation::kIdentity;
+  if (class_path == "torch.nn.modules.activation.Tanh") return Activation::kTanh;
+  return std::nullopt;
 }
 
 void probabilities(std::span<const float> logits, bool multi_label, std::span<float> probs) {

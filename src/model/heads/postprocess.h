@@ -5,9 +5,12 @@
 // normalisation and cosine similarity. Pure functions on float spans.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/encoder.h"
@@ -16,13 +19,28 @@ namespace onepass::model::heads {
 
 enum class Pooling { kCls, kMean };
 
-// What sentence-transformers' CrossEncoder applies to a reranker's logit (config.json's
-// activation_fn / sbert_ce_default_activation_function): sigmoid without one, as the library
-// does for one label; cross-encoder/ms-marco-MiniLM-L-6-v2 names identity (raw logits),
-// converted LLM rerankers tanh.
-enum class ScoreActivation { kSigmoid, kIdentity, kTanh };
-float activate(float logit, ScoreActivation activation);
-const char* activation_name(ScoreActivation activation);  // "sigmoid", "identity", "tanh"
+// The element-wise torch.nn activations sentence-transformers names by class path: what its
+// CrossEncoder applies to a reranker's logit (config.json's activation_fn /
+// sbert_ce_default_activation_function; sigmoid without one, as the library does for one label;
+// cross-encoder/ms-marco-MiniLM-L-6-v2 names identity, converted LLM rerankers tanh) and what a
+// Dense module applies to its output (dense_module.h: tanh or identity).
+enum class Activation { kSigmoid, kIdentity, kTanh };
+// Inline: the engine's Dense module (onepass_model) runs it without this file's library.
+inline float activate(float x, Activation activation) {
+  switch (activation) {
+    case Activation::kIdentity:
+      return x;
+    case Activation::kTanh:
+      return std::tanh(x);
+    case Activation::kSigmoid:
+      break;
+  }
+  return 1.0f / (1.0f + std::exp(-x));
+}
+const char* activation_name(Activation activation);  // "sigmoid", "identity", "tanh"
+// torch.nn.modules.activation.Sigmoid / .Tanh, torch.nn.modules.linear.Identity; nullopt for
+// any other class path.
+std::optional<Activation> activation_from_torch_class(std::string_view class_path);
 
 // Max-shifted softmax in float32, as the text-classification pipeline and TEI compute it.
 std::vector<float> softmax(std::span<const float> logits);
