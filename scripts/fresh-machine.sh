@@ -10,6 +10,10 @@
 # ONEPASS_FRESH_ROOT=DIR  where to build the root (default: a new /var/tmp/onepass-fresh.XXXXXX)
 # ONEPASS_KEEP_ROOT=1     keep the root afterwards (default: removed on success, kept on failure)
 # ONEPASS_MIRROR=URL      the Debian mirror (default: http://deb.debian.org/debian)
+# ONEPASS_CCACHE_DIR=DIR  a ccache directory on the host, mounted into the root so that the builds
+#                         there reuse an earlier run's compiler outputs (packages are still
+#                         installed from scratch); unset or empty: no cache, every file compiled
+# ONEPASS_STAGE_LOG=FILE  append "NAME SECONDS" per stage (the table .ci/run prints)
 # Each stage prints "stage NAME: N s" (the wall time) and the last line sums them up.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,13 +36,19 @@ stage_end() {
   local s=$(($(date +%s) - stage_start))
   echo "=== stage $stage_name: $s s"
   summary+=("$stage_name=${s}s")
+  [ -z "${ONEPASS_STAGE_LOG:-}" ] || echo "$stage_name $s" >>"$ONEPASS_STAGE_LOG"
 }
 
 root=${ONEPASS_FRESH_ROOT:-$(mktemp -d /var/tmp/onepass-fresh.XXXXXX)}
+root_stage_log=/var/tmp/onepass-test-stages
 mounts=()
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  # scripts/test.sh's own stages (release, asan, fuzz, format), timed inside the root.
+  if [ -n "${ONEPASS_STAGE_LOG:-}" ] && [ -f "$root$root_stage_log" ]; then
+    cat "$root$root_stage_log" >>"$ONEPASS_STAGE_LOG"
+  fi
   # Unmount in reverse order; a lazy unmount if a process still holds one (never leave it).
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
@@ -113,12 +123,21 @@ mnt dev --bind /dev
 mnt dev/pts -t devpts devpts -o newinstance,ptmxmode=0666
 mnt dev/shm -t tmpfs shm -o mode=1777
 mnt tmp -t tmpfs tmp -o mode=1777
+# The compile cache lives outside the root (it holds compiler outputs only, keyed by the compiler,
+# its flags and every input's contents, so a stale entry cannot be used).
+ccache_env=()
+if [ -n "${ONEPASS_CCACHE_DIR:-}" ]; then
+  mkdir -p "$ONEPASS_CCACHE_DIR"
+  mnt var/cache/onepass-ccache --bind "$ONEPASS_CCACHE_DIR"
+  ccache_env=(CCACHE_DIR=/var/cache/onepass-ccache CCACHE_MAXSIZE=${ONEPASS_CCACHE_MAXSIZE:-8G})
+fi
 
 # Node.js keeps its own CA list; NODE_EXTRA_CA_CERTS adds the system bundle (with the site's CAs).
 node_ca=()
 [ "$site_cas" = 0 ] || node_ca=(NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)
 in_root() { # in_root COMMAND: runs bash -c COMMAND in the root, in the clone, as a CI user would
   chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 CI=true "${node_ca[@]}" \
+    "${ccache_env[@]}" ONEPASS_STAGE_LOG=$root_stage_log \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     /bin/bash -c "cd /onepass && $1" </dev/null
 }

@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 # --build-only: what compiling onepass needs (the container image's build stage), nothing else.
 # The full install below is this list plus the test, fuzz and benchmark tools, so the two
 # cannot drift apart.
-BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates \
+BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates ccache \
   libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
   libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev"
