@@ -27,13 +27,37 @@ if(ONEPASS_FUZZ)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# onepass_add_library(NAME SOURCES ... DEPS ...): library onepass_NAME rooted at src/.
+# The test binaries' own code (GoogleTest cases, clients, helpers) is compiled at this level,
+# whatever the build type: the libraries under test keep theirs. At -O3 a test source took twice
+# as long to compile as at -O1 and sanitized ones twice as long at -O1 as at -O0, while the tests
+# spend their time in the libraries, so the test code is the CI's largest compile cost for nothing.
+set(ONEPASS_TEST_OPTIMIZATION "-O1" CACHE STRING
+    "Optimisation flag for the tests' own sources (-O0 in the sanitizer presets)")
+
+# onepass_test_defaults(TARGET): warnings as for every target, the tests' optimisation level.
+function(onepass_test_defaults target)
+  onepass_target_defaults(${target})
+  target_compile_options(${target} PRIVATE ${ONEPASS_TEST_OPTIMIZATION})
+endfunction()
+
+# The engine's libraries (tensor, kernels, model: the forward pass) at this level on top of the
+# build type's, when set: the asan preset's -O1 left their vector helpers uninlined, and the
+# golden and batch-invariance tests, which run every fixture through them, were the longest part
+# of the sanitized suite. The sanitizers instrument them all the same.
+set(ONEPASS_ENGINE_OPTIMIZATION "" CACHE STRING
+    "Optimisation flag for the engine's libraries, over the build type's (-O2 in the asan preset)")
+
+# onepass_add_library(NAME [ENGINE] SOURCES ... DEPS ...): library onepass_NAME rooted at src/;
+# ENGINE: part of the forward pass (ONEPASS_ENGINE_OPTIMIZATION).
 function(onepass_add_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "ENGINE" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(onepass_${name} STATIC ${ARG_SOURCES})
   target_include_directories(onepass_${name} PUBLIC "${PROJECT_SOURCE_DIR}/src")
   target_link_libraries(onepass_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   onepass_target_defaults(onepass_${name})
+  if(ARG_ENGINE)
+    target_compile_options(onepass_${name} PRIVATE ${ONEPASS_ENGINE_OPTIMIZATION})
+  endif()
 endfunction()
 
 # onepass_add_test(NAME SOURCES ... DEPS ... LABELS unit|integration|e2e [MANUAL]): one GoogleTest
@@ -41,12 +65,15 @@ endfunction()
 # whose data lives outside the repository, run by hand.
 function(onepass_add_test name)
   cmake_parse_arguments(ARG "MANUAL" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(ARG_MANUAL AND NOT ONEPASS_BENCHMARKS)
+    return()
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE
     ONEPASS_TEST_DATA_DIR="${ONEPASS_TEST_DATA_DIR}"
     ONEPASS_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  onepass_target_defaults(${name})
+  onepass_test_defaults(${name})
   if(ARG_MANUAL)
     return()
   endif()
@@ -54,6 +81,23 @@ function(onepass_add_test name)
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()
+endfunction()
+
+# The benchmark programs (Google Benchmark) and the MANUAL tests run by hand, never by ctest. The
+# release build compiles them, so they keep compiling; the sanitizer presets leave them out.
+option(ONEPASS_BENCHMARKS "Build the benchmark programs and the manual (not ctest) tests" ON)
+
+# onepass_add_benchmark(NAME SOURCES ... DEPS ...): one Google Benchmark program, optimised as
+# the libraries it times are, that finds the test data as the tests do.
+function(onepass_add_benchmark name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  if(NOT ONEPASS_BENCHMARKS)
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark)
+  target_compile_definitions(${name} PRIVATE ONEPASS_TEST_DATA_DIR="${ONEPASS_TEST_DATA_DIR}")
+  onepass_target_defaults(${name})
 endfunction()
 
 # onepass_add_fuzzer(NAME SOURCES ... DEPS ... CORPUS dir): libFuzzer target, run briefly by ctest.
