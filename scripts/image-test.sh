@@ -14,7 +14,12 @@
 #      served from that volume.
 # Needs root (debootstrap, rootful Podman). Environment: BASE_ROOT=DIR reuses a Debian 12
 # minbase root instead of debootstrapping one; IMAGE=NAME (default localhost/onepass:test);
-# SKIP_BUILD=1 tests an image already built; SKIP_DEPS=1 skips the apt step.
+# SKIP_BUILD=1 tests an image already built; SKIP_DEPS=1 skips the apt step;
+# --prepare does only what waits on the network more than on the CPU (the host's packages, the
+# deploy manifests' validation, the base image, the build stage's toolchain layer) and exits:
+# .ci/run runs it beside the fresh root's stages, then this script with PREPARED=1;
+# ONEPASS_CCACHE_DIR=DIR lends the build stage a host ccache directory (compiler outputs only);
+# ONEPASS_STAGE_LOG=FILE appends "image.build SECONDS" and "image.test SECONDS" (.ci/run's table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT_DIR=$(pwd)
@@ -24,8 +29,13 @@ export CONTAINERS_CONF="$ROOT_DIR/deploy/container/containers.conf"
 FIXTURES="$ROOT_DIR/tests/data/fixtures/models"
 CHECK="python3 $ROOT_DIR/scripts/image_check.py"
 
-[ "${SKIP_DEPS:-}" = 1 ] || bash scripts/install-deps.sh --image-test
-bash scripts/deploy-validate.sh
+log_time() { [ -z "${ONEPASS_STAGE_LOG:-}" ] || echo "$1 $2" >>"$ONEPASS_STAGE_LOG"; }
+build_start=$(date +%s)
+# PREPARED=1: an earlier --prepare did these.
+if [ "${1:-}" = --prepare ] || [ "${PREPARED:-}" != 1 ]; then
+  [ "${SKIP_DEPS:-}" = 1 ] || bash scripts/install-deps.sh --image-test
+  bash scripts/deploy-validate.sh
+fi
 
 WORK=$(mktemp -d)
 CONTAINERS=()
@@ -36,7 +46,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ "${SKIP_BUILD:-}" != 1 ]; then
+# CI lends the build stage its compile cache (the same options for every build, so that Podman's
+# layer cache matches the prepared layer).
+cache_args=()
+if [ -n "${ONEPASS_CCACHE_DIR:-}" ]; then
+  mkdir -p "$ONEPASS_CCACHE_DIR"
+  cache_args=(--volume "$ONEPASS_CCACHE_DIR:/var/cache/onepass-ccache"
+              --build-arg ONEPASS_CCACHE_DIR=/var/cache/onepass-ccache)
+fi
+base_and_toolchain() { # the base image once, then the build stage's dependency layer
   if ! podman image exists "$BASE_IMAGE"; then
     root=${BASE_ROOT:-}
     if [ -z "$root" ]; then
@@ -46,11 +64,27 @@ if [ "${SKIP_BUILD:-}" != 1 ]; then
     fi
     tar -C "$root" -c . | podman import - "$BASE_IMAGE" >/dev/null
   fi
+  # Podman keeps the layer, keyed by install-deps.sh's contents: the build below reuses it.
+  podman build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" "${cache_args[@]}" --target build-deps \
+    -t localhost/onepass-build-deps:test -f Containerfile . >/dev/null
+}
+if [ "${1:-}" = --prepare ]; then
+  base_and_toolchain
+  log_time image.prepare "$(($(date +%s) - build_start)) beside"
+  exit 0
+fi
+
+if [ "${SKIP_BUILD:-}" != 1 ]; then
+  base_and_toolchain
   echo "== podman build (base $BASE_IMAGE)"
   start=$(date +%s)
-  podman build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" -t "$IMAGE" -f Containerfile .
+  podman build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" "${cache_args[@]}" \
+    -t "$IMAGE" -f Containerfile .
   echo "image build: $(( $(date +%s) - start )) s"
 fi
+test_start=$(date +%s)
+log_time image.build $((test_start - build_start))
+trap 'log_time image.test $(($(date +%s) - test_start)); cleanup' EXIT
 
 # start NAME ARGS...: runs the image detached on a loopback port; prints nothing.
 start() {

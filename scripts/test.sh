@@ -6,19 +6,50 @@
 #            leak checking on, undefined behaviour fatal
 #   fuzz     every libFuzzer target (clang, ASan + UBSan) for ONEPASS_FUZZ_SECONDS each (20)
 #   format   clang-format --dry-run -Werror over every tracked C++ file
-# Each stage prints its wall time. ONEPASS_TEST_STAGES="release format" runs only those.
+# Each stage prints its wall time, its build and its tests timed apart.
+#
+#   scripts/test.sh                              # all four stages
+#   scripts/test.sh asan format                  # only these stages
+#   scripts/test.sh release -- -R '^model_test$' # one stage, one test binary (ctest's arguments
+#                                                # after --: -R REGEX, -L LABEL, -E REGEX, ...)
+#   scripts/test.sh asan -- -R serve_e2e --output-on-failure -V
+#
+# ONEPASS_TEST_STAGES="release format" does the same as naming stages (when none is named).
+# ONEPASS_STAGE_LOG=FILE appends "STAGE.build SECONDS" and "STAGE.test SECONDS" lines (.ci/run's
+# table). docs/ci.md has each stage's budget and the times of the last runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-stages=${ONEPASS_TEST_STAGES:-release asan fuzz format}
-[ "${ONEPASS_SKIP_FUZZ:-0}" = 1 ] && stages=${stages//fuzz/}
+stages=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --) shift; break ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) stages+=("$1"); shift ;;
+  esac
+done
+ctest_args=("$@")
+if [ "${#stages[@]}" -eq 0 ]; then
+  read -r -a stages <<<"${ONEPASS_TEST_STAGES:-release asan fuzz format}"
+fi
 times=()
 failed=()
 
+log_time() { # log_time NAME SECONDS: one line of the CI stage table
+  [ -z "${ONEPASS_STAGE_LOG:-}" ] || echo "$1 $2" >>"$ONEPASS_STAGE_LOG"
+}
+
 build_and_test() { # build_and_test PRESET
+  local t0 t1 rc=0
+  t0=$(date +%s)
   cmake --preset "$1" >/dev/null
-  cmake --build --preset "$1" -j"$jobs"
-  ctest --preset "$1" -j"$jobs"
+  cmake --build --preset "$1" -j"$jobs" || rc=$?
+  t1=$(date +%s)
+  log_time "$1.build" $((t1 - t0))
+  [ "$rc" -eq 0 ] || return "$rc"
+  ctest --preset "$1" -j"$jobs" "${ctest_args[@]}" || rc=$?
+  log_time "$1.test" $(($(date +%s) - t1))
+  return "$rc"
 }
 
 format_check() {
@@ -32,13 +63,16 @@ format_check() {
   return "$bad"
 }
 
-for stage in $stages; do
+for stage in "${stages[@]}"; do
   start=$(date +%s)
   echo "=== test stage $stage"
   case $stage in
     release | asan | fuzz) build_and_test "$stage" && rc=0 || rc=$? ;;
-    format) format_check && rc=0 || rc=$? ;;
-    *) echo "unknown stage $stage" >&2; exit 2 ;;
+    format)
+      format_check && rc=0 || rc=$?
+      log_time format $(($(date +%s) - start))
+      ;;
+    *) echo "unknown stage $stage (release, asan, fuzz or format)" >&2; exit 2 ;;
   esac
   s=$(($(date +%s) - start))
   echo "=== test stage $stage: $s s (exit $rc)"
