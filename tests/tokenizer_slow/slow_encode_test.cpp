@@ -225,6 +225,26 @@ TEST(SlowWordPiece, LowerCaseFoldsTextButNotSpecialTokens) {
   EXPECT_EQ(tok->encode(std::string(101, 'i'), std::nullopt, {}, false).ids, Ids{1});
 }
 
+TEST(SlowWordPiece, AddedTokenFlagThatIsNotABooleanIsABadFile) {
+  // Found by bpe_files_fuzz: a string where transformers writes a boolean escaped the loader as
+  // nlohmann's type_error instead of naming the file and the key.
+  for (const char* config :
+       {R"({"mask_token": {"content": "[MASK]", "lstrip": "no"}})",
+        R"({"added_tokens_decoder": {"4": {"content": "[MASK]", "special": "yes"}}})"}) {
+    SCOPED_TRACE(config);
+    TempFolder folder;
+    folder.write("vocab.txt", kVocab);
+    folder.write("tokenizer_config.json", config);
+    try {
+      load_tokenizer(folder.path(), folder.path() / "vocab.txt");
+      ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("tokenizer_config.json"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is not a boolean"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(SlowWordPiece, CasedOptionsAndNeverSplit) {
   TempFolder folder;
   folder.write("vocab.txt", kVocab);

@@ -29,6 +29,18 @@ std::optional<json> read_json(const fs::path& path) {
   }
 }
 
+std::optional<bool> optional_bool(const json& doc, const char* key, const std::string& file) {
+  if (!doc.contains(key) || doc[key].is_null()) return std::nullopt;
+  if (!doc[key].is_boolean()) bad_file(file, std::string("\"") + key + "\" is not a boolean");
+  return doc[key].get<bool>();
+}
+
+// A serialized AddedToken's flag: absent or null is false, anything but a boolean a bad file
+// (nlohmann's value() would throw its own type_error out of the loader).
+bool token_flag(const json& token, const char* key, const std::string& file) {
+  return optional_bool(token, key, file).value_or(false);
+}
+
 // Special tokens are written either as a plain string or as a serialized AddedToken.
 struct TokenValue {
   std::string content;
@@ -42,20 +54,14 @@ std::optional<TokenValue> token_value(const json& value, const std::string& file
   if (value.is_object() && value.contains("content") && value["content"].is_string()) {
     AddedTokenSpec spec;
     spec.content = value["content"].get<std::string>();
-    spec.lstrip = value.value("lstrip", false);
-    spec.rstrip = value.value("rstrip", false);
-    spec.single_word = value.value("single_word", false);
-    spec.normalized = value.value("normalized", false);
+    spec.lstrip = token_flag(value, "lstrip", file);
+    spec.rstrip = token_flag(value, "rstrip", file);
+    spec.single_word = token_flag(value, "single_word", file);
+    spec.normalized = token_flag(value, "normalized", file);
     spec.special = true;
     return TokenValue{spec.content, spec};
   }
   bad_file(file, "\"" + key + "\" is neither a string nor an AddedToken");
-}
-
-std::optional<bool> optional_bool(const json& doc, const char* key, const std::string& file) {
-  if (!doc.contains(key) || doc[key].is_null()) return std::nullopt;
-  if (!doc[key].is_boolean()) bad_file(file, std::string("\"") + key + "\" is not a boolean");
-  return doc[key].get<bool>();
 }
 
 constexpr const char* kSpecialAttributes[] = {"bos_token", "eos_token", "unk_token", "sep_token",
@@ -141,7 +147,7 @@ SlowConfig read_slow_config(const fs::path& model_dir) {
         AddedTokenSpec spec = token && token->flags ? *token->flags : AddedTokenSpec{};
         if (!token) bad_file(config_file, "added token " + key + " has no content");
         spec.content = token->content;
-        spec.special = value.is_object() ? value.value("special", false) : false;
+        spec.special = value.is_object() && token_flag(value, "special", config_file);
         try {
           std::size_t used = 0;
           spec.id = static_cast<std::int32_t>(std::stol(key, &used));
