@@ -61,6 +61,12 @@ void require_json_content_type(const http::Request& request) {
 }
 
 Json parse_json_text(std::string_view text) {
+  // nlohmann's lexer takes a NUL byte for the end of its input, so '{"inputs":"a"}\0garbage'
+  // would parse as the object and the rest never be looked at. JSON has no raw NUL anywhere
+  // (inside strings it is escaped as \u0000), so one is a bad body, wherever it sits.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    throw ApiError(ApiErrorKind::kBadRequest,
+                   "body is not valid JSON: a NUL byte at offset " + std::to_string(nul));
   check_depth(text);
   try {
     return Json::parse(text.begin(), text.end());
