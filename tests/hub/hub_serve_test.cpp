@@ -15,8 +15,9 @@
 
 #include "hub_server.h"
 #include "tests/run_cli/cli_runner.h"
-#include "tests/server/http_client.h"
-#include "tests/server/serve_process.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {

@@ -32,7 +32,4 @@ class ServeProcess {
   std::string log_path_;
 };
 
-std::string fixture_model(const std::string& name);
-std::string onepass_binary();
-
 }  // namespace onepass::testing
