@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/run_cli/cli_runner.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 #include "tests/weights/safetensors_writer.h"
 
 namespace onepass {

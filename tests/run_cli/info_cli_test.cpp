@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/run_cli/cli_runner.h"
-#include "tests/weights/safetensors_writer.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "tests/model/golden.h"
 #include "tests/run_cli/cli_runner.h"
-#include "tests/weights/safetensors_writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass {
 namespace {

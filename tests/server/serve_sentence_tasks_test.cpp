@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_suite.h"
-#include "tests/runtime/temp_dir.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::testing {
 namespace {
@@ -285,7 +285,7 @@ TEST(ServeHfTask, SentenceEmbeddingsAreEncodesVectors) {
     expect_vector(list[0], c["embedding"]["mean"]);
     expect_vector(list[1], d["embedding"]["mean"]);
   }
-  runtime::testing::TempDir dir;
+  TempDir dir;
   std::filesystem::copy(fixture_model(kEmbed), dir.path() / "st",
                         std::filesystem::copy_options::recursive);
   std::ofstream(dir.path() / "st" / "modules.json")
@@ -352,7 +352,7 @@ TEST(ServeHfTask, SentenceRankingScoresPairsAndRanksTexts) {
 
 // A copy of bert-tiny-rerank whose config.json gains `extra` (sentence-transformers' CrossEncoder
 // keys), in `dir`.
-std::string reranker_with(const runtime::testing::TempDir& dir, const json& extra) {
+std::string reranker_with(const TempDir& dir, const json& extra) {
   const auto folder = dir.path() / "rerank";
   std::filesystem::copy(fixture_model("bert-tiny-rerank"), folder,
                         std::filesystem::copy_options::recursive);
@@ -382,7 +382,7 @@ TEST(ServeHfTask, SentenceRankingAndVllmScoreApplyTheCrossEncodersActivation) {
   };
   for (const auto& [extra, activation] : variants) {
     SCOPED_TRACE(extra.dump());
-    runtime::testing::TempDir dir;
+    TempDir dir;
     HfTask task("sentence-ranking");
     ServeProcess server({"--model", "rerank=" + reranker_with(dir, extra)});
     ASSERT_TRUE(server.wait_ready()) << server.log();
