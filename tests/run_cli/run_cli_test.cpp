@@ -13,6 +13,7 @@
 #include "tests/support/cli_runner.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass {
 namespace {
@@ -51,11 +52,9 @@ std::vector<json> output_lines(const std::string& out) {
   return lines;
 }
 
+// Two JSON arrays of numbers through tests/support/vector_compare.h.
 double max_abs_diff(const json& a, const json& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, std::abs(a[i].get<double>() - b[i].get<double>()));
-  return worst;
+  return testing::max_abs_diff(a.get<std::vector<double>>(), b.get<std::vector<double>>());
 }
 
 class ClassifierGolden : public ::testing::TestWithParam<std::string> {};

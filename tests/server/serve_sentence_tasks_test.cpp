@@ -19,6 +19,7 @@
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass::testing {
 namespace {
@@ -41,16 +42,8 @@ const json& golden_case(const std::string& model, const std::string& id) {
   throw std::runtime_error("no golden case " + id);
 }
 
-// The cosine of two golden vectors, in double.
-double cosine(const json& a, const json& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ab += a[i].get<double>() * b[i].get<double>();
-    aa += a[i].get<double>() * a[i].get<double>();
-    bb += b[i].get<double>() * b[i].get<double>();
-  }
-  return ab / (std::sqrt(aa) * std::sqrt(bb));
-}
+// A golden vector as doubles, for cosine().
+std::vector<double> doubles(const json& vector) { return vector.get<std::vector<double>>(); }
 
 void expect_near_all(const json& got, const std::vector<double>& expected) {
   ASSERT_EQ(got.size(), expected.size()) << got;
@@ -79,7 +72,7 @@ std::vector<double> expected_similarities() {
   const auto& source = golden_case(kEmbed, "short_en")["embedding"]["mean"];
   std::vector<double> out;
   for (const char* id : {"german", "korean"})
-    out.push_back(cosine(source, golden_case(kEmbed, id)["embedding"]["mean"]));
+    out.push_back(cosine(doubles(source), doubles(golden_case(kEmbed, id)["embedding"]["mean"])));
   return out;
 }
 
@@ -174,8 +167,8 @@ TEST_F(ServeSentenceTasks, DenseModulesShapeTheEmbeddingInEveryDialect) {
                 json{{"inputs", {{"source_sentence", texts[0]}, {"sentences", {texts[1]}}}}}.dump(),
                 target("dense"));
   ASSERT_EQ(r.status, 200) << r.body;
-  expect_near_all(json::parse(r.body),
-                  {cosine(pipeline(0, "before_normalize"), pipeline(1, "before_normalize"))});
+  expect_near_all(json::parse(r.body), {cosine(doubles(pipeline(0, "before_normalize")),
+                                               doubles(pipeline(1, "before_normalize")))});
 
   // `dimensions` counts the Dense output; /embed_all stays the transformer's tokens.
   r = post_json(port(), "/embed", json{{"inputs", texts[0]}, {"dimensions", 25}}.dump(),
@@ -218,8 +211,9 @@ TEST_F(ServeSentenceTasks, TeiSimilarityTakesAPromptForEveryText) {
           .dump(),
       target("st"));
   ASSERT_EQ(r.status, 200) << r.body;
-  const double expected = cosine(golden_case(kEmbed, "short_en@query")["embedding"]["mean"],
-                                 golden_case(kEmbed, "german@query")["embedding"]["mean"]);
+  const double expected =
+      cosine(doubles(golden_case(kEmbed, "short_en@query")["embedding"]["mean"]),
+             doubles(golden_case(kEmbed, "german@query")["embedding"]["mean"]));
   expect_near_all(json::parse(r.body), {expected});
 }
 
