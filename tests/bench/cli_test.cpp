@@ -2,9 +2,7 @@
 // results JSON, exit code 3 when the content verification fails, client-side tokenization for
 // the KServe tensor form (onepass's tokenizer through cmd_bench's adapter), compare and report.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -12,49 +10,26 @@
 #include <sstream>
 
 #include "fake_server.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::bench::testing {
 namespace {
 
 using nlohmann::json;
+using onepass::testing::CliResult;
+using onepass::testing::TempDir;
 
-const std::filesystem::path kBinary =
-    std::filesystem::path(ONEPASS_BINARY_DIR) / "apps/onepass/onepass";
 const std::filesystem::path kModels =
     std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
 
-struct Invocation {
-  int code = -1;
-  std::string out;
-};
-
-Invocation onepass(const std::string& args) {
-  const std::string command = kBinary.string() + " " + args + " 2>/dev/null";
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  Invocation run;
-  if (pipe == nullptr) return run;
-  char buf[4096];
-  while (std::fgets(buf, sizeof(buf), pipe) != nullptr) run.out += buf;
-  const int status = ::pclose(pipe);
-  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+// `onepass ARGS`, split into arguments at spaces (no argument here holds one).
+CliResult onepass(const std::string& args) {
+  std::vector<std::string> words;
+  std::istringstream in(args);
+  for (std::string word; in >> word;) words.push_back(word);
+  return onepass::testing::run_onepass(words);
 }
-
-class TempDir {
- public:
-  TempDir()
-      : path_(std::filesystem::temp_directory_path() /
-              ("onepass_bench_cli_" + std::to_string(::getpid()) + "_" +
-               std::to_string(counter_++))) {
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
 
 json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -63,15 +38,15 @@ json read_json(const std::filesystem::path& path) {
 
 TEST(Cli, SweepPrintsTablesAndWritesResults) {
   FakeServer server([](const FakeRequest& r) { return answer_like_onepass(r, false); });
-  TempDir dir;
-  const Invocation run =
+  TempDir dir("bench_cli");
+  const CliResult run =
       onepass("bench --endpoint " + server.url() +
               " -n 10 --warmup 1 --sweep-batch 4 --sweep-concurrency 1,2 --no-progress -o " +
-              (dir / "r.json").string());
-  ASSERT_EQ(run.code, 0) << run.out;
+              (dir.path() / "r.json").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_NE(run.out.find("batch runs (sweep)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("concurrency runs (sweep)"), std::string::npos);
-  const json doc = read_json(dir / "r.json");
+  const json doc = read_json(dir.path() / "r.json");
   EXPECT_EQ(doc["schema"], "onepass-bench/1");
   EXPECT_EQ(doc["workload"]["request_rate"], "inf");
   const json& e = doc["endpoints"][0];
@@ -90,10 +65,10 @@ TEST(Cli, SweepPrintsTablesAndWritesResults) {
     }
   }
 
-  const Invocation report = onepass("bench report " + (dir / "r.json").string() + " -o " +
-                                    (dir / "report.html").string());
-  ASSERT_EQ(report.code, 0);
-  std::ifstream html(dir / "report.html");
+  const CliResult report = onepass("bench report " + (dir.path() / "r.json").string() + " -o " +
+                                   (dir.path() / "report.html").string());
+  ASSERT_EQ(report.exit_code, 0);
+  std::ifstream html(dir.path() / "report.html");
   std::stringstream content;
   content << html.rdbuf();
   EXPECT_NE(content.str().find("batch efficiency vs batch size"), std::string::npos);
@@ -103,9 +78,9 @@ TEST(Cli, SweepPrintsTablesAndWritesResults) {
 TEST(Cli, SwappingServerFailsTheCommand) {
   SwapPairs swap([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   FakeServer server([&](const FakeRequest& r) { return swap(r); });
-  const Invocation run =
+  const CliResult run =
       onepass("bench --endpoint " + server.url() + " -n 30 --concurrency 4 --no-progress");
-  EXPECT_EQ(run.code, 3) << run.out;
+  EXPECT_EQ(run.exit_code, 3) << run.out;
   EXPECT_NE(run.out.find("CONTENT VERIFICATION FAILED"), std::string::npos);
 }
 
@@ -117,15 +92,14 @@ TEST(Cli, TritonTensorsTokenizedOnTheClient) {
     bodies.push_back(json::parse(r.body));
     return answer_like_onepass(r, false);
   });
-  TempDir dir;
-  const Invocation run =
-      onepass("bench --endpoint " + server.url() +
-              " --dialect triton --model nli "
-              "--tokenizer " +
-              (kModels / "bert-tiny-nli").string() +
-              " -n 4 --batch-size 2 --pad-to-max --max-len 64 --no-progress -o " +
-              (dir / "r.json").string());
-  ASSERT_EQ(run.code, 0) << run.out;
+  TempDir dir("bench_cli");
+  const CliResult run = onepass("bench --endpoint " + server.url() +
+                                " --dialect triton --model nli "
+                                "--tokenizer " +
+                                (kModels / "bert-tiny-nli").string() +
+                                " -n 4 --batch-size 2 --pad-to-max --max-len 64 --no-progress -o " +
+                                (dir.path() / "r.json").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
   ASSERT_FALSE(bodies.empty());
   const json& ids = bodies.back()["inputs"][0];
   EXPECT_EQ(ids["name"], "input_ids");
@@ -133,31 +107,31 @@ TEST(Cli, TritonTensorsTokenizedOnTheClient) {
   EXPECT_EQ(ids["data"][0], 12);  // [CLS] of the fixture's vocab.txt
   EXPECT_EQ(bodies.back()["inputs"][2]["name"], "token_type_ids");
   // Labels come from the folder's config.json id2label, so accuracy is reported.
-  const json doc = read_json(dir / "r.json");
+  const json doc = read_json(dir.path() / "r.json");
   EXPECT_TRUE(doc["endpoints"][0]["reference"]["accuracy"].is_number());
 }
 
 TEST(Cli, CompareReportsAgreement) {
   FakeServer a([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   FakeServer b([](const FakeRequest& r) { return answer_like_onepass(r, false); });
-  TempDir dir;
-  const Invocation run =
+  TempDir dir("bench_cli");
+  const CliResult run =
       onepass("bench compare --endpoint one=" + a.url() + " --endpoint two=" + b.url() +
-              " --dialect two=tei -n 6 --no-progress -o " + (dir / "c.json").string());
-  ASSERT_EQ(run.code, 0) << run.out;
+              " --dialect two=tei -n 6 --no-progress -o " + (dir.path() / "c.json").string());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_NE(run.out.find("agreement one vs two: 9 of 9 samples (100.0%)"), std::string::npos)
       << run.out;
-  const json doc = read_json(dir / "c.json");
+  const json doc = read_json(dir.path() / "c.json");
   EXPECT_EQ(doc["endpoints"][1]["dialect"], "tei");
   EXPECT_EQ(doc["agreement"][0]["rate"], 1.0);
 }
 
 TEST(Cli, BadFlagsAreOneLineErrors) {
-  EXPECT_EQ(onepass("bench").code, 2);
-  EXPECT_EQ(onepass("bench --endpoint http://127.0.0.1:1 --burstiness -1").code, 2);
-  EXPECT_EQ(onepass("bench --endpoint http://127.0.0.1:1 --sweep-batch 1,x").code, 2);
-  EXPECT_EQ(onepass("bench compare --endpoint nameless").code, 2);
-  EXPECT_EQ(onepass("bench report /nonexistent.json").code, 2);
+  EXPECT_EQ(onepass("bench").exit_code, 2);
+  EXPECT_EQ(onepass("bench --endpoint http://127.0.0.1:1 --burstiness -1").exit_code, 2);
+  EXPECT_EQ(onepass("bench --endpoint http://127.0.0.1:1 --sweep-batch 1,x").exit_code, 2);
+  EXPECT_EQ(onepass("bench compare --endpoint nameless").exit_code, 2);
+  EXPECT_EQ(onepass("bench report /nonexistent.json").exit_code, 2);
 }
 
 }  // namespace

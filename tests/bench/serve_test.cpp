@@ -1,78 +1,22 @@
 // The bench against the real `onepass serve` on loopback (port 0) with fixture models: a small
 // sweep in every dialect onepass serves, and compare mode on two servers of the same model.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <string>
-#include <thread>
 
 #include "base/error.h"
 #include "bench/bench.h"
 #include "bench/results.h"
-#include "http/client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::bench {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::filesystem::path kBinary =
-    std::filesystem::path(ONEPASS_BINARY_DIR) / "apps/onepass/onepass";
-const std::filesystem::path kModels =
-    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
-
-// `onepass serve` in a child process; the URL comes from its "listening on HOST:PORT" line.
-class ServeProcess {
- public:
-  explicit ServeProcess(std::vector<std::string> args) {
-    int out[2];
-    if (::pipe(out) != 0) return;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(out[1], STDOUT_FILENO);
-      ::close(out[0]);
-      ::close(out[1]);
-      std::vector<char*> argv;
-      std::string binary = kBinary.string();
-      argv.push_back(binary.data());
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(binary.c_str(), argv.data());
-      ::_exit(127);
-    }
-    ::close(out[1]);
-    stdout_ = ::fdopen(out[0], "r");
-    char line[512];
-    while (stdout_ != nullptr && std::fgets(line, sizeof(line), stdout_) != nullptr) {
-      const std::string text(line);
-      const auto at = text.find("listening on ");
-      if (at == std::string::npos) continue;
-      std::string address = text.substr(at + 13);
-      while (!address.empty() && (address.back() == '\n' || address.back() == '\r'))
-        address.pop_back();
-      url_ = "http://" + address;
-      break;
-    }
-  }
-  ~ServeProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-    if (stdout_ != nullptr) std::fclose(stdout_);
-  }
-  const std::string& url() const { return url_; }
-
- private:
-  pid_t pid_ = -1;
-  std::FILE* stdout_ = nullptr;
-  std::string url_;
-};
+using onepass::testing::fixture_model;
+using onepass::testing::ServeProcess;
 
 Workload tiny_sweep() {
   Workload w;
@@ -107,8 +51,7 @@ void expect_clean(const EndpointResult& e) {
 }
 
 TEST(Serve, SweepInEveryDialectOfAClassifier) {
-  ServeProcess server({"serve", "--model", "nli=" + (kModels / "xlmr-tiny-nli").string(), "--host",
-                       "127.0.0.1", "--port", "0"});
+  ServeProcess server({"--model", "nli=" + fixture_model("xlmr-tiny-nli")});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
   for (const char* dialect : {"onepass", "hf", "tei", "triton", "vllm"}) {
     EndpointSpec e = spec(dialect, server.url(), dialect, "nli");
@@ -124,8 +67,7 @@ TEST(Serve, SweepInEveryDialectOfAClassifier) {
 }
 
 TEST(Serve, SweepInEveryDialectOfAnEmbedder) {
-  ServeProcess server({"serve", "--model", "emb=" + (kModels / "bert-tiny-embed").string(),
-                       "--host", "127.0.0.1", "--port", "0"});
+  ServeProcess server({"--model", "emb=" + fixture_model("bert-tiny-embed")});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
   for (const char* dialect : {"onepass", "tei", "triton", "openai", "vllm"}) {
     Workload w = tiny_sweep();
@@ -136,8 +78,7 @@ TEST(Serve, SweepInEveryDialectOfAnEmbedder) {
 }
 
 TEST(Serve, SweepInEveryDialectOfAReranker) {
-  ServeProcess server({"serve", "--model", "rr=" + (kModels / "bert-tiny-rerank").string(),
-                       "--host", "127.0.0.1", "--port", "0"});
+  ServeProcess server({"--model", "rr=" + fixture_model("bert-tiny-rerank")});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
   for (const char* dialect : {"cohere", "vllm", "tei"}) {
     const BenchResult result =
@@ -150,8 +91,7 @@ TEST(Serve, SweepInEveryDialectOfAReranker) {
 // The NER workload: every sample's entities (aggregation_strategy simple), found by asking
 // (auto) or named (--task tokens), batched and concurrent answers equal to the reference's.
 TEST(Serve, SweepInEveryDialectOfATokenClassifier) {
-  ServeProcess server({"serve", "--model", "ner=" + (kModels / "bert-tiny-ner").string(), "--host",
-                       "127.0.0.1", "--port", "0"});
+  ServeProcess server({"--model", "ner=" + fixture_model("bert-tiny-ner")});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
   for (const char* dialect : {"onepass", "hf", "tei"}) {
     for (const Task task : {Task::kAuto, Task::kTokens}) {
@@ -174,8 +114,7 @@ TEST(Serve, SweepInEveryDialectOfATokenClassifier) {
 // SPLADE through TEI's /embed_sparse, found by asking (auto: /predict, /embed and
 // /predict_tokens refuse it) or named; a dialect without the route is refused before any request.
 TEST(Serve, SweepOfASparseEmbedder) {
-  ServeProcess server({"serve", "--model", "sp=" + (kModels / "bert-tiny-splade").string(),
-                       "--host", "127.0.0.1", "--port", "0"});
+  ServeProcess server({"--model", "sp=" + fixture_model("bert-tiny-splade")});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
   for (const Task task : {Task::kAuto, Task::kSparse}) {
     Workload w = tiny_sweep();
@@ -194,28 +133,15 @@ TEST(Serve, SweepOfASparseEmbedder) {
   EXPECT_THROW(run_bench({spec("hf", server.url(), "hf", "sp")}, w), Error);
 }
 
-// GET /ping until 200: a question-answering request tokenizes on the HTTP thread, which a
-// model still loading answers with 503 (docs/api.md), where a classifier's request waits.
-bool wait_ready(const std::string& url) {
-  http::Connection connection(http::Url::parse(url), 2000ms);
-  http::Request ping;
-  ping.method = "GET";
-  ping.target = "/ping";
-  for (int i = 0; i < 200; ++i) {
-    if (connection.send(ping).status == 200) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
-}
-
 // Extractive question answering: each sample's hypothesis asked about its premise, found by
 // asking (auto: classify, embed and tokens are refused) or named; batched and concurrent answers
 // equal the reference's; a dialect without the route is refused before any request.
 TEST(Serve, SweepOfAQuestionAnswerer) {
-  ServeProcess server({"serve", "--model", "qa=" + (kModels / "bert-tiny-qa").string(), "--host",
-                       "127.0.0.1", "--port", "0"});
+  ServeProcess server({"--model", "qa=" + fixture_model("bert-tiny-qa")});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
-  ASSERT_TRUE(wait_ready(server.url()));
+  // GET /ping until 200: a question-answering request tokenizes on the HTTP thread, which a
+  // model still loading answers with 503 (docs/api.md), where a classifier's request waits.
+  ASSERT_TRUE(server.wait_ready(10000)) << server.log();
   for (const char* dialect : {"onepass", "hf"}) {
     for (const Task task : {Task::kAuto, Task::kQuestion}) {
       Workload w = tiny_sweep();
@@ -238,9 +164,9 @@ TEST(Serve, SweepOfAQuestionAnswerer) {
 }
 
 TEST(Serve, CompareTwoServersOfTheSameModelAgreesFully) {
-  const std::string model = "nli=" + (kModels / "bert-tiny-nli").string();
-  ServeProcess a({"serve", "--model", model, "--host", "127.0.0.1", "--port", "0"});
-  ServeProcess b({"serve", "--model", model, "--host", "127.0.0.1", "--port", "0"});
+  const std::string model = "nli=" + fixture_model("bert-tiny-nli");
+  ServeProcess a({"--model", model});
+  ServeProcess b({"--model", model});
   ASSERT_FALSE(a.url().empty());
   ASSERT_FALSE(b.url().empty());
   Workload w = tiny_sweep();

@@ -14,9 +14,10 @@
 #include <sstream>
 
 #include "hub_server.h"
-#include "tests/run_cli/cli_runner.h"
-#include "tests/server/http_client.h"
-#include "tests/server/serve_process.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {
@@ -122,23 +123,7 @@ class HubServe : public ::testing::Test {
 
   // `onepass ARGS` under a 60 s limit: a serve that should have refused would run forever.
   CliResult onepass(const std::vector<std::string>& args, const std::string& stdin_text = "") {
-    const fs::path in = cache_ / "stdin.txt", out = cache_ / "stdout.txt",
-                   err = cache_ / "stderr.txt";
-    std::ofstream(in, std::ios::binary) << stdin_text;
-    std::string command = "timeout 60 ";
-    command += shell_quote(onepass_binary());
-    for (const auto& arg : args) {
-      command += ' ';
-      command += shell_quote(arg);
-    }
-    command += " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" +
-               shell_quote(err.string());
-    const int status = std::system(command.c_str());
-    CliResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = read_all(out);
-    result.err = read_all(err);
-    return result;
+    return run_onepass(args, stdin_text, std::chrono::seconds(60));
   }
 
   HubServer hub_;

@@ -16,9 +16,12 @@
 #include "kernels/matmul.h"
 #include "kernels/quantize.h"
 #include "kernels/reference/reference.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass::kernels {
 namespace {
+
+using onepass::testing::max_abs_diff;
 
 std::vector<float> random_values(std::size_t n, unsigned seed, float lo, float hi) {
   std::mt19937 rng(seed);
@@ -31,13 +34,6 @@ std::vector<float> random_values(std::size_t n, unsigned seed, float lo, float h
 float max_abs(const std::vector<float>& v) {
   float m = 0.0f;
   for (float x : v) m = std::max(m, std::abs(x));
-  return m;
-}
-
-float max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  float m = 0.0f;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
   return m;
 }
 

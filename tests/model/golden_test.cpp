@@ -12,28 +12,15 @@
 
 #include "model/encoder.h"
 #include "model/heads/postprocess.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass::model {
 namespace {
 
+using onepass::testing::cosine;
 using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
-
-double cosine(std::span<const float> a, std::span<const float> b) {
-  double dot = 0, na = 0, nb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    dot += static_cast<double>(a[i]) * b[i];
-    na += static_cast<double>(a[i]) * a[i];
-    nb += static_cast<double>(b[i]) * b[i];
-  }
-  return dot / std::sqrt(na * nb);
-}
-
-float max_abs_diff(std::span<const float> a, std::span<const float> b) {
-  float worst = 0.0f;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
-  return worst;
-}
+using onepass::testing::max_abs_diff;
 
 class GoldenTest : public ::testing::TestWithParam<const char*> {};
 

@@ -8,7 +8,8 @@
 #include "model/encoder.h"
 #include "model/heads/postprocess.h"
 #include "tests/model/golden.h"
-#include "tests/weights/safetensors_writer.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::model {
 namespace {

@@ -17,22 +17,16 @@
 #include "base/error.h"
 #include "model/encoder.h"
 #include "tests/model/golden.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass::model {
 namespace {
 
 using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
+using onepass::testing::max_abs_diff;
 
 class MaskedLmHead : public ::testing::TestWithParam<const char*> {};
-
-float max_abs_diff(std::span<const float> a, std::span<const float> b) {
-  EXPECT_EQ(a.size(), b.size());
-  float worst = 0.0f;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-    worst = std::max(worst, std::abs(a[i] - b[i]));
-  return worst;
-}
 
 TEST_P(MaskedLmHead, LogitsAtEveryPositionPoolToTheGoldenSpladeVector) {
   const auto golden = load_golden(GetParam());

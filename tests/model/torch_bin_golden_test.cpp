@@ -10,7 +10,7 @@
 #include "model/encoder.h"
 #include "model/heads/postprocess.h"
 #include "tests/model/golden.h"
-#include "tests/weights/safetensors_writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::model {
 namespace {

@@ -9,7 +9,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "tests/run_cli/cli_runner.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 #include "tests/weights/safetensors_writer.h"
 
 namespace onepass {
@@ -17,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using testing::read_all;
+using testing::read_text;
 using testing::run_onepass;
 using testing::TempDir;
 
@@ -35,7 +37,7 @@ class BrokenModel : public ::testing::Test {
 
   // Runs the binary on the broken folder; asserts the one-line, exit-2 contract.
   std::string run_error(const std::string& input = kGoodLine) {
-    const auto r = run_onepass({"run", "--model", model_.string()}, input, dir_.path());
+    const auto r = run_onepass({"run", "--model", model_.string()}, input);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -45,7 +47,7 @@ class BrokenModel : public ::testing::Test {
     return r.err;
   }
 
-  nlohmann::json config() { return nlohmann::json::parse(read_all(model_ / "config.json")); }
+  nlohmann::json config() { return nlohmann::json::parse(read_text(model_ / "config.json")); }
   void write_config(const nlohmann::json& j) {
     testing::write_text(model_ / "config.json", j.dump(2));
   }
@@ -53,7 +55,7 @@ class BrokenModel : public ::testing::Test {
   // Rewrites the safetensors header with `edit` applied, keeping the data section as is.
   template <typename Edit>
   void edit_safetensors_header(Edit edit) {
-    const std::string bytes = read_all(model_ / "model.safetensors");
+    const std::string bytes = read_text(model_ / "model.safetensors");
     std::uint64_t n = 0;
     std::memcpy(&n, bytes.data(), 8);
     auto header = nlohmann::json::parse(bytes.substr(8, n));
@@ -70,7 +72,7 @@ class BrokenModel : public ::testing::Test {
 };
 
 TEST_F(BrokenModel, IntactCopyRuns) {
-  const auto r = run_onepass({"run", "--model", model_.string()}, kGoodLine, dir_.path());
+  const auto r = run_onepass({"run", "--model", model_.string()}, kGoodLine);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"label\""));
 }
@@ -152,7 +154,7 @@ TEST_F(BrokenModel, InvalidConfigJson) {
 }
 
 TEST_F(BrokenModel, NanWeight) {
-  std::string bytes = read_all(model_ / "model.safetensors");
+  std::string bytes = read_text(model_ / "model.safetensors");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(bytes.data() + bytes.size() - 4, &nan, 4);  // last tensor, last element
   testing::write_file(model_ / "model.safetensors",

@@ -6,8 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/run_cli/cli_runner.h"
-#include "tests/weights/safetensors_writer.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass {
 namespace {
@@ -15,14 +16,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
-using testing::read_all;
+using testing::read_text;
 using testing::run_onepass;
 using testing::TempDir;
 
 const fs::path kData = fs::path(ONEPASS_TEST_DATA_DIR);
 const fs::path kModels = kData / "fixtures/models";
 
-json config_of(const fs::path& dir) { return json::parse(read_all(dir / "config.json")); }
+json config_of(const fs::path& dir) { return json::parse(read_text(dir / "config.json")); }
 
 class InfoCli : public ::testing::Test {
  protected:
@@ -31,7 +32,7 @@ class InfoCli : public ::testing::Test {
   testing::CliResult info(const std::vector<std::string>& args) {
     std::vector<std::string> all{"info"};
     all.insert(all.end(), args.begin(), args.end());
-    return run_onepass(all, "", work_.path());
+    return run_onepass(all);
   }
   json info_json(const fs::path& dir, int expected_exit = 0) {
     const auto r = info({dir.string(), "--json"});
@@ -139,8 +140,7 @@ TEST_F(InfoCli, DenseModulesAndTheEmbeddingsWidth) {
 TEST_F(InfoCli, ServeRefusesBothDefaultPromptFlags) {
   const auto r =
       run_onepass({"serve", "--model", (kModels / "bert-tiny-st-embed").string(), "--port", "0",
-                   "--default-prompt-name", "query", "--default-prompt", "x: "},
-                  "", work_.path());
+                   "--default-prompt-name", "query", "--default-prompt", "x: "});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("--default-prompt"));
 }

@@ -10,15 +10,17 @@
 #include <sstream>
 
 #include "tests/model/golden.h"
-#include "tests/run_cli/cli_runner.h"
-#include "tests/weights/safetensors_writer.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using testing::read_all;
+using testing::read_text;
 using testing::run_onepass;
 using testing::TempDir;
 
@@ -27,7 +29,7 @@ fs::path model_dir(const std::string& name) {
 }
 
 json golden(const std::string& name) {
-  return json::parse(read_all(model_dir(name) / "golden.json"));
+  return json::parse(read_text(model_dir(name) / "golden.json"));
 }
 
 // One input line per golden case: ids (and token types when the golden has them), id = index.
@@ -50,21 +52,18 @@ std::vector<json> output_lines(const std::string& out) {
   return lines;
 }
 
+// Two JSON arrays of numbers through tests/support/vector_compare.h.
 double max_abs_diff(const json& a, const json& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, std::abs(a[i].get<double>() - b[i].get<double>()));
-  return worst;
+  return testing::max_abs_diff(a.get<std::vector<double>>(), b.get<std::vector<double>>());
 }
 
 class ClassifierGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
-  TempDir dir("run_cli");
   const auto g = golden(GetParam());
   const auto r = run_onepass(
       {"run", "--model", model_dir(GetParam()).string(), "--batch-size", "5", "--threads", "1"},
-      id_lines(g), dir.path());
+      id_lines(g));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = output_lines(r.out);
   ASSERT_EQ(lines.size(), g["cases"].size());
@@ -95,10 +94,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ClassifierGolden,
 TEST(RunCli, SparseEmbeddingsOfEveryCase) {
   for (const char* model : {"bert-tiny-splade", "distilbert-tiny-splade"}) {
     SCOPED_TRACE(model);
-    TempDir dir("run_cli");
     const auto g = golden(model);
     const auto r = run_onepass({"run", "--model", model_dir(model).string(), "--batch-size", "4"},
-                               id_lines(g), dir.path());
+                               id_lines(g));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto lines = output_lines(r.out);
     ASSERT_EQ(lines.size(), g["cases"].size());
@@ -119,10 +117,9 @@ TEST(RunCli, SparseEmbeddingsOfEveryCase) {
 TEST(RunCli, QuestionAnsweringLogitsOfEveryWindow) {
   for (const std::string& model : testing::golden_models_for({"question_answering"})) {
     SCOPED_TRACE(model);
-    TempDir dir("run_cli");
     const auto g = golden(model);
     const auto r = run_onepass({"run", "--model", model_dir(model).string(), "--batch-size", "3"},
-                               id_lines(g), dir.path());
+                               id_lines(g));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto lines = output_lines(r.out);
     ASSERT_EQ(lines.size(), g["cases"].size());
@@ -154,10 +151,10 @@ TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
                                   "--output",
                                   (dir.path() / "out.jsonl").string()};
     if (kind.find("_l2") != std::string::npos) args.push_back("--normalize");
-    const auto r = run_onepass(args, id_lines(g), dir.path());
+    const auto r = run_onepass(args, id_lines(g));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.out.empty());
-    const auto lines = output_lines(read_all(dir.path() / "out.jsonl"));
+    const auto lines = output_lines(read_text(dir.path() / "out.jsonl"));
     ASSERT_EQ(lines.size(), g["cases"].size());
     for (std::size_t i = 0; i < lines.size(); ++i) {
       EXPECT_LE(max_abs_diff(lines[i]["embedding"], g["cases"][i]["embedding"][kind]), 1e-4) << i;
@@ -180,7 +177,7 @@ TEST(RunCli, EmbeddingsFollowTheFoldersPooling) {
     SCOPED_TRACE(kind);
     std::vector<std::string> args{"run", "--model", folder.string()};
     if (!pooling.empty()) args.insert(args.end(), {"--pooling", pooling});
-    const auto r = run_onepass(args, id_lines(g), dir.path());
+    const auto r = run_onepass(args, id_lines(g));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto lines = output_lines(r.out);
     ASSERT_EQ(lines.size(), g["cases"].size());
@@ -192,13 +189,12 @@ TEST(RunCli, EmbeddingsFollowTheFoldersPooling) {
 // A sentence-transformers folder's Dense modules run after pooling, as in `serve`; --normalize
 // then gives the library's encode() output (its modules end in Normalize).
 TEST(RunCli, EmbeddingsGoThroughTheFoldersDenseModules) {
-  TempDir dir("run_cli");
   const auto g = golden("bert-tiny-st-dense");
   for (const std::string stage : {"before_normalize", "sentence_embedding"}) {
     SCOPED_TRACE(stage);
     std::vector<std::string> args{"run", "--model", model_dir("bert-tiny-st-dense").string()};
     if (stage == "sentence_embedding") args.push_back("--normalize");
-    const auto r = run_onepass(args, id_lines(g), dir.path());
+    const auto r = run_onepass(args, id_lines(g));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto lines = output_lines(r.out);
     ASSERT_EQ(lines.size(), g["cases"].size());
@@ -211,11 +207,10 @@ TEST(RunCli, EmbeddingsGoThroughTheFoldersDenseModules) {
 }
 
 TEST(RunCli, BenchPrintsOneReport) {
-  TempDir dir("run_cli");
   const auto g = golden("bert-tiny-nli");
   const auto r = run_onepass(
       {"run", "--model", model_dir("bert-tiny-nli").string(), "--bench", "--batch-size", "8"},
-      id_lines(g), dir.path());
+      id_lines(g));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = output_lines(r.out);
   ASSERT_EQ(lines.size(), 1u);
@@ -232,7 +227,6 @@ TEST(RunCli, BenchPrintsOneReport) {
 // Text lines go through the folder's tokenizer; the ids the fast tokenizer gives equal the
 // golden input_ids except where the golden lists fast_input_ids.
 TEST(RunCli, TextLinesThroughTheTokenizer) {
-  TempDir dir("run_cli");
   const auto g = golden("bert-tiny-nli");
   std::string lines;
   std::vector<std::size_t> picked;
@@ -250,8 +244,7 @@ TEST(RunCli, TextLinesThroughTheTokenizer) {
     lines += line.dump() + "\n";
     picked.push_back(i);
   }
-  const auto r =
-      run_onepass({"run", "--model", model_dir("bert-tiny-nli").string()}, lines, dir.path());
+  const auto r = run_onepass({"run", "--model", model_dir("bert-tiny-nli").string()}, lines);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto out = output_lines(r.out);
   ASSERT_EQ(out.size(), picked.size());

@@ -13,11 +13,14 @@
 #include <random>
 
 #include "call.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass::runtime {
 namespace {
 
 using namespace testing;
+using onepass::testing::cosine;
+using onepass::testing::max_abs_diff;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
@@ -38,25 +41,6 @@ InferenceItem ids_item(const json& c) {
     item.token_type_ids = c["token_type_ids"].get<std::vector<std::int32_t>>();
   }
   return item;
-}
-
-float max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  float diff = 0;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-  }
-  return diff;
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0, na = 0, nb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    dot += double(a[i]) * b[i];
-    na += double(a[i]) * a[i];
-    nb += double(b[i]) * b[i];
-  }
-  return dot / std::sqrt(na * nb);
 }
 
 std::size_t argmax(const std::vector<float>& v) {

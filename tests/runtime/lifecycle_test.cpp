@@ -5,12 +5,13 @@
 #include <fstream>
 
 #include "call.h"
-#include "temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::runtime {
 namespace {
 
 using namespace testing;
+using onepass::testing::TempDir;
 using namespace std::chrono_literals;
 
 std::optional<ModelState> state_of(const Runtime& rt, const std::string& name) {

@@ -9,11 +9,12 @@
 #include "base/error.h"
 #include "fakes.h"
 #include "model/heads/dense_module.h"
-#include "temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::runtime {
 namespace {
 
+using onepass::testing::TempDir;
 using testing::fixture_model;
 
 FolderOptions limit(std::size_t tokens) {
@@ -30,7 +31,7 @@ FolderOptions pooling(Pooling p) {
 
 // A copy of bert-tiny-embed's config.json (512 positions) with sentence-transformers' files.
 struct SentenceFolder {
-  testing::TempDir dir;
+  TempDir dir;
   SentenceFolder() {
     std::filesystem::copy_file(fixture_model("bert-tiny-embed") / "config.json",
                                dir.path() / "config.json");
@@ -92,7 +93,7 @@ TEST(ModelConfig, RerankerAndEmbedder) {
 }
 
 TEST(ModelConfig, PoolingFromSentenceTransformersFolder) {
-  testing::TempDir dir;
+  TempDir dir;
   std::filesystem::copy_file(fixture_model("bert-tiny-embed") / "config.json",
                              dir.path() / "config.json");
   std::filesystem::create_directory(dir.path() / "1_Pooling");
@@ -259,7 +260,7 @@ TEST(ModelConfig, ADenseModuleIsReadOrRefusedByName) {
 }
 
 TEST(ModelConfig, DenseModulesLoadTheirWeightsAndRunTheLibrarysPipeline) {
-  testing::TempDir dir;
+  TempDir dir;
   std::filesystem::copy(fixture_model("bert-tiny-st-dense"), dir.path(),
                         std::filesystem::copy_options::recursive);
   const auto d = describe_model_folder("dense", dir.path());
@@ -310,7 +311,7 @@ TEST(ModelConfig, ModulesOnepassDoesNotRunFailAnEmbedderOnly) {
                    R"(, {"idx": 3, "name": "3", "path": "", "type": "custom_st.Transformer"})"));
   EXPECT_TRUE(folder.describe().dense_modules.empty());
   // A classifier's folder keeps serving logits whatever its modules.json says.
-  testing::TempDir nli;
+  TempDir nli;
   std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json",
                              nli.path() / "config.json");
   std::ofstream(nli.path() / "modules.json") << modules_then(module("2_LSTM", "LSTM"));
@@ -320,7 +321,7 @@ TEST(ModelConfig, ModulesOnepassDoesNotRunFailAnEmbedderOnly) {
 TEST(ModelConfig, ACrossEncodersActivationComesFromConfigJson) {
   using model::heads::Activation;
   auto describe_with = [&](const std::string& model, const nlohmann::json& extra) {
-    testing::TempDir dir;
+    TempDir dir;
     std::ifstream in(fixture_model(model) / "config.json");
     auto config = nlohmann::json::parse(in);
     config.update(extra);
@@ -356,7 +357,7 @@ TEST(ModelConfig, ACrossEncodersActivationComesFromConfigJson) {
 }
 
 TEST(ModelConfig, PromptsBelongToEmbeddersOnly) {
-  testing::TempDir dir;
+  TempDir dir;
   std::filesystem::copy_file(fixture_model("bert-tiny-nli") / "config.json",
                              dir.path() / "config.json");
   std::ofstream(dir.path() / "config_sentence_transformers.json")
@@ -367,7 +368,7 @@ TEST(ModelConfig, PromptsBelongToEmbeddersOnly) {
 }
 
 TEST(ModelConfig, ProblemTypeAndLabelFallbackComeFromConfigJson) {
-  testing::TempDir dir;
+  TempDir dir;
   std::ofstream(dir.path() / "config.json")
       << R"({"architectures": ["BertForSequenceClassification"], "model_type": "bert",
              "num_labels": 1, "problem_type": "regression"})";
@@ -380,7 +381,7 @@ TEST(ModelConfig, ProblemTypeAndLabelFallbackComeFromConfigJson) {
 }
 
 TEST(ModelConfig, BrokenFoldersNameTheProblemWithoutThePath) {
-  testing::TempDir dir;
+  TempDir dir;
   try {
     describe_model_folder("m", dir.path());
     FAIL();

@@ -11,13 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "call.h"
-#include "temp_dir.h"
 #include "tests/model/golden.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::runtime {
 namespace {
 
 using namespace testing;
+using onepass::testing::TempDir;
 using namespace std::chrono_literals;
 using nlohmann::json;
 

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/common/scores.h"
-#include "http_client.h"
 #include "in_process_server.h"
+#include "tests/support/http_client.h"
 
 namespace onepass::testing {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "base/log.h"
-#include "http_client.h"
 #include "in_process_server.h"
+#include "tests/support/http_client.h"
 
 namespace onepass::testing {
 namespace {

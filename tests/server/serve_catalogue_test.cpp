@@ -5,8 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "http_client.h"
-#include "serve_process.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {

@@ -9,9 +9,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "http_client.h"
-#include "serve_process.h"
 #include "serve_suite.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {

@@ -6,9 +6,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "http_client.h"
-#include "serve_process.h"
 #include "serve_suite.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass::testing {
 namespace {
@@ -35,16 +37,6 @@ std::vector<json> text_cases(const json& g, std::size_t limit) {
 json text_input(const json& c) {
   if (c.contains("pair")) return json{{"text", c["pair"][0]}, {"text_pair", c["pair"][1]}};
   return c["text"];
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0, na = 0, nb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    dot += static_cast<double>(a[i]) * b[i];
-    na += static_cast<double>(a[i]) * a[i];
-    nb += static_cast<double>(b[i]) * b[i];
-  }
-  return dot / std::sqrt(na * nb);
 }
 
 class ServeGoldens : public ServeSuite<ServeGoldens> {

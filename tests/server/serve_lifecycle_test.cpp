@@ -9,9 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "http_client.h"
 #include "metrics_scrape.h"
-#include "serve_process.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {

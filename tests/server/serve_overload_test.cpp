@@ -13,9 +13,10 @@
 #include <thread>
 
 #include "held_model.h"
-#include "http_client.h"
 #include "metrics_scrape.h"
-#include "serve_process.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {

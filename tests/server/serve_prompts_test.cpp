@@ -10,10 +10,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "http_client.h"
-#include "serve_process.h"
 #include "serve_suite.h"
-#include "tests/runtime/temp_dir.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
+#include "tests/support/temp_dir.h"
 
 namespace onepass::testing {
 namespace {
@@ -217,7 +218,7 @@ TEST(ServeDefaultPrompt, ByNameByTextAndFromTheFolder) {
     ASSERT_TRUE(server.wait_ready()) << server.log();
     expect_embedding(embed(server.port(), {{"inputs", text}})[0], golden_case("short_en@passage"));
   }
-  runtime::testing::TempDir dir;
+  TempDir dir;
   std::filesystem::copy(fixture_model(kModel), dir.path() / "st",
                         std::filesystem::copy_options::recursive);
   std::ofstream(dir.path() / "st" / "config_sentence_transformers.json")

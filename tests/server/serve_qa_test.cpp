@@ -20,9 +20,10 @@
 #include <optional>
 
 #include "code_points.h"
-#include "http_client.h"
-#include "serve_process.h"
 #include "serve_suite.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {

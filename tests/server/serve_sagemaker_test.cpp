@@ -11,8 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "http_client.h"
-#include "serve_process.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 namespace {

@@ -14,10 +14,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "http_client.h"
-#include "serve_process.h"
 #include "serve_suite.h"
-#include "tests/runtime/temp_dir.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
+#include "tests/support/serve_process.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/vector_compare.h"
 
 namespace onepass::testing {
 namespace {
@@ -40,16 +42,8 @@ const json& golden_case(const std::string& model, const std::string& id) {
   throw std::runtime_error("no golden case " + id);
 }
 
-// The cosine of two golden vectors, in double.
-double cosine(const json& a, const json& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ab += a[i].get<double>() * b[i].get<double>();
-    aa += a[i].get<double>() * a[i].get<double>();
-    bb += b[i].get<double>() * b[i].get<double>();
-  }
-  return ab / (std::sqrt(aa) * std::sqrt(bb));
-}
+// A golden vector as doubles, for cosine().
+std::vector<double> doubles(const json& vector) { return vector.get<std::vector<double>>(); }
 
 void expect_near_all(const json& got, const std::vector<double>& expected) {
   ASSERT_EQ(got.size(), expected.size()) << got;
@@ -78,7 +72,7 @@ std::vector<double> expected_similarities() {
   const auto& source = golden_case(kEmbed, "short_en")["embedding"]["mean"];
   std::vector<double> out;
   for (const char* id : {"german", "korean"})
-    out.push_back(cosine(source, golden_case(kEmbed, id)["embedding"]["mean"]));
+    out.push_back(cosine(doubles(source), doubles(golden_case(kEmbed, id)["embedding"]["mean"])));
   return out;
 }
 
@@ -173,8 +167,8 @@ TEST_F(ServeSentenceTasks, DenseModulesShapeTheEmbeddingInEveryDialect) {
                 json{{"inputs", {{"source_sentence", texts[0]}, {"sentences", {texts[1]}}}}}.dump(),
                 target("dense"));
   ASSERT_EQ(r.status, 200) << r.body;
-  expect_near_all(json::parse(r.body),
-                  {cosine(pipeline(0, "before_normalize"), pipeline(1, "before_normalize"))});
+  expect_near_all(json::parse(r.body), {cosine(doubles(pipeline(0, "before_normalize")),
+                                               doubles(pipeline(1, "before_normalize")))});
 
   // `dimensions` counts the Dense output; /embed_all stays the transformer's tokens.
   r = post_json(port(), "/embed", json{{"inputs", texts[0]}, {"dimensions", 25}}.dump(),
@@ -217,8 +211,9 @@ TEST_F(ServeSentenceTasks, TeiSimilarityTakesAPromptForEveryText) {
           .dump(),
       target("st"));
   ASSERT_EQ(r.status, 200) << r.body;
-  const double expected = cosine(golden_case(kEmbed, "short_en@query")["embedding"]["mean"],
-                                 golden_case(kEmbed, "german@query")["embedding"]["mean"]);
+  const double expected =
+      cosine(doubles(golden_case(kEmbed, "short_en@query")["embedding"]["mean"]),
+             doubles(golden_case(kEmbed, "german@query")["embedding"]["mean"]));
   expect_near_all(json::parse(r.body), {expected});
 }
 
@@ -284,7 +279,7 @@ TEST(ServeHfTask, SentenceEmbeddingsAreEncodesVectors) {
     expect_vector(list[0], c["embedding"]["mean"]);
     expect_vector(list[1], d["embedding"]["mean"]);
   }
-  runtime::testing::TempDir dir;
+  TempDir dir;
   std::filesystem::copy(fixture_model(kEmbed), dir.path() / "st",
                         std::filesystem::copy_options::recursive);
   std::ofstream(dir.path() / "st" / "modules.json")
@@ -351,7 +346,7 @@ TEST(ServeHfTask, SentenceRankingScoresPairsAndRanksTexts) {
 
 // A copy of bert-tiny-rerank whose config.json gains `extra` (sentence-transformers' CrossEncoder
 // keys), in `dir`.
-std::string reranker_with(const runtime::testing::TempDir& dir, const json& extra) {
+std::string reranker_with(const TempDir& dir, const json& extra) {
   const auto folder = dir.path() / "rerank";
   std::filesystem::copy(fixture_model("bert-tiny-rerank"), folder,
                         std::filesystem::copy_options::recursive);
@@ -381,7 +376,7 @@ TEST(ServeHfTask, SentenceRankingAndVllmScoreApplyTheCrossEncodersActivation) {
   };
   for (const auto& [extra, activation] : variants) {
     SCOPED_TRACE(extra.dump());
-    runtime::testing::TempDir dir;
+    TempDir dir;
     HfTask task("sentence-ranking");
     ServeProcess server({"--model", "rerank=" + reranker_with(dir, extra)});
     ASSERT_TRUE(server.wait_ready()) << server.log();

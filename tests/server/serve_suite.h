@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "serve_process.h"
+#include "tests/support/serve_process.h"
 
 namespace onepass::testing {
 

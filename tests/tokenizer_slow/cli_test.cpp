@@ -2,69 +2,22 @@
 // model through each slow source chosen with --tokenizer, the tokenizer-only folder, and bad
 // lines (one error line naming the line, exit code 2, earlier lines already answered).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "fixture_cases.h"
+#include "tests/support/cli_runner.h"
 
 namespace onepass::tokenizer::testing {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-struct CliResult {
-  int rc = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::string quote(const std::string& arg) {
-  std::string out = "'";
-  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-CliResult run_onepass(const std::vector<std::string>& args, const std::string& input) {
-  static int counter = 0;
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("onepass_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  fs::create_directories(dir);
-  std::ofstream(dir / "in", std::ios::binary) << input;
-  std::string command = quote(std::string(ONEPASS_BINARY_DIR) + "/apps/onepass/onepass");
-  // Appended piece by piece: GCC 12 warns -Wrestrict on `"literal" + std::string&&` here.
-  for (const auto& arg : args) {
-    command += ' ';
-    command += quote(arg);
-  }
-  command += " < ";
-  command += quote((dir / "in").string());
-  command += " > ";
-  command += quote((dir / "out").string());
-  command += " 2> ";
-  command += quote((dir / "err").string());
-  const int status = std::system(command.c_str());
-  CliResult run;
-  run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = slurp(dir / "out");
-  run.err = slurp(dir / "err");
-  fs::remove_all(dir);
-  return run;
-}
+using onepass::testing::CliResult;
+using onepass::testing::run_onepass;
 
 std::vector<json> lines_of(const std::string& text) {
   std::vector<json> out;
@@ -98,7 +51,7 @@ TEST(TokenizeCommand, EveryGoldenCaseThroughEachSlowSource) {
          {slow_source(model).filename().string(), slow_source(model).string()}) {
       const CliResult run =
           run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", file}, input);
-      ASSERT_EQ(run.rc, 0) << model << ": " << run.err;
+      ASSERT_EQ(run.exit_code, 0) << model << ": " << run.err;
       const auto outputs = lines_of(run.out);
       ASSERT_EQ(outputs.size(), cases.size()) << model;
       for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -136,7 +89,7 @@ TEST(TokenizeCommand, TokenizerJsonIsTheDefaultSource) {
       std::vector<std::string> args{"tokenize", "--model", dir.string()};
       args.insert(args.end(), extra.begin(), extra.end());
       const CliResult run = run_onepass(args, input);
-      ASSERT_EQ(run.rc, 0) << model << ": " << run.err;
+      ASSERT_EQ(run.exit_code, 0) << model << ": " << run.err;
       const auto outputs = lines_of(run.out);
       ASSERT_EQ(outputs.size(), cases.size()) << model;
       for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -154,7 +107,7 @@ TEST(TokenizeCommand, OffsetsPointIntoTheText) {
       run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "vocab.txt"},
                   R"({"text": "Hi [SEP] Wörld", "text_pair": "ok"})"
                   "\n");
-  ASSERT_EQ(run.rc, 0) << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto out = lines_of(run.out).at(0);
   const auto tokens = out.at("tokens").get<std::vector<std::string>>();
   const auto offsets = out.at("offsets").get<std::vector<std::array<int, 2>>>();
@@ -198,7 +151,7 @@ TEST(TokenizeCommand, TokenizerOnlyFolderNeedsNoWeights) {
     input += request.dump() + "\n";
   }
   const CliResult run = run_onepass({"tokenize", "--model", dir.string()}, input);
-  ASSERT_EQ(run.rc, 0) << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto outputs = lines_of(run.out);
   ASSERT_EQ(outputs.size(), cases.size());
   std::size_t matched = 0;
@@ -244,7 +197,7 @@ TEST(TokenizeCommand, BadLineStopsWithExitCode2) {
         "{\"text\": \"fine\"}\n\n" + b.line + "\n{\"text\": \"never read\"}\n";
     const CliResult run =
         run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "spm.model"}, input);
-    EXPECT_EQ(run.rc, 2) << b.line;
+    EXPECT_EQ(run.exit_code, 2) << b.line;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_NE(run.err.find("line 3: "), std::string::npos) << run.err;
     EXPECT_NE(run.err.find(b.message), std::string::npos) << run.err;
@@ -255,17 +208,17 @@ TEST(TokenizeCommand, BadLineStopsWithExitCode2) {
 
 TEST(TokenizeCommand, MissingFolderOrFileIsAnError) {
   CliResult run = run_onepass({"tokenize", "--model", "/nonexistent/onepass-model"}, "");
-  EXPECT_EQ(run.rc, 2);
+  EXPECT_EQ(run.exit_code, 2);
   // Model references resolve before any tokenizer is looked for: a path that does not exist
   // and is no Hub id is named as such.
   EXPECT_NE(run.err.find("/nonexistent/onepass-model"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("neither an existing folder nor a Hub id"), std::string::npos) << run.err;
   const fs::path dir = fixtures_dir() / "models" / "bert-tiny-nli";
   run = run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "spm.model"}, "");
-  EXPECT_EQ(run.rc, 2);
+  EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("spm.model"), std::string::npos) << run.err;
   run = run_onepass({"tokenize", "--model", dir.string(), "--tokenizer", "config.json"}, "");
-  EXPECT_EQ(run.rc, 2) << run.err;
+  EXPECT_EQ(run.exit_code, 2) << run.err;
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "base/error.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 #include "tests/weights/safetensors_writer.h"
 #include "weights/weight_store.h"
 

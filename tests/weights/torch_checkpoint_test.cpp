@@ -14,7 +14,7 @@
 #include <set>
 
 #include "base/error.h"
-#include "tests/weights/safetensors_writer.h"
+#include "tests/support/temp_dir.h"
 #include "weights/torch_pickle.h"
 #include "weights/weight_store.h"
 

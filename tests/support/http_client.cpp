@@ -1,4 +1,4 @@
-#include "http_client.h"
+#include "tests/support/http_client.h"
 
 #include <poll.h>
 

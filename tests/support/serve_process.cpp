@@ -1,4 +1,4 @@
-#include "serve_process.h"
+#include "tests/support/serve_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,15 +12,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "http_client.h"
+#include "tests/support/http_client.h"
+#include "tests/support/paths.h"
 
 namespace onepass::testing {
-
-std::string fixture_model(const std::string& name) {
-  return std::string(ONEPASS_TEST_DATA_DIR) + "/fixtures/models/" + name;
-}
-
-std::string onepass_binary() { return std::string(ONEPASS_BINARY_DIR) + "/apps/onepass/onepass"; }
 
 ServeProcess::ServeProcess(const std::vector<std::string>& args) {
   int out[2];

@@ -17,6 +17,8 @@ class ServeProcess {
   ~ServeProcess();
 
   std::uint16_t port() const { return port_; }
+  // http://127.0.0.1:PORT, for clients that take a URL.
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   pid_t pid() const { return pid_; }
   // Polls /ping until 200; false after `timeout_ms`.
   bool wait_ready(int timeout_ms = 60000) const;
@@ -31,8 +33,5 @@ class ServeProcess {
   std::uint16_t port_ = 0;
   std::string log_path_;
 };
-
-std::string fixture_model(const std::string& name);
-std::string onepass_binary();
 
 }  // namespace onepass::testing
