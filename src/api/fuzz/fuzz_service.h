@@ -158,9 +158,10 @@ class FuzzService : public runtime::InferenceService {
     return e;
   }
 
-  void load_model(const std::string& name, const std::filesystem::path&) override {
+  void load_model(const std::string& name, const std::filesystem::path&, LoadDone done) override {
     // Never touch the filesystem from fuzz input.
-    throw Error(ErrorKind::kInvalidModel, "model '" + name + "' cannot be loaded here");
+    done(std::make_exception_ptr(
+        Error(ErrorKind::kInvalidModel, "model '" + name + "' cannot be loaded here")));
   }
   void unload_model(const std::string& name) override {
     throw Error(ErrorKind::kNotFound, "model '" + name + "' is not loaded");
