@@ -211,4 +211,18 @@ void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* 
   }
 }
 
+void gather_row(const float* src, const std::int32_t* index, std::int32_t offset,
+                std::int64_t count, float* dst) {
+  std::int64_t c = 0;
+#if defined(__AVX512F__)
+  const __m512i shift = _mm512_set1_epi32(offset);
+  for (; c + 16 <= count; c += 16) {
+    const __m512i idx = _mm512_sub_epi32(_mm512_loadu_si512(index + c), shift);
+    // The masked form with an explicit zero source: GCC 12 warns on the unmasked one.
+    _mm512_storeu_ps(dst + c, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, idx, src, 4));
+  }
+#endif
+  for (; c < count; ++c) dst[c] = src[index[c] - offset];
+}
+
 }  // namespace onepass::kernels

@@ -33,4 +33,9 @@ void softmax_row(float* x, std::int64_t cols);
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,
                       float* out, bool accumulate);
 
+// dst[c] = src[index[c] - offset] for c < count, on the calling thread: a row read through an
+// index table (DeBERTa's relative positions). Every index[c] - offset must be in src's range.
+void gather_row(const float* src, const std::int32_t* index, std::int32_t offset,
+                std::int64_t count, float* dst);
+
 }  // namespace onepass::kernels
