@@ -1,8 +1,8 @@
 #include "kernels/small_gemm.h"
 
 #include <algorithm>
-#include <vector>
 
+#include "kernels/thread_scratch.h"
 #include "kernels/vec_math.h"
 
 #if defined(__AVX__)
@@ -197,11 +197,9 @@ bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, fl
                 std::int64_t ldc) {
   if (m <= 0 || n <= 0) return true;
   if (trans_b) {
-    thread_local std::vector<float> packed;
-    if (packed.size() < static_cast<std::size_t>(n * k))
-      packed.resize(static_cast<std::size_t>(n * k));
-    transpose(b, ldb, n, k, packed.data());
-    b = packed.data();
+    float* packed = thread_scratch_floats(ScratchUse::kSmallGemmTransposedB, n * k);
+    transpose(b, ldb, n, k, packed);
+    b = packed;
     ldb = n;
   }
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
