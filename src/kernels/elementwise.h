@@ -1,6 +1,7 @@
 // Row-wise and element-wise kernels on token-major activations. Rows are independent (no state
 // shared across rows), so results for one sequence never depend on the rest of the batch. Each
 // parallelises over rows with OpenMP; each has a naive twin in reference/ that tests compare to.
+// Compiled once per instruction set and chosen at run time (dispatch.h).
 #pragma once
 
 #include <cstdint>

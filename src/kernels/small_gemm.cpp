@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/dispatch.h"
 #include "kernels/thread_scratch.h"
 #include "kernels/vec_math.h"
 
@@ -14,7 +15,9 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-namespace onepass::kernels {
+// Compiled once per instruction set (dispatch.h): everything here is in that compilation's
+// namespace, and small_gemm.h's function calls through the table at the end.
+namespace onepass::kernels::ONEPASS_ISA {
 
 #if defined(__AVX512F__)
 namespace {
@@ -223,4 +226,17 @@ bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, fl
   return true;
 }
 
-}  // namespace onepass::kernels
+namespace {
+// The instructions this compilation's kernel uses.
+#if defined(__AVX512F__)
+constexpr const char* kPath = "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr const char* kPath = "avx2";
+#else
+constexpr const char* kPath = "scalar";
+#endif
+}  // namespace
+
+constinit const SmallGemmKernels kSmallGemmKernels{.path = kPath, .small_gemm = &small_gemm};
+
+}  // namespace onepass::kernels::ONEPASS_ISA

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/dispatch.h"
 #include "kernels/thread_scratch.h"
 #include "kernels/vec_math.h"
 
@@ -12,7 +13,10 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-namespace onepass::kernels {
+// Compiled once per instruction set (dispatch.h): everything here is in that compilation's
+// namespace, and small_gemm_bf16.h's functions call through the table at the end. Only the
+// compilations with AVX512-BF16 have the kernels.
+namespace onepass::kernels::ONEPASS_ISA {
 
 #if defined(__AVX512BF16__)
 namespace {
@@ -154,7 +158,9 @@ bool gemm_bf16(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, flo
   return small_gemm_bf16(m, n, k, alpha, a, lda, packed, n, c, ldc);
 }
 
-#else  // no AVX512-BF16 in this build
+constexpr const char* kPath = "avx512_bf16";
+
+#else  // no AVX512-BF16 in this compilation
 
 bool has_bf16_gemm() { return false; }
 bool pack_bf16_pairs(const float*, std::int64_t, std::int64_t, std::int64_t, std::uint32_t*,
@@ -174,6 +180,16 @@ bool gemm_bf16(bool, std::int64_t, std::int64_t, std::int64_t, float, const floa
   return false;
 }
 
+constexpr const char* kPath = "none";
+
 #endif
 
-}  // namespace onepass::kernels
+constinit const Bf16GemmKernels kBf16GemmKernels{
+    .path = kPath,
+    .has_bf16_gemm = &has_bf16_gemm,
+    .pack_bf16_pairs = &pack_bf16_pairs,
+    .pack_bf16_pairs_transposed = &pack_bf16_pairs_transposed,
+    .small_gemm_bf16 = &small_gemm_bf16,
+    .gemm_bf16 = &gemm_bf16};
+
+}  // namespace onepass::kernels::ONEPASS_ISA
