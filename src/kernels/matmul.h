@@ -46,6 +46,10 @@ const char* precision_unsupported_reason(Precision precision);
 // Which kernel runs fp32 Linear products on this CPU in this build: "stream_gemm" (AVX-512),
 // "packed_gemm" (AVX2) or "onednn" (oneDNN's brgemm or jit sgemm). Logged at start-up.
 const char* fp32_linear_kernel();
+// The same for int8: "onednn_vnni", "packed_gemm" (AVX2 without VNNI) or "onednn"; and bf16:
+// "onednn" or "unsupported" (precision_unsupported_reason says why).
+const char* int8_linear_kernel();
+const char* bf16_linear_kernel();
 
 class Linear {
  public:
