@@ -25,15 +25,12 @@
 #include <utility>
 #include <vector>
 
+#include "api/fuzz/api_fuzz_common.h"
 #include "base/error.h"
 #include "runtime/input_limits.h"
 #include "runtime/service.h"
 
 namespace onepass::api::fuzzing {
-
-inline void check(bool ok) {
-  if (!ok) std::abort();
-}
 
 class FuzzService : public runtime::InferenceService {
  public:
