@@ -6,6 +6,7 @@
 //     bug: a decoder let an exception escape, or an encoder met a result it did not expect);
 //   - a JSON body (when the answer says application/json) that strict JSON parsing accepts;
 //   - an error message that is onepass's own words, not a leaked nlohmann exception;
+//   - an error body under 1 KiB: client text is quoted as a short prefix, never echoed whole;
 //   - header names and values without CR, LF or NUL (no response splitting).
 #pragma once
 
@@ -73,9 +74,14 @@ inline std::string error_message(const nlohmann::json& body) {
   std::abort();
 }
 
+// docs/reliability.md "Bad input": whatever the request held.
+inline constexpr std::size_t kMaxErrorBodyBytes = 1024;
+
 inline void check_response(const http::Response& response) {
   if (!allowed_status(response.status))
     fail("status outside docs/api.md's error classes", response);
+  if (response.status >= 400 && response.body.size() >= kMaxErrorBodyBytes)
+    fail("an error body of 1 KiB or more: it echoes what the client sent", response);
   if (!clean_header_text(response.content_type))
     fail("CR, LF or NUL in the content type", response);
   for (const auto& h : response.headers)
