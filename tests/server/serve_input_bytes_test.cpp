@@ -1,6 +1,7 @@
 // End to end through the `onepass serve` binary: the per-text byte cap. A multi-megabyte text
-// in any text field of any dialect is refused (422, the dialect's error shape) before it is
-// tokenized or even admitted, with truncation on or off; the server answers correctly after.
+// in any text field of any dialect (the fill-mask targets summed) is refused (422, the dialect's
+// error shape) before it is tokenized or even admitted, with truncation on or off; the server
+// answers correctly after.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -47,7 +48,8 @@ std::string error_message(const std::string& path, const json& error) {
 TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectAndField) {
   ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
                        "embed=" + fixture_model("bert-tiny-embed"), "--model",
-                       "rerank=" + fixture_model("bert-tiny-rerank"), "--auto-truncate"});
+                       "rerank=" + fixture_model("bert-tiny-rerank"), "--model",
+                       "mlm=" + fixture_model("bert-tiny-splade"), "--auto-truncate"});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   const auto port = server.port();
   const std::string premise = "A man is playing a guitar on a busy street corner.";
@@ -79,9 +81,15 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
          {{"candidate_labels", labels}, {"hypothesis_template", big.substr(2) + "{}"}}}},
        "nli"},
       {"/invocations", {{"inputs", {"a", big}}}, "embed"},
+      // Fill-mask targets: each is tokenized for every text, so together they are one text.
+      {"/invocations", {{"inputs", "a [MASK] b"}, {"parameters", {{"targets", big}}}}, "mlm"},
+      {"/invocations",
+       {{"inputs", {"a [MASK]"}}, {"parameters", {{"targets", {"ab", big.substr(2)}}}}},
+       "mlm"},
       // The Hugging Face Inference API on POST /.
       {"/", {{"inputs", big}}, "nli"},
       {"/", {{"inputs", {big}}}, "embed"},
+      {"/", {{"inputs", "[MASK]"}, {"parameters", {{"targets", {big}}}}}, "mlm"},
       // TEI: predict (text, pair), rerank (query, texts), embed, tokenize, zero_shot.
       {"/predict", {{"inputs", big}, {"truncate", true}}, "nli"},
       {"/predict", {{"inputs", {"p", big}}}, "nli"},

@@ -69,9 +69,14 @@ void fail(const char* rule, const http::Response& response) {
   std::abort();
 }
 
+// docs/reliability.md "Bad input": whatever the request held.
+constexpr std::size_t kMaxErrorBodyBytes = 1024;
+
 void check_response(const http::Response& response) {
   if (!allowed_status(response.status))
     fail("status outside docs/api.md's error classes", response);
+  if (response.status >= 400 && response.body.size() >= kMaxErrorBodyBytes)
+    fail("an error body of 1 KiB or more: it echoes what the client sent", response);
   if (!clean_header_text(response.content_type))
     fail("CR, LF or NUL in the content type", response);
   for (const auto& h : response.headers)

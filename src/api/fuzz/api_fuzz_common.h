@@ -6,6 +6,7 @@
 //     bug: a decoder let an exception escape, or an encoder met a result it did not expect);
 //   - a JSON body (when the answer says application/json) that strict JSON parsing accepts;
 //   - an error message that is onepass's own words, not a leaked nlohmann exception;
+//   - an error body under 1 KiB: client text is quoted as a short prefix, never echoed whole;
 //   - header names and values without CR, LF or NUL (no response splitting).
 //
 // Compiled once (api_fuzz_common.cpp, library onepass_api_fuzz_support) rather than in each of
