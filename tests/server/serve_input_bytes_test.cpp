@@ -24,13 +24,13 @@ std::string megabytes_of_words(std::size_t megabytes) {
   return text;
 }
 
-struct Case {
+struct BytesCase {
   std::string path;
   json body;
   std::string model;  // X-Amzn-SageMaker-Target-Model; empty: none
 };
 
-std::string error_message(const std::string& path, const json& error) {
+std::string bytes_error_message(const std::string& path, const json& error) {
   if (path == "/invocations") {
     EXPECT_EQ(error["code"], 422);
     EXPECT_EQ(error["type"], "InternalServerException");
@@ -64,7 +64,7 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
   const json kserve_pair = {
       {"name", "text_pair"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {big}}};
   const json labels = {"sports", "music"};
-  const std::vector<Case> cases = {
+  const std::vector<BytesCase> cases = {
       // SageMaker toolkit: text, either side of a pair, zero-shot sequence and label,
       // feature extraction; truncation asked for or not.
       {"/invocations", {{"inputs", big}}, "nli"},
@@ -115,7 +115,7 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
         post_json(port, c.path, c.body.dump(), c.model.empty() ? HttpHeaders{} : target(c.model));
     EXPECT_EQ(r.status, 422) << r.body.substr(0, 400);
     ASSERT_TRUE(json::accept(r.body)) << r.body.substr(0, 400);
-    const std::string message = error_message(c.path, json::parse(r.body));
+    const std::string message = bytes_error_message(c.path, json::parse(r.body));
     // The rule is stated: the size, the limit (64 x 512 tokens is below the 64 KiB floor), and
     // that truncation does not help.
     EXPECT_NE(message.find("is 3145728 bytes"), std::string::npos) << message;
