@@ -14,6 +14,8 @@
 #                         there reuse an earlier run's compiler outputs (packages are still
 #                         installed from scratch); unset or empty: no cache, every file compiled
 # ONEPASS_STAGE_LOG=FILE  append "NAME SECONDS" per stage (the table .ci/run prints)
+# ONEPASS_NINJA_LOGS=DIR  copy each build's .ninja_log there (DIR/<preset>.ninja_log: every
+#                         compile's start and end, where a build's time went)
 # Each stage prints "stage NAME: N s" (the wall time) and the last line sums them up.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +57,13 @@ cleanup() {
   # scripts/test.sh's own stages (release, asan, fuzz, format), timed inside the root.
   if [ -n "${ONEPASS_STAGE_LOG:-}" ] && [ -f "$root$root_stage_log" ]; then
     cat "$root$root_stage_log" >>"$ONEPASS_STAGE_LOG"
+  fi
+  if [ -n "${ONEPASS_NINJA_LOGS:-}" ]; then
+    mkdir -p "$ONEPASS_NINJA_LOGS"
+    local log
+    for log in "$root"/onepass/build/*/.ninja_log; do
+      [ -f "$log" ] && cp "$log" "$ONEPASS_NINJA_LOGS/$(basename "$(dirname "$log")").ninja_log"
+    done
   fi
   # Unmount in reverse order; a lazy unmount if a process still holds one (never leave it).
   local i

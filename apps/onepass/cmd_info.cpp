@@ -4,7 +4,8 @@
 // loader's architecture table and config reader, the runtime's model description (task, labels,
 // zero-shot indices, pooling, input limit), the weight headers, the runtime's tokenizer choice,
 // and finally a real fp32 load. --check adds the bf16/int8 accuracy gate. Exit 0 when the model
-// would load, 2 otherwise (the reason is printed). Without REF: the build and what it supports.
+// would load, 2 otherwise (the reason is printed). Without REF: the build, what it supports, and
+// the code it runs on this CPU (the instruction set each dispatched kernel chose, the GEMMs).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -16,6 +17,8 @@
 #include "apps/onepass/command.h"
 #include "base/error.h"
 #include "hub/resolve.h"
+#include "kernels/dispatch.h"
+#include "kernels/matmul.h"
 #include "model/encoder.h"
 #include "model/heads/dense_module.h"
 #include "model/heads/postprocess.h"
@@ -328,23 +331,75 @@ void print_text(const json& r) {
   }
 }
 
-void print_build() {
-  std::cout << "onepass 0.1.0\narchitectures:";
-  for (const auto& a : model::supported_architectures()) std::cout << " " << a;
+// The build and the code it runs here: the -march of its baseline, the instruction sets the
+// dispatched kernels were compiled for besides it (kernels/dispatch.h), and the code each
+// kernel family and Linear precision runs on this CPU.
+json describe_build() {
+  const kernels::CodePaths p = kernels::code_paths();
+  return json{{"version", "0.1.0"},
+              {"supported_architectures", model::supported_architectures()},
+              {"build", {{"march", p.march}, {"baseline", p.baseline}, {"dispatched", p.variants}}},
+              {"code_paths",
+               {{"cpu", p.cpu},
+                {"elementwise", p.elementwise},
+                {"small_gemm", p.small_gemm},
+                {"bf16_products", p.bf16_products},
+                {"quantize", p.quantize},
+                {"fp32_gemm", kernels::fp32_linear_kernel()},
+                {"bf16_gemm", kernels::bf16_linear_kernel()},
+                {"int8_gemm", kernels::int8_linear_kernel()}}}};
+}
+
+// The code_paths entries in text: key, label, what runs there.
+struct CodePathLine {
+  const char* key;
+  const char* label;
+  const char* covers;
+};
+constexpr CodePathLine kCodePathLines[] = {
+    {"elementwise", "elementwise", "layer_norm, softmax, activations"},
+    {"small_gemm", "small_gemm", "attention's fp32 products"},
+    {"bf16_products", "bf16 products", "attention's bf16 products"},
+    {"quantize", "quantize", "bf16 / int8 conversions"},
+    {"fp32_gemm", "fp32 GEMM", "Linear layers"},
+    {"bf16_gemm", "bf16 GEMM", "Linear layers, --precision bf16"},
+    {"int8_gemm", "int8 GEMM", "Linear layers, --precision int8"},
+};
+
+void print_build(const json& b) {
+  std::cout << "onepass " << b["version"].get<std::string>() << "\narchitectures:";
+  for (const auto& a : b["supported_architectures"]) std::cout << " " << a.get<std::string>();
   std::cout << "\nweights: model.safetensors (and sharded index), pytorch_model.bin (and sharded "
                "index; read without unpickling)\n"
                "tokenizers: tokenizer.json, SentencePiece (.model), WordPiece (vocab.txt)\n";
+  const auto& build = b["build"];
+  const auto march = build["march"].get<std::string>();
+  std::cout << "build: " << (march.empty() ? "the compiler's default -march" : "-march=" + march)
+            << " (baseline code: " << build["baseline"].get<std::string>();
+  if (!build["dispatched"].empty()) {
+    const char* separator = "; kernels also compiled for ";
+    for (const auto& isa : build["dispatched"]) {
+      std::cout << separator << isa.get<std::string>();
+      separator = ", ";
+    }
+    std::cout << ", chosen at run time";
+  }
+  std::cout << ")\n";
+  const auto& paths = b["code_paths"];
+  std::cout << "this CPU: " << paths["cpu"].get<std::string>() << "\n";
+  for (const auto& line : kCodePathLines) {
+    std::cout << "  " << line.label << ": " << paths[line.key].get<std::string>() << " ("
+              << line.covers << ")\n";
+  }
 }
 
 int run_info(const InfoOptions& o) {
   if (o.reference.empty()) {
+    const json build = describe_build();
     if (o.json) {
-      std::cout << json{{"version", "0.1.0"},
-                        {"supported_architectures", model::supported_architectures()}}
-                       .dump(2)
-                << std::endl;
+      std::cout << build.dump(2) << std::endl;
     } else {
-      print_build();
+      print_build(build);
     }
     return 0;
   }

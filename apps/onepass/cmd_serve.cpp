@@ -420,7 +420,7 @@ CommandRegistration registration{Command{
           ->envname("ONEPASS_THREADS");
       sub.add_option("--pin-threads", flags->pin_threads,
                      "pin each forward pass's threads to cores of their own (true|false); "
-                     "avoids a stall after idle gaps (README, Traffic with gaps)")
+                     "avoids a stall after idle gaps (docs/performance.md, Traffic with gaps)")
           ->envname("ONEPASS_PIN_THREADS");
       sub.add_option("--io-threads", flags->io_threads, "HTTP I/O threads (0: up to 4)")
           ->envname("ONEPASS_IO_THREADS");

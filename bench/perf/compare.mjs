@@ -4,7 +4,8 @@
 // run. Both see exactly the same batches in the same order.
 //
 //   node bench/perf/compare.mjs --model DIR --onepass BIN --ort-from FOLDER [--threads 1,2]
-//        [--runs 10] [--budget 60] [--only 1x59,mixed32] [--precisions bf16,int8] [--out result.json]
+//        [--runs 10] [--budget 60] [--only 1x59,mixed32] [--precisions bf16,int8]
+//        [--also NAME=BIN[,NAME=BIN]] [--out result.json]
 //
 // DIR is a perf-models folder with its regenerated model.safetensors (see bench/perf/run.sh).
 // Workloads (issue 6):
@@ -18,6 +19,9 @@
 // --precisions also runs onepass in those precisions on every workload and reports each one's
 // samples/s against onepass fp32 (issue 6: bf16 >= 1.8x, int8 >= 3x at mixed32). They run with
 // --force-precision: this measures speed only; `onepass check` is the accuracy gate.
+// --also times other onepass builds (for example a plain `cmake` build beside the release
+// preset's, issue 34) on every workload right after BIN, on the same batches, and reports each
+// one's p50 and samples/s against BIN's.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +29,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const args = { model: '', onepass: '', 'ort-from': '', threads: '1,2', runs: 10, budget: 60,
-  only: '', out: '', seed: 7, precisions: '' };
+  only: '', out: '', seed: 7, precisions: '', also: '' };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (!a.startsWith('--') || i + 1 >= process.argv.length) {
@@ -137,14 +141,24 @@ async function runOrt(session, w) {
   return summary(lat, rows);
 }
 
-function runOnepass(w, threads, precision = 'fp32') {
+// --also: [{ name, bin }]
+const also = String(args.also).split(',').filter(Boolean).map((spec) => {
+  const eq = spec.indexOf('=');
+  if (eq <= 0) {
+    console.error(`--also takes NAME=BIN, got '${spec}'`);
+    process.exit(2);
+  }
+  return { name: spec.slice(0, eq), bin: spec.slice(eq + 1) };
+});
+
+function runOnepass(w, threads, precision = 'fp32', bin = args.onepass) {
   const tmp = path.join(os.tmpdir(), `onepass-compare-${process.pid}-${w.name}.jsonl`);
   const lines = [];
   for (const batch of w.batches) {
     for (const r of batch) lines.push(JSON.stringify({ input_ids: r.ids, token_type_ids: r.types }));
   }
   fs.writeFileSync(tmp, lines.join('\n') + '\n');
-  const res = spawnSync(args.onepass, ['run', '--model', dir, '--input', tmp, '--bench',
+  const res = spawnSync(bin, ['run', '--model', dir, '--input', tmp, '--bench',
     '--batch-size', String(w.batches[0].length), '--threads', String(threads),
     '--precision', precision, ...(precision === 'fp32' ? [] : ['--force-precision']),
     ...(w.idleMs ? ['--idle-ms', String(w.idleMs)] : [])],
@@ -173,6 +187,15 @@ for (const threads of String(args.threads).split(',').map(Number)) {
       `onepass p50 ${o.p50_ms.toFixed(1).padStart(8)} ms ${o.samples_per_s.toFixed(1).padStart(8)}/s | ` +
       `ort p50 ${r.p50_ms.toFixed(1).padStart(8)} ms ${r.samples_per_s.toFixed(1).padStart(8)}/s | ` +
       `latency x${entry.latency_ratio_p50.toFixed(2)} throughput x${entry.throughput_ratio.toFixed(2)}`);
+    for (const b of also) {
+      const ob = runOnepass(w, threads, 'fp32', b.bin);
+      entry[`onepass_${b.name}`] = { p50_ms: ob.p50_ms, p90_ms: ob.p90_ms, p99_ms: ob.p99_ms,
+        samples_per_s: ob.samples_per_s, latency_ratio_p50_vs_onepass: ob.p50_ms / o.p50_ms,
+        latency_ratio_p50_vs_ort: ob.p50_ms / r.p50_ms };
+      console.log(`${golden.model.padEnd(36)} t=${threads} ${w.name.padEnd(8)} ` +
+        `onepass(${b.name}) p50 ${ob.p50_ms.toFixed(1).padStart(8)} ms ${ob.samples_per_s.toFixed(1).padStart(8)}/s | ` +
+        `latency vs onepass x${(ob.p50_ms / o.p50_ms).toFixed(2)}, vs ort x${(ob.p50_ms / r.p50_ms).toFixed(2)}`);
+    }
     for (const p of String(args.precisions).split(',').filter(Boolean)) {
       const rp = runOnepass(w, threads, p);
       const vsFp32 = rp.samples_per_s / o.samples_per_s;

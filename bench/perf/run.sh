@@ -10,7 +10,9 @@
 # modernbert-base-shaped; made by make_shaped.py).
 # The complete folders (weights included) are bench/out/perf/<model>.
 # Environment: THREADS (default "1,2"), RUNS (default 10), ONLY (workload filter, e.g. 1x59,mixed32),
-# PRECISIONS (onepass's reduced precisions to time as well, e.g. bf16,int8; default none)
+# PRECISIONS (onepass's reduced precisions to time as well, e.g. bf16,int8; default none),
+# PLAIN=1 (also build onepass as a packager does, `cmake -DCMAKE_BUILD_TYPE=Release` with no
+# preset, in build/plain, and time it beside the preset's build on every workload: issue 34)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${ONEPASS_SHARED:-$root/../shared}
@@ -48,9 +50,15 @@ fi
 
 cmake --preset release -S "$root" >/dev/null
 cmake --build --preset release -j"$(nproc)" --target onepass >&2
+also=""
+if [ "${PLAIN:-0}" = 1 ]; then
+  cmake -S "$root" -B "$root/build/plain" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$root/build/plain" -j"$(nproc)" --target onepass >&2
+  also="plain=$root/build/plain/apps/onepass/onepass"
+fi
 
 for m in "${models[@]}"; do
   node "$root/bench/perf/compare.mjs" --model "$perf/$m" --onepass "$root/build/release/apps/onepass/onepass" \
     --ort-from "$peer" --threads "${THREADS:-1,2}" --runs "${RUNS:-10}" --only "${ONLY:-}" --precisions "${PRECISIONS:-}" \
-    --out "$out/perf-$m.json"
+    --also "$also" --out "$out/perf-$m.json"
 done

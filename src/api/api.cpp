@@ -14,11 +14,15 @@
 #include "api/sagemaker/sagemaker.h"
 #include "api/tei/tei.h"
 #include "api/vllm/vllm.h"
+#include "base/client_text.h"
 #include "base/log.h"
 
 namespace onepass::api {
 
 namespace {
+
+// No HTTP method is longer; a longer one is still answered (405 or 404), its log line cut.
+constexpr std::size_t kLoggedMethodBytes = 16;
 
 // Every dialect, in match order: routes are tried dialect by dialect, each dialect's in its own
 // order, and the first whose method and path match wins. A new dialect is one line here.
@@ -166,22 +170,25 @@ void Api::handle(http::Request request, http::Respond respond) {
       match.route ? *match.dialect : dialect_for_path(path, options_.enable_model_management);
   Reply reply(std::move(respond), dialect, match.route ? match.route->pattern : "unmatched",
               service_, start);
-  reply.set_request(request.method, log::request_id_from(request.header("x-request-id")));
+  // The method is any token a client sends: the log line keeps a short prefix of it.
+  reply.set_request(request.method.substr(0, kLoggedMethodBytes),
+                    log::request_id_from(request.header("x-request-id")));
   try {
     const bool open = match.route && (match.route->flags & kRouteOpen);
     if (!options_.api_key.empty() && !open && !authorized(request, options_.api_key))
       throw ApiError(ApiErrorKind::kUnauthorized, "missing or invalid API key");
     if (!match.route) {
       if (match.path_matched) {
-        http::Response response =
-            error_response(dialect, ApiError(ApiErrorKind::kMethodNotAllowed,
-                                             "method " + request.method + " is not allowed here"));
+        http::Response response = error_response(
+            dialect,
+            ApiError(ApiErrorKind::kMethodNotAllowed,
+                     "method " + quote_client_text(request.method) + " is not allowed here"));
         response.headers.push_back({"Allow", match.allowed});
         reply.send(std::move(response));
         return;
       }
-      throw ApiError(ApiErrorKind::kNotFound, "no route for " + request.method + " " +
-                                                  (path.size() > 200 ? path.substr(0, 200) : path));
+      throw ApiError(ApiErrorKind::kNotFound, "no route for " + quote_client_text(request.method) +
+                                                  " " + quote_client_text(path, 128));
     }
     const bool liveness = match.route->flags & kRouteLiveness;
     if (draining_ && (match.route->flags & kRouteReadiness)) {

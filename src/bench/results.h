@@ -1,4 +1,4 @@
-// Bench results as JSON (the schema the README documents, read back by `onepass bench report`)
+// Bench results as JSON (the schema docs/bench.md documents, read back by `onepass bench report`)
 // and as readable tables for stdout.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/dispatch.h"
 #include "kernels/vec_math.h"
 
 #if defined(__AVX512F__)
@@ -14,8 +15,19 @@
 #endif
 #endif
 
-namespace onepass::kernels {
+// Compiled once per instruction set (dispatch.h): everything here is in that compilation's
+// namespace, and elementwise.h's functions call through the table at the end.
+namespace onepass::kernels::ONEPASS_ISA {
 namespace {
+
+// The instructions the code paths below use in this compilation.
+#if defined(__AVX512F__)
+constexpr const char* kPath = "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr const char* kPath = "avx2";  // softmax and activations; layer_norm stays scalar
+#else
+constexpr const char* kPath = "scalar";
+#endif
 
 // Small per-element work: only fan out to threads when there is enough of it.
 constexpr std::int64_t kParallelMinElements = 1 << 14;
@@ -211,4 +223,27 @@ void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* 
   }
 }
 
-}  // namespace onepass::kernels
+void gather_row(const float* src, const std::int32_t* index, std::int32_t offset,
+                std::int64_t count, float* dst) {
+  std::int64_t c = 0;
+#if defined(__AVX512F__)
+  const __m512i shift = _mm512_set1_epi32(offset);
+  for (; c + 16 <= count; c += 16) {
+    const __m512i idx = _mm512_sub_epi32(_mm512_loadu_si512(index + c), shift);
+    // The masked form with an explicit zero source: GCC 12 warns on the unmasked one.
+    _mm512_storeu_ps(dst + c, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, idx, src, 4));
+  }
+#endif
+  for (; c < count; ++c) dst[c] = src[index[c] - offset];
+}
+
+constinit const ElementwiseKernels kElementwiseKernels{.path = kPath,
+                                                       .layer_norm = &layer_norm,
+                                                       .activate = &activate,
+                                                       .multiply = &multiply,
+                                                       .softmax_rows = &softmax_rows,
+                                                       .softmax_row = &softmax_row,
+                                                       .embedding_gather = &embedding_gather,
+                                                       .gather_row = &gather_row};
+
+}  // namespace onepass::kernels::ONEPASS_ISA

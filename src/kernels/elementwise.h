@@ -1,6 +1,7 @@
 // Row-wise and element-wise kernels on token-major activations. Rows are independent (no state
 // shared across rows), so results for one sequence never depend on the rest of the batch. Each
 // parallelises over rows with OpenMP; each has a naive twin in reference/ that tests compare to.
+// Compiled once per instruction set and chosen at run time (dispatch.h).
 #pragma once
 
 #include <cstdint>
@@ -32,5 +33,10 @@ void softmax_row(float* x, std::int64_t cols);
 // in range by the caller (the model validates user ids before any compute).
 void embedding_gather(const float* table, std::int64_t dim, const std::int32_t* ids, std::int64_t n,
                       float* out, bool accumulate);
+
+// dst[c] = src[index[c] - offset] for c < count, on the calling thread: a row read through an
+// index table (DeBERTa's relative positions). Every index[c] - offset must be in src's range.
+void gather_row(const float* src, const std::int32_t* index, std::int32_t offset,
+                std::int64_t count, float* dst);
 
 }  // namespace onepass::kernels

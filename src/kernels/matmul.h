@@ -6,9 +6,9 @@
 // constructor, which packs it once into oneDNN's blocked layout (brgemm otherwise repacks weight
 // blocks on every call); the bias must outlive the Linear. Input, output, bias and activation
 // are fp32 in every precision:
-//   kFp32  W packed as fp32: on kernels/stream_gemm.h in a build with AVX-512 (faster than
-//          oneDNN's brgemm when the weights come from memory), on kernels/packed_gemm.h in an
-//          AVX2 build, on oneDNN's brgemm in an AVX2 build running on an AVX-512 CPU;
+//   kFp32  W packed as fp32: on kernels/stream_gemm.h on an AVX-512 CPU, in a portable build
+//          too (faster than oneDNN's brgemm when the weights come from memory), on
+//          kernels/packed_gemm.h on an AVX2 CPU;
 //   kBf16  W converted to bf16 and packed; x converted per call; AVX512-BF16 products with fp32
 //          accumulation (the constructor throws kUnsupported on a CPU without AVX512_BF16/AMX);
 //   kInt8  W quantized once per output channel to s8 and packed, x quantized per token to u8 on
@@ -36,11 +36,20 @@ namespace onepass::kernels {
 // without it (oneDNN's u8 x s8 products saturate there).
 bool cpu_has_bf16_matmul();
 bool cpu_has_int8_vnni();
+// Whether oneDNN's effective ISA (the CPU's, capped by ONEDNN_MAX_CPU_ISA) has AVX-512
+// (avx512_core), and its BF16 extension. The kernels compiled apart for AVX-512 follow it too
+// (dispatch.h): ONEDNN_MAX_CPU_ISA=AVX2 keeps a portable build off AVX-512 altogether.
+bool onednn_isa_has_avx512();
+bool onednn_isa_has_avx512_bf16();
 // Empty when this CPU runs `precision`; otherwise the reason, naming the missing feature.
 const char* precision_unsupported_reason(Precision precision);
 // Which kernel runs fp32 Linear products on this CPU in this build: "stream_gemm" (AVX-512),
 // "packed_gemm" (AVX2) or "onednn" (oneDNN's brgemm or jit sgemm). Logged at start-up.
 const char* fp32_linear_kernel();
+// The same for int8: "onednn_vnni", "packed_gemm" (AVX2 without VNNI) or "onednn"; and bf16:
+// "onednn" or "unsupported" (precision_unsupported_reason says why).
+const char* int8_linear_kernel();
+const char* bf16_linear_kernel();
 
 class Linear {
  public:

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/dispatch.h"
 #include "kernels/vec_math.h"
 
 #if defined(__AVX512F__)
@@ -16,8 +17,21 @@
 #endif
 #endif
 
-namespace onepass::kernels {
+// Compiled once per instruction set (dispatch.h): everything here is in that compilation's
+// namespace, and quantize.h's functions call through the table at the end.
+namespace onepass::kernels::ONEPASS_ISA {
 namespace {
+
+// The instructions the code paths below use in this compilation.
+#if defined(__AVX512BF16__)
+constexpr const char* kPath = "avx512_bf16";
+#elif defined(__AVX512F__)
+constexpr const char* kPath = "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr const char* kPath = "avx2";  // the int8 epilogue; the rest stays scalar
+#else
+constexpr const char* kPath = "scalar";
+#endif
 
 // Below this many elements the OpenMP fork costs more than the loop.
 constexpr std::int64_t kParallelMinElements = 1 << 14;
@@ -107,13 +121,6 @@ void dequantize_row(const std::int32_t* a, std::int64_t cols, float sa, std::int
 }
 
 }  // namespace
-
-float bf16_to_float(std::uint16_t bits) {
-  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
-  float f = 0.0f;
-  std::memcpy(&f, &wide, sizeof f);
-  return f;
-}
 
 void convert_rows_to_bf16(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
                           std::uint16_t* out) {
@@ -236,4 +243,10 @@ void dequantize_rows(const std::int32_t* acc, std::int64_t rows, std::int64_t co
   });
 }
 
-}  // namespace onepass::kernels
+constinit const QuantizeKernels kQuantizeKernels{.path = kPath,
+                                                 .convert_rows_to_bf16 = &convert_rows_to_bf16,
+                                                 .quantize_rows_u8 = &quantize_rows_u8,
+                                                 .quantize_weights_s8 = &quantize_weights_s8,
+                                                 .dequantize_rows = &dequantize_rows};
+
+}  // namespace onepass::kernels::ONEPASS_ISA

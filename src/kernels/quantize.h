@@ -9,10 +9,12 @@
 //     sw[c] = max|w[c, :]| / 127;
 //   y[r, c] = sa[r] · sw[c] · (Σk qa[r,k]·qw[c,k] − za[r] · Σk qw[c,k]) + b[c].
 // u8 × s8 is the operand order of the VNNI dot-product instruction (vpdpbusd), so oneDNN runs it
-// without its own compensation pass. Every function is row-parallel (OpenMP) and allocation-free.
+// without its own compensation pass. Every function is row-parallel (OpenMP) and allocation-free,
+// compiled once per instruction set and chosen at run time (dispatch.h).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/activation.h"
 
@@ -21,7 +23,12 @@ namespace onepass::kernels {
 // out[r, c] = bf16(x[r * ldx + c]), round to nearest even; out is contiguous [rows, cols].
 void convert_rows_to_bf16(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
                           std::uint16_t* out);
-float bf16_to_float(std::uint16_t bits);
+inline float bf16_to_float(std::uint16_t bits) {
+  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
+  float f = 0.0f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
 
 // Per-row asymmetric u8 quantization of x[rows, cols] (row stride ldx) into q (contiguous);
 // scales[r] and zero_points[r] as in the scheme above. A row of zeros gets scale 1, zero point 0.

@@ -1,8 +1,9 @@
 #include "kernels/small_gemm.h"
 
 #include <algorithm>
-#include <vector>
 
+#include "kernels/dispatch.h"
+#include "kernels/thread_scratch.h"
 #include "kernels/vec_math.h"
 
 #if defined(__AVX__)
@@ -14,7 +15,9 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-namespace onepass::kernels {
+// Compiled once per instruction set (dispatch.h): everything here is in that compilation's
+// namespace, and small_gemm.h's function calls through the table at the end.
+namespace onepass::kernels::ONEPASS_ISA {
 
 #if defined(__AVX512F__)
 namespace {
@@ -197,11 +200,9 @@ bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, fl
                 std::int64_t ldc) {
   if (m <= 0 || n <= 0) return true;
   if (trans_b) {
-    thread_local std::vector<float> packed;
-    if (packed.size() < static_cast<std::size_t>(n * k))
-      packed.resize(static_cast<std::size_t>(n * k));
-    transpose(b, ldb, n, k, packed.data());
-    b = packed.data();
+    float* packed = thread_scratch_floats(ScratchUse::kSmallGemmTransposedB, n * k);
+    transpose(b, ldb, n, k, packed);
+    b = packed;
     ldb = n;
   }
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
@@ -225,4 +226,17 @@ bool small_gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, fl
   return true;
 }
 
-}  // namespace onepass::kernels
+namespace {
+// The instructions this compilation's kernel uses.
+#if defined(__AVX512F__)
+constexpr const char* kPath = "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr const char* kPath = "avx2";
+#else
+constexpr const char* kPath = "scalar";
+#endif
+}  // namespace
+
+constinit const SmallGemmKernels kSmallGemmKernels{.path = kPath, .small_gemm = &small_gemm};
+
+}  // namespace onepass::kernels::ONEPASS_ISA

@@ -7,6 +7,7 @@
 //
 // Summation over k runs in index order for every element, so a result depends only on its own
 // row of A and column of B (batch invariance). Thread-safe; runs on the calling thread alone.
+// Compiled once per instruction set and chosen at run time (dispatch.h).
 #pragma once
 
 #include <cstdint>

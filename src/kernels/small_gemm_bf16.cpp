@@ -1,8 +1,9 @@
 #include "kernels/small_gemm_bf16.h"
 
 #include <algorithm>
-#include <vector>
 
+#include "kernels/dispatch.h"
+#include "kernels/thread_scratch.h"
 #include "kernels/vec_math.h"
 
 #if defined(__AVX512BF16__)
@@ -12,7 +13,10 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-namespace onepass::kernels {
+// Compiled once per instruction set (dispatch.h): everything here is in that compilation's
+// namespace, and small_gemm_bf16.h's functions call through the table at the end. Only the
+// compilations with AVX512-BF16 have the kernels.
+namespace onepass::kernels::ONEPASS_ISA {
 
 #if defined(__AVX512BF16__)
 namespace {
@@ -113,13 +117,11 @@ bool pack_bf16_pairs(const float* b, std::int64_t ldb, std::int64_t k, std::int6
 bool pack_bf16_pairs_transposed(const float* bt, std::int64_t ldbt, std::int64_t n, std::int64_t k,
                                 std::uint32_t* out, std::int64_t ldp) {
   const std::int64_t kp = bf16_pair_rows(k);
-  thread_local std::vector<std::uint32_t> row;
-  if (row.size() < static_cast<std::size_t>(pair_words(k)))
-    row.resize(static_cast<std::size_t>(pair_words(k)));
+  std::uint32_t* row = thread_scratch_words(ScratchUse::kBf16TransposedRow, pair_words(k));
   for (std::int64_t j = 0; j < n; ++j) {
-    row_to_pairs(bt + j * ldbt, k, row.data());
+    row_to_pairs(bt + j * ldbt, k, row);
     // Word pp of row j goes to pair row pp, column j.
-    for (std::int64_t pp = 0; pp < kp; ++pp) out[pp * ldp + j] = row[static_cast<std::size_t>(pp)];
+    for (std::int64_t pp = 0; pp < kp; ++pp) out[pp * ldp + j] = row[pp];
   }
   return true;
 }
@@ -131,14 +133,12 @@ bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha
   const std::int64_t kp = bf16_pair_rows(k);
   // One row block of A at a time as pairs, in a per-thread buffer that grows to the deepest k.
   const std::int64_t lda_words = pair_words(k);
-  thread_local std::vector<std::uint32_t> pairs;
-  if (pairs.size() < static_cast<std::size_t>(kRows * lda_words))
-    pairs.resize(static_cast<std::size_t>(kRows * lda_words));
-  const std::uint32_t* words = pairs.data();
+  std::uint32_t* pairs = thread_scratch_words(ScratchUse::kBf16PairsOfA, kRows * lda_words);
+  const std::uint32_t* words = pairs;
   for (std::int64_t i = 0; i < m; i += kRows) {
     const std::int64_t rows = std::min<std::int64_t>(kRows, m - i);
     for (std::int64_t r = 0; r < rows; ++r)
-      row_to_pairs(a + (i + r) * lda, k, pairs.data() + r * lda_words);
+      row_to_pairs(a + (i + r) * lda, k, pairs + r * lda_words);
     if (rows == kRows)
       row_block<kRows>(n, kp, alpha, words, lda_words, bp, ldp, c + i * ldc, ldc);
     else
@@ -150,17 +150,17 @@ bool small_gemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha
 bool gemm_bf16(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
                std::int64_t ldc) {
-  thread_local std::vector<std::uint32_t> packed;
-  const auto words = static_cast<std::size_t>(bf16_pair_rows(k) * n);
-  if (packed.size() < words) packed.resize(words);
+  std::uint32_t* packed = thread_scratch_words(ScratchUse::kBf16PackedB, bf16_pair_rows(k) * n);
   if (trans_b)
-    pack_bf16_pairs_transposed(b, ldb, n, k, packed.data(), n);
+    pack_bf16_pairs_transposed(b, ldb, n, k, packed, n);
   else
-    pack_bf16_pairs(b, ldb, k, n, packed.data(), n);
-  return small_gemm_bf16(m, n, k, alpha, a, lda, packed.data(), n, c, ldc);
+    pack_bf16_pairs(b, ldb, k, n, packed, n);
+  return small_gemm_bf16(m, n, k, alpha, a, lda, packed, n, c, ldc);
 }
 
-#else  // no AVX512-BF16 in this build
+constexpr const char* kPath = "avx512_bf16";
+
+#else  // no AVX512-BF16 in this compilation
 
 bool has_bf16_gemm() { return false; }
 bool pack_bf16_pairs(const float*, std::int64_t, std::int64_t, std::int64_t, std::uint32_t*,
@@ -180,6 +180,16 @@ bool gemm_bf16(bool, std::int64_t, std::int64_t, std::int64_t, float, const floa
   return false;
 }
 
+constexpr const char* kPath = "none";
+
 #endif
 
-}  // namespace onepass::kernels
+constinit const Bf16GemmKernels kBf16GemmKernels{
+    .path = kPath,
+    .has_bf16_gemm = &has_bf16_gemm,
+    .pack_bf16_pairs = &pack_bf16_pairs,
+    .pack_bf16_pairs_transposed = &pack_bf16_pairs_transposed,
+    .small_gemm_bf16 = &small_gemm_bf16,
+    .gemm_bf16 = &gemm_bf16};
+
+}  // namespace onepass::kernels::ONEPASS_ISA

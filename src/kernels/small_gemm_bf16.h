@@ -16,8 +16,9 @@
 
 namespace onepass::kernels {
 
-// Whether this build has the AVX512-BF16 kernels; without them every function below returns
-// false (nothing written) and callers keep the fp32 products.
+// Whether this build has the AVX512-BF16 kernels (compiled apart where the baseline lacks it,
+// dispatch.h) and this CPU runs them; without them every function below returns false (nothing
+// written) and callers keep the fp32 products.
 bool has_bf16_gemm();
 
 // Pair rows needed for a depth of k.

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "kernels/dispatch.h"
 #include "kernels/stream_gemm_avx512.h"
 
 namespace onepass::kernels {
@@ -35,13 +36,9 @@ std::int64_t part_begin(std::int64_t i, std::int64_t n, std::int64_t parts) {
 
 bool has_stream_gemm() {
 #if defined(ONEPASS_STREAM_GEMM_AVX512)
-  // The instructions stream_gemm_avx512.cpp may use (the x86-64-v4 set); libgcc's check also
-  // asks the OS whether it saves the AVX-512 registers.
-  static const bool cpu_has_them =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512cd");
-  return cpu_has_them;
+  // The instructions stream_gemm_avx512.cpp may use: the x86-64-v4 set, as the AVX-512
+  // compilations of the dispatched kernels.
+  return cpu_supports(Isa::kAvx512);
 #else
   return false;
 #endif

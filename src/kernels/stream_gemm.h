@@ -27,9 +27,9 @@
 namespace onepass::kernels {
 
 // Whether this build has the kernel and this CPU the instructions it needs (the x86-64-v4 set:
-// AVX-512 F, BW, DQ, VL, CD). A portable build (x86-64-v3) has it too: its AVX-512 part is
-// compiled on its own (stream_gemm_avx512.h) and runs only where this says true. Without it
-// stream_linear must not run.
+// AVX-512 F, BW, DQ, VL, CD; within ONEDNN_MAX_CPU_ISA, dispatch.h's cpu_supports). A portable
+// build (x86-64-v3) has it too: its AVX-512 part is compiled on its own (stream_gemm_avx512.h) and
+// runs only where this says true. Without it stream_linear must not run.
 bool has_stream_gemm();
 
 // Panels of W[out, in] (PyTorch layout), on huge pages: ceil(out / 32) panels, panel p holding

@@ -29,10 +29,13 @@
 #endif
 
 // Every function here lives in an inline namespace named after the instruction set its file is
-// compiled for. A build whose baseline lacks AVX-512 still compiles stream_gemm_avx512.cpp for
-// it: without distinct names, that file's copies of these inline functions would share symbols
-// with the baseline copies, and the linker could keep the AVX-512 ones for every caller.
-#if defined(__AVX512F__)
+// compiled for. A build whose baseline lacks AVX-512 (or BF16) still compiles some files for it
+// (dispatch.h, stream_gemm_avx512.cpp): without distinct names, those files' copies of these
+// inline functions would share symbols with the baseline copies, and the linker could keep the
+// AVX-512 ones for every caller.
+#if defined(__AVX512BF16__)
+#define ONEPASS_VEC_ISA avx512_bf16
+#elif defined(__AVX512F__)
 #define ONEPASS_VEC_ISA avx512
 #else
 #define ONEPASS_VEC_ISA baseline

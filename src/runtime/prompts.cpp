@@ -1,5 +1,6 @@
 #include "runtime/prompts.h"
 
+#include "base/client_text.h"
 #include "base/error.h"
 
 namespace onepass::runtime {
@@ -10,7 +11,9 @@ std::string_view prompt_for(const ModelDescription& model,
   if (prompt_name) {
     auto it = model.prompts.find(*prompt_name);
     if (it == model.prompts.end()) {
-      std::string message = "model '" + model.name + "' has no prompt named '" + *prompt_name + "'";
+      // The name is the client's: quoted as a short, escaped prefix.
+      std::string message =
+          "model '" + model.name + "' has no prompt named " + quote_client_text(*prompt_name);
       if (model.prompts.empty()) {
         message.append("; it has no prompts (config_sentence_transformers.json)");
       } else {

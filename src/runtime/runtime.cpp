@@ -252,6 +252,8 @@ void Runtime::submit(InferenceRequest request, Completion done) {
       check_input_bytes(item.text, limit, item.text_pair ? "the first text of a pair" : "an input");
       if (item.text_pair) check_input_bytes(*item.text_pair, limit, "the second text of a pair");
     }
+    if (request.output == OutputKind::kFillMask)
+      check_fill_mask_target_bytes(request.fill_mask.targets, limit);
   }
 
   auto job = std::make_shared<Job>();

@@ -20,21 +20,16 @@
 #include "hub/cache.h"
 #include "hub/resolve.h"
 #include "hub_server.h"
+#include "tests/support/files.h"
 #include "weights/weight_store.h"
 
 namespace onepass::hub {
 namespace {
 using onepass::testing::HubServer;
 namespace fs = std::filesystem;
+using onepass::testing::read_text;
 
 const fs::path kFixture = fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/bert-tiny-nli";
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class HubTest : public ::testing::Test {
  protected:
@@ -75,7 +70,7 @@ TEST_F(HubTest, DownloadsOnlyNeededFilesInHuggingFaceLayout) {
   env_.token = "some-token";
   const fs::path snapshot = resolve_model("acme/tiny-nli@v1", env_);
   const fs::path repo = cache_ / "models--acme--tiny-nli";
-  const std::string commit = read(repo / "refs/v1");
+  const std::string commit = read_text(repo / "refs/v1");
   ASSERT_EQ(commit.size(), 40u);
   EXPECT_EQ(snapshot, repo / "snapshots" / commit);
   for (const char* name : {"config.json", "model.safetensors", "tokenizer.json", "vocab.txt",
@@ -85,7 +80,7 @@ TEST_F(HubTest, DownloadsOnlyNeededFilesInHuggingFaceLayout) {
     const fs::path target = fs::read_symlink(pointer);
     EXPECT_TRUE(target.is_relative()) << target;
     EXPECT_EQ(target.parent_path(), fs::path("../../blobs")) << target;
-    EXPECT_EQ(read(pointer), read(kFixture / name)) << name;
+    EXPECT_EQ(read_text(pointer), read_text(kFixture / name)) << name;
   }
   // An LFS blob is named by its sha256 (X-Linked-Etag), a small file by its git blob id.
   const auto weights_blob = fs::read_symlink(snapshot / "model.safetensors").filename().string();
@@ -118,7 +113,7 @@ TEST_F(HubTest, SentenceTransformersDenseModulesComeWithTheModel) {
        {"modules.json", "1_Pooling/config.json", "2_Dense/config.json", "2_Dense/model.safetensors",
         "3_Dense/config.json", "3_Dense/pytorch_model.bin"}) {
     ASSERT_TRUE(fs::exists(snapshot / name)) << name;
-    EXPECT_EQ(read(snapshot / name), read(fixture / name)) << name;
+    EXPECT_EQ(read_text(snapshot / name), read_text(fixture / name)) << name;
   }
   EXPECT_FALSE(fs::exists(snapshot / "2_Dense_96"));
   EXPECT_TRUE(server_.requests("hub", "2_Dense_96").empty());
@@ -153,9 +148,9 @@ TEST_F(HubTest, TwoRevisionsAreTwoSnapshotsSharingBlobs) {
   const fs::path v1 = resolve_model("acme/tiny-nli@v1", env_);
   const fs::path main = resolve_model("acme/tiny-nli", env_);
   EXPECT_NE(v1, main);
-  EXPECT_EQ(read(cache_ / "models--acme--tiny-nli/refs/main"), main.filename().string());
-  EXPECT_EQ(read(v1 / "config.json"), read(kFixture / "config.json"));
-  EXPECT_NE(read(main / "config.json").find("onepass_revision"), std::string::npos);
+  EXPECT_EQ(read_text(cache_ / "models--acme--tiny-nli/refs/main"), main.filename().string());
+  EXPECT_EQ(read_text(v1 / "config.json"), read_text(kFixture / "config.json"));
+  EXPECT_NE(read_text(main / "config.json").find("onepass_revision"), std::string::npos);
   // Same weights in both: one blob, fetched once; the PyTorch and TF duplicates never.
   EXPECT_EQ(fs::read_symlink(v1 / "model.safetensors"),
             fs::read_symlink(main / "model.safetensors"));
@@ -166,7 +161,7 @@ TEST_F(HubTest, TwoRevisionsAreTwoSnapshotsSharingBlobs) {
 
 TEST_F(HubTest, FollowsRelativeRedirectOfARenamedRepo) {
   const fs::path snapshot = resolve_model("acme/renamed@v1", env_);
-  EXPECT_EQ(read(snapshot / "model.safetensors"), read(kFixture / "model.safetensors"));
+  EXPECT_EQ(read_text(snapshot / "model.safetensors"), read_text(kFixture / "model.safetensors"));
 }
 
 TEST_F(HubTest, GatedRepoNeedsToken) {
@@ -175,7 +170,7 @@ TEST_F(HubTest, GatedRepoNeedsToken) {
   EXPECT_NE(message.find("HF_TOKEN"), std::string::npos) << message;
   env_.token = "secret-token";
   const fs::path snapshot = resolve_model("acme/gated", env_);
-  EXPECT_EQ(read(snapshot / "config.json"), read(kFixture / "config.json"));
+  EXPECT_EQ(read_text(snapshot / "config.json"), read_text(kFixture / "config.json"));
 }
 
 TEST_F(HubTest, UnknownRepoRevisionAndNoWeightsAreClearErrors) {
@@ -277,7 +272,7 @@ TEST_F(HubTest, DiskFullLeavesNoCompleteBlobAndIsResumedLater) {
   EXPECT_TRUE(partial_kept);
 
   const fs::path snapshot = resolve_model("acme/tiny-nli@v1", env_);
-  EXPECT_EQ(read(snapshot / "model.safetensors"), read(kFixture / "model.safetensors"));
+  EXPECT_EQ(read_text(snapshot / "model.safetensors"), read_text(kFixture / "model.safetensors"));
   const auto gets = server_.requests("cdn", "/blobs/");
   ASSERT_FALSE(gets.empty());
   EXPECT_TRUE(gets.back()["range"].is_string()) << "the second run did not resume";
@@ -285,7 +280,7 @@ TEST_F(HubTest, DiskFullLeavesNoCompleteBlobAndIsResumedLater) {
 
 TEST_F(HubTest, DroppedConnectionIsResumedWithRange) {
   const fs::path snapshot = resolve_model("acme/flaky", env_);
-  EXPECT_EQ(read(snapshot / "model.safetensors"), read(kFixture / "model.safetensors"));
+  EXPECT_EQ(read_text(snapshot / "model.safetensors"), read_text(kFixture / "model.safetensors"));
   const auto gets = server_.requests("cdn", "/blobs/");
   ASSERT_EQ(gets.size(), 2u);
   EXPECT_TRUE(gets[0]["range"].is_null());
@@ -311,7 +306,7 @@ TEST_F(HubTest, ConcurrentDownloadersShareOneDownload) {
   EXPECT_EQ(error_a, "");
   EXPECT_EQ(error_b, "");
   EXPECT_EQ(a, b);
-  EXPECT_EQ(read(a / "model.safetensors"), read(kFixture / "model.safetensors"));
+  EXPECT_EQ(read_text(a / "model.safetensors"), read_text(kFixture / "model.safetensors"));
   EXPECT_EQ(server_.requests("cdn", "/blobs/").size(), 1u);
   EXPECT_TRUE(fs::exists(cache_ / ".locks/models--acme--slow"));
 }

@@ -12,18 +12,13 @@
 #include "gtest/gtest.h"
 #include "hub/resolve.h"
 #include "hub_server.h"
+#include "tests/support/files.h"
 
 namespace onepass::hub {
 namespace {
 using onepass::testing::HubServer;
 namespace fs = std::filesystem;
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using onepass::testing::read_text;
 
 // A throw-away CA and a server certificate it signed for localhost and 127.0.0.1.
 class TestCa {
@@ -81,8 +76,8 @@ TEST(HubTls, TrustsTheCaInSslCertFileAndRefusesItWithout) {
   env.endpoint = server.endpoint("localhost");
   const fs::path snapshot = resolve_model("acme/tiny-nli@v1", env);
   const fs::path fixture = fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models/bert-tiny-nli";
-  EXPECT_EQ(read(snapshot / "config.json"), read(fixture / "config.json"));
-  EXPECT_EQ(read(snapshot / "model.safetensors"), read(fixture / "model.safetensors"));
+  EXPECT_EQ(read_text(snapshot / "config.json"), read_text(fixture / "config.json"));
+  EXPECT_EQ(read_text(snapshot / "model.safetensors"), read_text(fixture / "model.safetensors"));
   EXPECT_EQ(server.requests("cdn", "/blobs/").size(), 1u);
   ::unsetenv("SSL_CERT_FILE");
   fs::remove_all(cache);

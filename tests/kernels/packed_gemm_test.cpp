@@ -13,12 +13,12 @@ namespace {
 
 using linear_checks::LinearShape;
 
-const auto kPack = [](const float* w, std::int64_t out, std::int64_t in) {
+const auto kPackedPack = [](const float* w, std::int64_t out, std::int64_t in) {
   return pack_panels(w, out, in);
 };
-const auto kRun = [](const float* x, std::int64_t rows, std::int64_t ldx,
-                     const std::vector<float>& panels, std::int64_t in, std::int64_t out,
-                     const float* bias, Activation act, bool accumulate, float* y) {
+const auto kPackedRun = [](const float* x, std::int64_t rows, std::int64_t ldx,
+                           const std::vector<float>& panels, std::int64_t in, std::int64_t out,
+                           const float* bias, Activation act, bool accumulate, float* y) {
   packed_linear(x, rows, ldx, panels.data(), in, out, bias, act, accumulate, y);
 };
 
@@ -27,15 +27,16 @@ TEST(PackedGemm, MatchesTheNaiveLinearOnEveryPath) {
   // 1 row; 31 rows (5 tiles and a 1-row tile); 200 x 320 x 72 (several row chunks; out not a
   // multiple of 16, so the last panel is ragged).
   linear_checks::expect_matches_naive_linear(
-      kPack, kRun, {LinearShape{1, 768, 40}, LinearShape{31, 768, 96}, LinearShape{200, 320, 72}},
+      kPackedPack, kPackedRun,
+      {LinearShape{1, 768, 40}, LinearShape{31, 768, 96}, LinearShape{200, 320, 72}},
       {Activation::kIdentity, Activation::kGeluErf, Activation::kGeluTanh, Activation::kSilu,
        Activation::kRelu, Activation::kTanh});
 }
 
 TEST(PackedGemm, BitIdenticalWhateverTheTeamOrTheRowsAlongside) {
   if (!has_packed_gemm()) GTEST_SKIP() << "built without AVX2 + FMA";
-  linear_checks::expect_bit_identical_whatever_the_split(kPack, kRun, LinearShape{200, 320, 72}, 7,
-                                                         {0, 77, 199});
+  linear_checks::expect_bit_identical_whatever_the_split(
+      kPackedPack, kPackedRun, LinearShape{200, 320, 72}, 7, {0, 77, 199});
 }
 
 }  // namespace

@@ -12,12 +12,12 @@ namespace {
 
 using linear_checks::LinearShape;
 
-const auto kPack = [](const float* w, std::int64_t out, std::int64_t in) {
+const auto kStreamPack = [](const float* w, std::int64_t out, std::int64_t in) {
   return pack_stream_panels(w, out, in);
 };
-const auto kRun = [](const float* x, std::int64_t rows, std::int64_t ldx,
-                     const HugePageBuffer& panels, std::int64_t in, std::int64_t out,
-                     const float* bias, Activation act, bool accumulate, float* y) {
+const auto kStreamRun = [](const float* x, std::int64_t rows, std::int64_t ldx,
+                           const HugePageBuffer& panels, std::int64_t in, std::int64_t out,
+                           const float* bias, Activation act, bool accumulate, float* y) {
   stream_linear(x, rows, ldx, static_cast<const float*>(panels.data()), in, out, bias, act,
                 accumulate, y);
 };
@@ -27,15 +27,16 @@ TEST(StreamGemm, MatchesTheNaiveLinearOnEveryPath) {
   // 1 row; 31 rows (3 tiles, one chunk); 1000 x 320 (1.3 MB of rows: 3 chunks of tiles), out not
   // a multiple of 32.
   linear_checks::expect_matches_naive_linear(
-      kPack, kRun, {LinearShape{1, 768, 40}, LinearShape{31, 768, 96}, LinearShape{1000, 320, 72}},
+      kStreamPack, kStreamRun,
+      {LinearShape{1, 768, 40}, LinearShape{31, 768, 96}, LinearShape{1000, 320, 72}},
       {Activation::kIdentity, Activation::kGeluErf, Activation::kTanh});
 }
 
 TEST(StreamGemm, BitIdenticalWhateverTheTeamOrTheRowsAlongside) {
   if (!has_stream_gemm()) GTEST_SKIP() << "this build or CPU has no AVX-512";
   // 17 rows alone from the first, second and third chunk of the 1000.
-  linear_checks::expect_bit_identical_whatever_the_split(kPack, kRun, LinearShape{1000, 320, 72},
-                                                         17, {0, 377, 999});
+  linear_checks::expect_bit_identical_whatever_the_split(
+      kStreamPack, kStreamRun, LinearShape{1000, 320, 72}, 17, {0, 377, 999});
 }
 
 }  // namespace

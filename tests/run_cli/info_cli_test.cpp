@@ -4,7 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "tests/support/cli_runner.h"
 #include "tests/support/files.h"
@@ -15,6 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using testing::read_text;
 using testing::run_onepass;
@@ -236,6 +241,107 @@ TEST_F(InfoCli, WithoutAModelListsTheBuild) {
     EXPECT_THAT(r.out, HasSubstr(arch));
   }
   EXPECT_THAT(r.out, HasSubstr("pytorch_model.bin"));
+}
+
+// Sets an environment variable for the binaries run while it lives, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Without a model, info names the code this build runs here (kernels/dispatch.h): the baseline's
+// -march, the instruction sets the kernels were compiled for besides it, and what each kernel
+// family and Linear precision chose on this CPU; the text says what the JSON says.
+TEST_F(InfoCli, WithoutAModelNamesTheCodePathsChosenOnThisCpu) {
+  const auto r = info({"--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto b = json::parse(r.out);
+  const auto& build = b["build"];
+  const auto& paths = b["code_paths"];
+  const std::vector<std::string> isas{"avx512_bf16", "avx512", "avx2", "scalar"};
+  EXPECT_THAT(isas, Contains(build["baseline"].get<std::string>()));
+  EXPECT_THAT(isas, Contains(paths["cpu"].get<std::string>()));
+  for (const char* family : {"elementwise", "small_gemm", "quantize"})
+    EXPECT_THAT(isas, Contains(paths[family].get<std::string>())) << family;
+  EXPECT_THAT((std::vector<std::string>{"avx512_bf16", "none"}),
+              Contains(paths["bf16_products"].get<std::string>()));
+  EXPECT_THAT((std::vector<std::string>{"stream_gemm", "packed_gemm", "onednn"}),
+              Contains(paths["fp32_gemm"].get<std::string>()));
+  EXPECT_THAT((std::vector<std::string>{"onednn", "unsupported"}),
+              Contains(paths["bf16_gemm"].get<std::string>()));
+  EXPECT_THAT((std::vector<std::string>{"onednn_vnni", "packed_gemm", "onednn"}),
+              Contains(paths["int8_gemm"].get<std::string>()));
+  // A portable build keeps AVX-512 apart; on an AVX-512 CPU any build then runs it.
+  if (build["baseline"] == "avx2") {
+    EXPECT_THAT(build["dispatched"], Contains("avx512"));
+  }
+  if (paths["cpu"] == "avx512" || paths["cpu"] == "avx512_bf16") {
+    EXPECT_EQ(paths["elementwise"], "avx512");
+    EXPECT_EQ(paths["small_gemm"], "avx512");
+    EXPECT_EQ(paths["fp32_gemm"], "stream_gemm");
+  }
+  if (paths["cpu"] == "avx512_bf16") {
+    EXPECT_EQ(paths["bf16_products"], "avx512_bf16");
+  }
+
+  const auto text = info({});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const auto march = build["march"].get<std::string>();
+  EXPECT_THAT(text.out, HasSubstr("build: " + (march.empty() ? std::string("the compiler's")
+                                                             : "-march=" + march)));
+  EXPECT_THAT(text.out, HasSubstr("this CPU: " + paths["cpu"].get<std::string>() + "\n"));
+  for (const auto& [key, label] :
+       std::vector<std::pair<std::string, std::string>>{{"elementwise", "elementwise"},
+                                                        {"small_gemm", "small_gemm"},
+                                                        {"bf16_products", "bf16 products"},
+                                                        {"quantize", "quantize"},
+                                                        {"fp32_gemm", "fp32 GEMM"},
+                                                        {"bf16_gemm", "bf16 GEMM"},
+                                                        {"int8_gemm", "int8 GEMM"}}) {
+    EXPECT_THAT(text.out, HasSubstr("  " + label + ": " + paths[key].get<std::string>() + " ("));
+  }
+}
+
+// ONEDNN_MAX_CPU_ISA=AVX2 runs what a CPU without AVX-512 runs (kernels/matmul.h): fp32 and int8
+// Linear products on packed_gemm, no bf16, and in a portable build the AVX2 compilation of every
+// dispatched kernel. What the baseline itself was compiled for stays.
+TEST_F(InfoCli, OnednnHeldToAvx2KeepsTheBuildOffAvx512) {
+  const auto plain = json::parse(info({"--json"}).out);
+  if (plain["build"]["baseline"] == "scalar") GTEST_SKIP() << "built without AVX2";
+  json held;
+  {
+    const ScopedEnv avx2("ONEDNN_MAX_CPU_ISA", "AVX2");
+    const auto r = info({"--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    held = json::parse(r.out);
+  }
+  const auto& paths = held["code_paths"];
+  EXPECT_EQ(paths["fp32_gemm"], "packed_gemm");
+  EXPECT_EQ(paths["int8_gemm"], "packed_gemm");
+  EXPECT_EQ(paths["bf16_gemm"], "unsupported");
+  EXPECT_EQ(paths["cpu"], "avx2");
+  EXPECT_EQ(paths["quantize"], held["build"]["baseline"]);  // the baseline compilation's code
+  if (held["build"]["baseline"] == "avx2") {
+    EXPECT_EQ(paths["elementwise"], "avx2");
+    EXPECT_EQ(paths["small_gemm"], "avx2");
+    EXPECT_EQ(paths["bf16_products"], "none");
+  }
 }
 
 }  // namespace

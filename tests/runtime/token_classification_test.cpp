@@ -26,7 +26,7 @@ using nlohmann::json;
 const std::vector<std::string> kModels =
     onepass::testing::golden_models_for({"token_classification"});
 
-json golden(const std::string& model) {
+json ner_golden(const std::string& model) {
   std::ifstream in(fixture_model(model) / "golden.json");
   return json::parse(in);
 }
@@ -61,7 +61,7 @@ TEST_F(TokenClassification, TextsGetGoldenTokenLogitsAndNoneEntitiesAreTheNonOTo
     const auto described = runtime_->find_model(model);
     ASSERT_TRUE(described);
     EXPECT_EQ(described->task, ModelTask::kTokenClassifier);
-    const json g = golden(model);
+    const json g = ner_golden(model);
     std::vector<const json*> cases;
     InferenceRequest all;
     all.model = model;

@@ -54,7 +54,7 @@ TEST_F(RoutingTest, WrongMethodListsEveryMethodOfThePathInTableOrder) {
   EXPECT_EQ(allow(r), "GET, DELETE, POST");
   EXPECT_EQ(
       r.body,
-      R"({"code":405,"type":"InternalServerException","message":"method PUT is not allowed here"})");
+      R"({"code":405,"type":"InternalServerException","message":"method 'PUT' is not allowed here"})");
   r = exchange("PATCH", "/models");
   EXPECT_EQ(r.status, 405);
   EXPECT_EQ(allow(r), "GET, POST");
@@ -64,7 +64,7 @@ TEST_F(RoutingTest, WrongMethodListsEveryMethodOfThePathInTableOrder) {
   EXPECT_EQ(allow(r), "POST");
   EXPECT_EQ(
       r.body,
-      R"({"error":{"message":"method GET is not allowed here","type":"MethodNotAllowedError","param":null,"code":405}})");
+      R"({"error":{"message":"method 'GET' is not allowed here","type":"MethodNotAllowedError","param":null,"code":405}})");
 }
 
 TEST_F(RoutingTest, ManagementRoutesExistOnlyWhenEnabled) {
@@ -76,19 +76,19 @@ TEST_F(RoutingTest, ManagementRoutesExistOnlyWhenEnabled) {
   EXPECT_EQ(allow(r), "POST");
   EXPECT_EQ(
       r.body,
-      R"({"code":405,"type":"InternalServerException","message":"method PUT is not allowed here"})");
+      R"({"code":405,"type":"InternalServerException","message":"method 'PUT' is not allowed here"})");
   r = exchange("GET", "/models");
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(
       r.body,
-      R"({"code":404,"type":"InternalServerException","message":"no route for GET /models"})");
+      R"({"code":404,"type":"InternalServerException","message":"no route for 'GET' '/models'"})");
 }
 
 TEST_F(RoutingTest, UnknownPathGetsTheGenericErrorShape) {
   start(/*management=*/false);
   const auto r = exchange("GET", "/no/such/route");
   EXPECT_EQ(r.status, 404);
-  EXPECT_EQ(r.body, R"({"error":"no route for GET /no/such/route"})");
+  EXPECT_EQ(r.body, R"({"error":"no route for 'GET' '/no/such/route'"})");
   EXPECT_EQ(allow(r), "(no Allow)");
 }
 

@@ -3,6 +3,7 @@
 // against the real runtime and tokenizers; then the server still gives the same answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/http_client.h"
@@ -72,7 +73,8 @@ void expect_cases(std::uint16_t port, const std::vector<Case>& cases) {
 TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
   ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
                        "embed=" + fixture_model("bert-tiny-embed"), "--model",
-                       "rerank=" + fixture_model("bert-tiny-rerank")});
+                       "rerank=" + fixture_model("bert-tiny-rerank"), "--model",
+                       "splade=" + fixture_model("bert-tiny-splade")});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   const auto port = server.port();
   const std::string premise = "A man is playing a guitar on a busy street corner.";
@@ -85,8 +87,55 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
   std::string long_words;
   for (int i = 0; i < 400; ++i) long_words += "guitar street corner ";
   const std::string long_name(4096, 'm');
+  // Client text that an error names: 100 KB of it must come back as a short, escaped prefix,
+  // in the body (under 1 KiB, checked for every case) and in the log line.
+  const std::string huge(100000, 'p');
+  const std::string huge_method(8000, 'X');
+  const std::string quoted_prefix = "'" + std::string(64, 'p') + "'... (100000 bytes)";
+  const auto with_prompt = [&](json body) {
+    body["prompt_name"] = huge;
+    return body.dump();
+  };
 
   const std::vector<Case> cases = {
+      // An unknown prompt name on every route that takes one, a KServe input name, a method.
+      {"POST", "/embed", with_prompt({{"inputs", "a"}}), kJson, target("embed"), 422,
+       "no prompt named " + quoted_prefix},
+      {"POST", "/embed_all", with_prompt({{"inputs", "a"}}), kJson, target("embed"), 422,
+       "no prompt named " + quoted_prefix},
+      {"POST", "/tokenize", with_prompt({{"inputs", "a"}}), kJson, target("embed"), 422,
+       "no prompt named " + quoted_prefix},
+      {"POST", "/embed_sparse", with_prompt({{"inputs", "a"}}), kJson, target("splade"), 422,
+       "no prompt named " + quoted_prefix},
+      {"POST", "/similarity",
+       json{{"inputs", {{"source_sentence", "a"}, {"sentences", {"b"}}}},
+            {"parameters", {{"prompt_name", huge}}}}
+           .dump(),
+       kJson, target("embed"), 422, "no prompt named " + quoted_prefix},
+      {"POST",
+       "/v2/models/nli/infer",
+       json{{"inputs", {{{"name", huge}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {"a"}}}}}}
+           .dump(),
+       kJson,
+       {},
+       400,
+       "unknown input " + quoted_prefix},
+      {"POST",
+       "/v2/models/nli/infer",
+       json{{"inputs",
+             {{{"name", "\"\n\x01'"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {"a"}}}}}}
+           .dump(),
+       kJson,
+       {},
+       400,
+       R"(unknown input '\"\\x0a\\x01\\x27')"},
+      {huge_method,
+       "/predict",
+       "",
+       "",
+       {},
+       405,
+       "method '" + std::string(64, 'X') + "'... (8000 bytes) is not allowed here"},
       // Not JSON, truncated, trailing garbage.
       {"POST", "/predict", "hello", kJson, target("nli"), 400, "not valid JSON"},
       {"POST", "/invocations", R"({"inputs":"a")", kJson, target("nli"), 400, "not valid JSON"},
@@ -256,7 +305,7 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
        "model_not_found"},
       {"POST", "/predict", R"({"inputs":"a"})", kJson, target("embed/../nli"), 404, ""},
       // Wrong method, unknown route.
-      {"GET", "/nope", "", "", {}, 404, R"({"error":"no route for GET /nope"})"},
+      {"GET", "/nope", "", "", {}, 404, R"({"error":"no route for 'GET' '/nope'"})"},
       {"GET", "/invocations", "", "", {}, 405, ""},
       {"DELETE", "/predict", "", "", {}, 405, ""},
       // Deep nesting and huge numbers: no stack overflow, a clean 400/422.
@@ -318,6 +367,17 @@ TEST(ServeCatalogue, EveryBadInputOnTheRealServerThenStillCorrect) {
             before_predict.body);
   EXPECT_EQ(post_json(port, "/embed", json{{"inputs", premise}}.dump(), target("embed")).body,
             before_embed.body);
+  // No log line holds the client's long text, nor grows with it.
+  const std::string log = server.log();
+  EXPECT_EQ(log.find(std::string(1000, 'p')), std::string::npos);
+  EXPECT_EQ(log.find(std::string(100, 'X')), std::string::npos);
+  std::size_t longest = 0;
+  for (std::size_t start = 0; start < log.size();) {
+    const std::size_t end = std::min(log.find('\n', start), log.size());
+    longest = std::max(longest, end - start);
+    start = end + 1;
+  }
+  EXPECT_LT(longest, 2048u) << "the longest log line";
 }
 
 // The token-classification routes' bad input, with a token classifier and a sequence classifier

@@ -52,7 +52,7 @@ json parameters_of(const json& c) {
   return parameters;
 }
 
-const std::vector<std::pair<std::string, std::string>> kModels = {
+const std::vector<std::pair<std::string, std::string>> kFillMaskModels = {
     {"mlm", "bert-tiny-splade"},
     {"dmlm", "distilbert-tiny-splade"},
     {"xmlm", "xlmr-tiny-mlm"},
@@ -68,7 +68,7 @@ class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:
   static std::vector<std::string> server_args() {
     std::vector<std::string> args;
-    for (const auto& [name, folder] : kModels) {
+    for (const auto& [name, folder] : kFillMaskModels) {
       args.push_back("--model");
       args.push_back(name + "=" + fixture_model(folder));
     }
@@ -77,7 +77,7 @@ class ServeFillMask : public ServeSuite<ServeFillMask> {
 };
 
 TEST_F(ServeFillMask, EveryGoldenCaseAtInvocations) {
-  for (const auto& [name, folder] : kModels) {
+  for (const auto& [name, folder] : kFillMaskModels) {
     SCOPED_TRACE(name);
     const json g = fill_mask_golden(folder);
     ASSERT_GE(g["cases"].size(), 10u);
@@ -92,7 +92,7 @@ TEST_F(ServeFillMask, EveryGoldenCaseAtInvocations) {
 }
 
 TEST_F(ServeFillMask, ListOfTextsIsBatchedAndAnsweredInOrder) {
-  for (const auto& [name, folder] : kModels) {
+  for (const auto& [name, folder] : kFillMaskModels) {
     SCOPED_TRACE(name);
     const json g = fill_mask_golden(folder);
     json texts = json::array(), expected = json::array();

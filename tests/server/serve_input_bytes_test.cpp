@@ -1,6 +1,7 @@
 // End to end through the `onepass serve` binary: the per-text byte cap. A multi-megabyte text
-// in any text field of any dialect is refused (422, the dialect's error shape) before it is
-// tokenized or even admitted, with truncation on or off; the server answers correctly after.
+// in any text field of any dialect (the fill-mask targets summed) is refused (422, the dialect's
+// error shape) before it is tokenized or even admitted, with truncation on or off; the server
+// answers correctly after.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -23,13 +24,13 @@ std::string megabytes_of_words(std::size_t megabytes) {
   return text;
 }
 
-struct Case {
+struct BytesCase {
   std::string path;
   json body;
   std::string model;  // X-Amzn-SageMaker-Target-Model; empty: none
 };
 
-std::string error_message(const std::string& path, const json& error) {
+std::string bytes_error_message(const std::string& path, const json& error) {
   if (path == "/invocations") {
     EXPECT_EQ(error["code"], 422);
     EXPECT_EQ(error["type"], "InternalServerException");
@@ -47,7 +48,8 @@ std::string error_message(const std::string& path, const json& error) {
 TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectAndField) {
   ServeProcess server({"--model", "nli=" + fixture_model("bert-tiny-nli"), "--model",
                        "embed=" + fixture_model("bert-tiny-embed"), "--model",
-                       "rerank=" + fixture_model("bert-tiny-rerank"), "--auto-truncate"});
+                       "rerank=" + fixture_model("bert-tiny-rerank"), "--model",
+                       "mlm=" + fixture_model("bert-tiny-splade"), "--auto-truncate"});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   const auto port = server.port();
   const std::string premise = "A man is playing a guitar on a busy street corner.";
@@ -62,7 +64,7 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
   const json kserve_pair = {
       {"name", "text_pair"}, {"shape", {1}}, {"datatype", "BYTES"}, {"data", {big}}};
   const json labels = {"sports", "music"};
-  const std::vector<Case> cases = {
+  const std::vector<BytesCase> cases = {
       // SageMaker toolkit: text, either side of a pair, zero-shot sequence and label,
       // feature extraction; truncation asked for or not.
       {"/invocations", {{"inputs", big}}, "nli"},
@@ -79,9 +81,15 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
          {{"candidate_labels", labels}, {"hypothesis_template", big.substr(2) + "{}"}}}},
        "nli"},
       {"/invocations", {{"inputs", {"a", big}}}, "embed"},
+      // Fill-mask targets: each is tokenized for every text, so together they are one text.
+      {"/invocations", {{"inputs", "a [MASK] b"}, {"parameters", {{"targets", big}}}}, "mlm"},
+      {"/invocations",
+       {{"inputs", {"a [MASK]"}}, {"parameters", {{"targets", {"ab", big.substr(2)}}}}},
+       "mlm"},
       // The Hugging Face Inference API on POST /.
       {"/", {{"inputs", big}}, "nli"},
       {"/", {{"inputs", {big}}}, "embed"},
+      {"/", {{"inputs", "[MASK]"}, {"parameters", {{"targets", {big}}}}}, "mlm"},
       // TEI: predict (text, pair), rerank (query, texts), embed, tokenize, zero_shot.
       {"/predict", {{"inputs", big}, {"truncate", true}}, "nli"},
       {"/predict", {{"inputs", {"p", big}}}, "nli"},
@@ -107,7 +115,7 @@ TEST(ServeInputBytes, AMultiMegabyteTextIsRefusedBeforeTokenizingInEveryDialectA
         post_json(port, c.path, c.body.dump(), c.model.empty() ? HttpHeaders{} : target(c.model));
     EXPECT_EQ(r.status, 422) << r.body.substr(0, 400);
     ASSERT_TRUE(json::accept(r.body)) << r.body.substr(0, 400);
-    const std::string message = error_message(c.path, json::parse(r.body));
+    const std::string message = bytes_error_message(c.path, json::parse(r.body));
     // The rule is stated: the size, the limit (64 x 512 tokens is below the 64 KiB floor), and
     // that truncation does not help.
     EXPECT_NE(message.find("is 3145728 bytes"), std::string::npos) << message;

@@ -26,7 +26,7 @@ namespace {
 
 using nlohmann::json;
 
-const json& golden(const std::string& model) {
+const json& sentence_golden(const std::string& model) {
   static std::map<std::string, json> cache;
   auto it = cache.find(model);
   if (it == cache.end()) {
@@ -37,7 +37,7 @@ const json& golden(const std::string& model) {
 }
 
 const json& golden_case(const std::string& model, const std::string& id) {
-  for (const auto& c : golden(model)["cases"])
+  for (const auto& c : sentence_golden(model)["cases"])
     if (c["id"] == id) return c;
   throw std::runtime_error("no golden case " + id);
 }
@@ -98,7 +98,7 @@ class ServeSentenceTasks : public ServeSuite<ServeSentenceTasks> {
 // The dense fixture's non-empty single-text cases, in golden order.
 std::vector<json> dense_cases() {
   std::vector<json> cases;
-  for (const auto& c : golden(kDense)["cases"])
+  for (const auto& c : sentence_golden(kDense)["cases"])
     if (c["text"] != "") cases.push_back(c);
   return cases;
 }
@@ -299,7 +299,7 @@ TEST(ServeHfTask, SentenceRankingScoresPairsAndRanksTexts) {
   ServeProcess server({"--model", "rerank=" + fixture_model("bert-tiny-rerank")});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   std::vector<json> cases;
-  for (const auto& c : golden("bert-tiny-rerank")["cases"])
+  for (const auto& c : sentence_golden("bert-tiny-rerank")["cases"])
     if (c.contains("pair") && !c.contains("truncation") && cases.size() < 4) cases.push_back(c);
   ASSERT_EQ(cases.size(), 4u);
 
@@ -364,7 +364,7 @@ std::string reranker_with(const TempDir& dir, const json& extra) {
 // answers the sigmoid whatever the config says, as TEI does.
 TEST(ServeHfTask, SentenceRankingAndVllmScoreApplyTheCrossEncodersActivation) {
   std::vector<json> cases;
-  for (const auto& c : golden("bert-tiny-rerank")["cases"])
+  for (const auto& c : sentence_golden("bert-tiny-rerank")["cases"])
     if (c.contains("pair") && !c.contains("truncation") && cases.size() < 3) cases.push_back(c);
   ASSERT_EQ(cases.size(), 3u);
   const std::vector<std::pair<json, double (*)(double)>> variants = {

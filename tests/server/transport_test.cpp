@@ -122,7 +122,7 @@ TEST(Transport, BadInputCatalogueExactStatusesAndBodies) {
        ""},
       {"POST", "/invocations", R"({"inputs":"a"})", json_type, {}, 404, ""},
       // Routes and methods.
-      {"GET", "/nope", "", "", {}, 404, R"({"error":"no route for GET /nope"})"},
+      {"GET", "/nope", "", "", {}, 404, R"({"error":"no route for 'GET' '/nope'"})"},
       {"GET", "/invocations", "", "", {}, 405, ""},
       {"PUT", "/predict", "", "", {}, 405, ""},
       {"POST", "/models", R"({"model_name":"m","url":"/tmp"})", json_type, {}, 404, ""},

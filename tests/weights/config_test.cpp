@@ -14,11 +14,11 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const std::filesystem::path kModels =
+const std::filesystem::path kConfigModels =
     std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
 
 TEST(PretrainedConfig, ReadsBertFixture) {
-  auto c = load_pretrained_config(kModels / "bert-tiny-nli");
+  auto c = load_pretrained_config(kConfigModels / "bert-tiny-nli");
   EXPECT_THAT(c.architectures, ElementsAre("BertForSequenceClassification"));
   EXPECT_EQ(c.model_type, "bert");
   EXPECT_THAT(c.id2label, ElementsAre("contradiction", "entailment", "neutral"));

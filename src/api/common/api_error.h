@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/client_text.h"
 #include "http/message.h"
 
 namespace onepass::api {
@@ -37,10 +38,13 @@ enum class ApiErrorKind {
   kInternal,             // 500
 };
 
+// The message is cut to kMaxMessageBytes (base/client_text.h) whoever built it, so no error
+// body or log line can grow with what a client sent; messages quote client text through
+// quote_client_text() to begin with.
 class ApiError : public std::runtime_error {
  public:
   ApiError(ApiErrorKind kind, const std::string& message, std::string param = {})
-      : std::runtime_error(message), kind_(kind), param_(std::move(param)) {}
+      : std::runtime_error(bounded_message(message)), kind_(kind), param_(std::move(param)) {}
   ApiErrorKind kind() const { return kind_; }
   // The request field at fault (OpenAI's "param"); empty when none.
   const std::string& param() const { return param_; }

@@ -6,147 +6,34 @@
 //     bug: a decoder let an exception escape, or an encoder met a result it did not expect);
 //   - a JSON body (when the answer says application/json) that strict JSON parsing accepts;
 //   - an error message that is onepass's own words, not a leaked nlohmann exception;
+//   - an error body under 1 KiB: client text is quoted as a short prefix, never echoed whole;
 //   - header names and values without CR, LF or NUL (no response splitting).
+//
+// Compiled once (api_fuzz_common.cpp, library onepass_api_fuzz_support) rather than in each of
+// the targets: the harness and FuzzService were most of every target's compile.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <memory>
-#include <nlohmann/json.hpp>
-#include <string>
 #include <string_view>
-#include <vector>
 
-#include "api/api.h"
-#include "api/fuzz/fuzz_service.h"
+#include "http/message.h"
 
 namespace onepass::api::fuzzing {
 
-inline bool allowed_status(int status) {
-  switch (status) {
-    case 200:
-    case 400:
-    case 401:
-    case 404:
-    case 405:
-    case 409:
-    case 413:
-    case 415:
-    case 422:
-    case 424:
-    case 429:
-    case 431:
-    case 503:
-    case 507:
-      return true;
-    default:
-      return false;
-  }
-}
+// Aborts (so libFuzzer saves the input) unless `ok`.
+void check(bool ok);
 
-inline bool clean_header_text(std::string_view text) {
-  for (const char c : text)
-    if (c == '\r' || c == '\n' || c == '\0') return false;
-  return true;
-}
+// Aborts after printing which rule `response` broke, and the answer itself.
+[[noreturn]] void fail(const char* rule, const http::Response& response);
 
-// The error text of any dialect's error body: {"error": "..."}, {"message": "..."} or
-// {"error": {"message": "..."}}.
-inline std::string error_message(const nlohmann::json& body) {
-  if (!body.is_object()) return {};
-  for (const char* key : {"error", "message"}) {
-    const auto it = body.find(key);
-    if (it == body.end()) continue;
-    if (it->is_string()) return it->get<std::string>();
-    if (it->is_object() && it->contains("message") && (*it)["message"].is_string())
-      return (*it)["message"].get<std::string>();
-  }
-  return {};
-}
-
-// Aborts (so libFuzzer saves the input) after printing what broke and the answer itself.
-[[noreturn]] inline void fail(const char* rule, const http::Response& response) {
-  std::fprintf(stderr, "api fuzz: %s\nstatus %d, content type '%s'\nbody: %.2000s\n", rule,
-               response.status, response.content_type.c_str(), response.body.c_str());
-  std::abort();
-}
-
-inline void check_response(const http::Response& response) {
-  if (!allowed_status(response.status))
-    fail("status outside docs/api.md's error classes", response);
-  if (!clean_header_text(response.content_type))
-    fail("CR, LF or NUL in the content type", response);
-  for (const auto& h : response.headers)
-    if (h.name.empty() || !clean_header_text(h.name) || !clean_header_text(h.value))
-      fail("empty header name, or CR, LF or NUL in a header", response);
-  if (response.content_type.rfind("application/json", 0) != 0) return;
-  // nlohmann rejects invalid UTF-8, NaN and anything after the value.
-  const auto body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) fail("the body is not strict JSON", response);
-  if (response.status >= 400 && error_message(body).rfind("[json.exception", 0) == 0)
-    fail("an nlohmann exception leaked into the error message", response);
-}
-
-// One Api over one FuzzService.
-struct Endpoint {
-  std::unique_ptr<FuzzService> service;
-  std::unique_ptr<Api> api;
-
-  Endpoint(const std::vector<std::string>& models, ApiOptions options)
-      : service(std::make_unique<FuzzService>(models)),
-        api(std::make_unique<Api>(*service, std::move(options))) {}
-
-  // Handles `request`, runs the completions it queued, checks and returns the one answer.
-  http::Response exchange(http::Request request) {
-    auto answers = std::make_shared<std::vector<http::Response>>();
-    api->handle(std::move(request),
-                [answers](http::Response response) { answers->push_back(std::move(response)); });
-    service->run_pending();
-    if (answers->size() != 1) {
-      std::fprintf(stderr, "api fuzz: %zu answers to one request\n", answers->size());
-      std::abort();
-    }
-    check_response(answers->front());
-    return std::move(answers->front());
-  }
-};
-
-inline ApiOptions fuzz_options() {
-  ApiOptions options;
-  options.max_client_batch_size = 8;       // small, so the fuzzer reaches the limit
-  options.enable_model_management = true;  // FuzzService never loads anything
-  return options;
-}
+// The rules above for any answer (status, headers, JSON body, error text).
+void check_response(const http::Response& response);
 
 // The body of one POST, sent once to each single-model service, so that every task's decoding
 // and encoding (classifier, reranker, embedder, token classifier, sparse embedder, question
-// answerer) sees it. `path`
-// may hold
-// "{model}", replaced by each service's model name (KServe's infer route).
-inline void post_to_each_task(std::string_view path, const std::uint8_t* data, std::size_t size) {
-  static std::vector<Endpoint>* endpoints = [] {
-    auto* list = new std::vector<Endpoint>();
-    for (const char* model : {"nli", "rerank", "embed", "ner", "splade", "qa"})
-      list->emplace_back(std::vector<std::string>{model}, fuzz_options());
-    return list;
-  }();
-  const std::string body(reinterpret_cast<const char*>(data), size);
-  for (auto& endpoint : *endpoints) {
-    http::Request request;
-    request.method = "POST";
-    request.target = std::string(path);
-    if (const auto slot = request.target.find("{model}"); slot != std::string::npos)
-      request.target.replace(slot, 7, endpoint.service->models().front().name);
-    request.headers.push_back({"content-type", "application/json"});
-    request.body = body;
-    const http::Response response = endpoint.exchange(std::move(request));
-    // JSON has no raw NUL byte anywhere: a parser that stops at one answers the value before it
-    // and never looks at the rest ('{"inputs":"a"}\0garbage').
-    if (body.find('\0') != std::string::npos && response.status < 400)
-      fail("a body holding a NUL byte was accepted", response);
-  }
-}
+// answerer) sees it. `path` may hold "{model}", replaced by each service's model name (KServe's
+// infer route).
+void post_to_each_task(std::string_view path, const std::uint8_t* data, std::size_t size);
 
 }  // namespace onepass::api::fuzzing

@@ -1,7 +1,8 @@
 // A single-threaded runtime::InferenceService for the API fuzz targets. It keeps the promises of
 // service.h that the dialects rely on, with fixed-shape outputs instead of an engine:
 //   - admission on the caller's thread (unknown model kNotFound, no inputs kInvalidArgument,
-//     a text over the model's max_input_bytes kInvalidInput, as runtime/input_limits.h says);
+//     a text or the fill-mask targets over the model's max_input_bytes kInvalidInput, as
+//     runtime/input_limits.h says, an unknown prompt name kInvalidInput, as runtime/prompts.h);
 //   - `done` runs later, never inside submit(): completions wait in a queue until
 //     run_pending(), which the harness calls after Api::handle returned (the real runtime runs
 //     them on another thread);
@@ -25,15 +26,13 @@
 #include <utility>
 #include <vector>
 
+#include "api/fuzz/api_fuzz_common.h"
 #include "base/error.h"
 #include "runtime/input_limits.h"
+#include "runtime/prompts.h"
 #include "runtime/service.h"
 
 namespace onepass::api::fuzzing {
-
-inline void check(bool ok) {
-  if (!ok) std::abort();
-}
 
 class FuzzService : public runtime::InferenceService {
  public:
@@ -71,6 +70,10 @@ class FuzzService : public runtime::InferenceService {
       if (item.text_pair)
         runtime::check_input_bytes(*item.text_pair, model->max_input_bytes, "the second text");
     }
+    // An unknown prompt name is refused as the runtime refuses it (its message quotes the name).
+    if (request.prompt_name) runtime::prompt_for(*model, request.prompt_name);
+    if (request.output == runtime::OutputKind::kFillMask)
+      runtime::check_fill_mask_target_bytes(request.fill_mask.targets, model->max_input_bytes);
     // A dialect must ask for the output its model can give.
     switch (model->task) {
       case runtime::ModelTask::kEmbedder:
@@ -197,6 +200,7 @@ class FuzzService : public runtime::InferenceService {
       d.task = runtime::ModelTask::kEmbedder;
       d.info.architecture = "BertModel";
       d.pooling = runtime::Pooling::kMean;
+      d.prompts = {{"query", "query: "}, {"passage", "passage: "}};
     } else if (name == "ner") {
       d.task = runtime::ModelTask::kTokenClassifier;
       d.info.architecture = "BertForTokenClassification";

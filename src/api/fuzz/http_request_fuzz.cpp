@@ -13,7 +13,7 @@
 #include <boost/beast/http.hpp>
 #include <sstream>
 
-#include "api/fuzz/api_fuzz_common.h"
+#include "api/fuzz/api_fuzz_endpoint.h"
 #include "http/wire.h"
 
 namespace {

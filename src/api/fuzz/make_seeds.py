@@ -32,6 +32,13 @@ routes = {
    'text': {'inputs': 'I love this'},
    'fill_mask': {'inputs': ['a [MASK] b [MASK]', 'c [MASK]'], 'parameters': {'top_k': 3, 'targets': ['a', 'zz']}},
    'fill_mask_target': {'inputs': 'x [MASK]', 'parameters': {'targets': 'a', 'top_k': 0}},
+   # Oversized fields (the fuzz service caps a text at 512 bytes): refused, never echoed whole.
+   'oversized_target': {'inputs': 'x [MASK]', 'parameters': {'targets': 't' * 600}},
+   'oversized_targets_sum': {'inputs': ['x [MASK]'], 'parameters': {'targets': ['t' * 100] * 6}},
+   'oversized_empty_targets': {'inputs': 'x [MASK]', 'parameters': {'targets': [''] * 600}},
+   'oversized_label': {'inputs': 'a', 'parameters': {'candidate_labels': ['x', 'l' * 1200]}},
+   'oversized_template': {'inputs': 'a', 'parameters': {'candidate_labels': ['x'], 'hypothesis_template': 'h' * 1200 + '{}'}},
+   'oversized_qa': {'inputs': {'question': 'q' * 1200, 'context': 'c'}},
    'text_list': {'inputs': ['a b', 'c']},
    'pair': {'inputs': {'text': 'p', 'text_pair': 'h'}},
    'pair_list': {'inputs': [{'text': 'p', 'text_pair': 'h'}, {'text': 'q'}]},
@@ -131,6 +138,8 @@ routes = {
    'missing_query': {'documents': ['a']}, 'object_without_text': {'query': 'q', 'documents': [{'title': 't'}]},
    'negative_top_n': {'query': 'q', 'documents': ['a'], 'top_n': -1},
    'bad_model': {'model': '../etc', 'query': 'q', 'documents': ['a']},
+   'oversized_query': {'query': 'q' * 1200, 'documents': ['a']},
+   'oversized_field': {'query': 'q', 'documents': [{'text': 'a', 'title': 't' * 2000}], 'rank_fields': ['f' * 2000]},
    # max_chunks_per_doc: the documents' windows (the query whole in each), best window scores.
    'max_chunks': {'query': 'q r', 'documents': ['w ' * 60, 'b', {'text': 'x ' * 40}], 'max_chunks_per_doc': 2, 'return_documents': True},
    'max_chunks_one': {'query': 'q', 'documents': ['w ' * 60], 'max_chunks_per_doc': 1, 'top_n': 1},
@@ -145,6 +154,7 @@ routes = {
    'truncate_too_many': {'input': 'a', 'truncate_prompt_tokens': 100000},
    'deprecated_switches': {'input': 'a', 'activation': True, 'softmax': False},
    'bad_model': {'model': 'nli\u0000', 'input': 'a'},
+   'oversized_model': {'model': 'm' * 2000, 'input': 'a'},
  },
  'vllm_score_fuzz': {
    'one_to_one': {'model': 'rerank', 'text_1': 'q', 'text_2': 'd'},
@@ -164,6 +174,8 @@ routes = {
    'long_input_stride_huge': {'inputs': 'w ' * 60, 'long_input': 'chunk', 'stride': 2 ** 64},
    'prompt_name': {'inputs': ['a', 'b'], 'prompt_name': 'query'},
    'prompt_name_not_string': {'inputs': 'a', 'prompt_name': ['query']},
+   'oversized_prompt_name': {'inputs': 'a', 'prompt_name': 'p' * 2000},
+   'oversized_model': {'inputs': 'a', 'model': 'm' * 2000},
  },
  'tei_similarity_fuzz': {
    'basic': {'inputs': {'source_sentence': 'a b', 'sentences': ['c', 'd e']}},
@@ -173,20 +185,24 @@ routes = {
    'not_strings': {'inputs': {'source_sentence': 'a', 'sentences': [1, None]}},
    'too_many_sentences': {'inputs': {'source_sentence': 'a', 'sentences': ['b'] * 8}},
    'parameters_not_object': {'inputs': {'source_sentence': 'a', 'sentences': ['b']}, 'parameters': 3},
+   'oversized_prompt_name': {'inputs': {'source_sentence': 'a', 'sentences': ['b']}, 'parameters': {'prompt_name': '\u00e9' * 1000}},
  },
  'tei_embed_all_fuzz': {
    'text': {'inputs': 'héllo world'}, 'list': {'inputs': ['a', 'b c']},
    'truncate_left': {'inputs': 'w ' * 60, 'truncate': True, 'truncation_direction': 'Left'},
    'long': {'inputs': 'w ' * 60},
+   'oversized_prompt_name': {'inputs': 'a', 'prompt_name': '"\n' * 1000},
  },
  'tei_embed_sparse_fuzz': {
    'text': {'inputs': 'héllo world'}, 'list': {'inputs': ['a', 'b c']},
    'truncate': {'inputs': 'w ' * 60, 'truncate': True},
    'long': {'inputs': 'w ' * 60},
+   'oversized_prompt_name': {'inputs': 'a', 'prompt_name': 'p' * 2000},
  },
  'tei_tokenize_fuzz': {
    'text': {'inputs': 'héllo  world 東京 👨‍👩‍👧'}, 'list': {'inputs': ['a b', 'c'], 'add_special_tokens': False},
    'prompt_name': {'inputs': 'a', 'prompt_name': 'query'},
+   'oversized_prompt_name': {'inputs': 'a', 'prompt_name': '\u0001' * 2000},
  },
  'tei_decode_fuzz': {
    'ids': {'ids': [1, 5, 7, 2]}, 'batch': {'ids': [[1, 2], [], [3]], 'skip_special_tokens': False},
@@ -197,6 +213,7 @@ routes = {
    'basic': {'inputs': ['the game'], 'candidate_labels': ['sports', 'cooking'], 'hypothesis_template': 'This is {}.', 'multi_label': True},
    'string_labels': {'inputs': 'x', 'candidate_labels': 'a,,b , c'},
    'empty_labels': {'inputs': 'a', 'candidate_labels': []},
+   'oversized_label': {'inputs': 'a', 'candidate_labels': 'l' * 1200},
    'empty_label': {'inputs': 'a', 'candidate_labels': ['']},
    'long_input_chunk': {'inputs': ['w ' * 50], 'candidate_labels': ['a', 'b'], 'long_input': 'chunk', 'stride': 4},
    'long_input_multi_label': {'inputs': 'w ' * 50, 'candidate_labels': 'a', 'multi_label': True, 'long_input': 'chunk'},
@@ -219,6 +236,10 @@ routes = {
    'ner_stride': {'inputs': [{'name': 'text', 'shape': [1], 'datatype': 'BYTES', 'data': ['a']}], 'parameters': {'stride': 1, 'aggregation_strategy': 'simple'}},
    'shape_mismatch': {'inputs': [{'name': 'text', 'shape': [2], 'datatype': 'BYTES', 'data': ['a']}]},
    'empty_inputs': {'inputs': []},
+   'oversized_name': {'inputs': [{'name': 'n' * 2000, 'shape': [1], 'datatype': 'BYTES', 'data': ['a']}]},
+   'oversized_bad_name': {'inputs': [{'name': '\'' * 2000, 'shape': [2], 'datatype': 'BYTES', 'data': ['a']}]},
+   'oversized_output': {'inputs': [{'name': 'text', 'shape': [1], 'datatype': 'BYTES', 'data': ['a']}], 'outputs': [{'name': 'o' * 2000}]},
+   'oversized_text': {'inputs': [{'name': 'text', 'shape': [1], 'datatype': 'BYTES', 'data': ['t' * 1200]}]},
    'out_of_range': {'inputs': [{'name': 'input_ids', 'shape': [1, 1], 'datatype': 'INT64', 'data': [4294967296]}]},
  },
  'sagemaker_models_fuzz': {
@@ -230,6 +251,8 @@ routes = {
    'relative': {'model_name': 'm', 'url': 'models/m'},
    'bad_name': {'model_name': '../m', 'url': '/opt/m'},
    'nul_name': {'model_name': 'a\u0000b', 'url': '/opt/m'},
+   'oversized_name': {'model_name': 'm' * 2000, 'url': '/opt/m'},
+   'oversized_url': {'model_name': 'm', 'url': '/' + 'u' * 5000},
  },
  'openai_embeddings_fuzz': {
    'text': {'input': 'a', 'model': 'embed', 'encoding_format': 'base64'},
@@ -238,6 +261,7 @@ routes = {
    'flat_tokens': {'input': [12, 7], 'encoding_format': 'float'},
    'bad_model': {'input': 'a', 'model': '../etc'},
    'empty': {'input': [], 'model': 'embed'},
+   'oversized_model': {'input': 'a', 'model': 'm' * 2000},
  },
 }
 for target, seeds in routes.items():
@@ -274,6 +298,8 @@ http = {
   'too_many_headers': b'GET /ping HTTP/1.1\r\nHost: x\r\n' + b''.join(b'X-H%d: v\r\n' % i for i in range(20)) + b'\r\n',
   'garbage': b'GARBAGE\r\n\r\n',
   'wrong_method': req('PUT', '/predict', headers=()),
+  'oversized_method': req('X' * 980, '/predict', headers=()),
+  'oversized_path': req('GET', '/' + 'p' * 900, headers=()),
   'unknown_route': req('GET', '/nope', headers=()),
   'no_content_type': req('POST', '/predict', b'{"inputs":"a"}', (T,)),
   'api_key': req('POST', '/embed', b'{"inputs":"a"}', (J, ('Authorization', 'Bearer fuzz-key'))),

@@ -28,6 +28,9 @@ struct Tensor {
   std::vector<const Json*> data;  // flattened, row-major
 };
 
+// "input 'text'": the name is the client's, so a message quotes a short, escaped prefix of it.
+std::string shown(const Tensor& tensor) { return "input " + quote_client_text(tensor.name); }
+
 void flatten(const Json& data, std::vector<const Json*>& out, int depth) {
   if (depth > 4) invalid("tensor 'data' is nested too deeply");
   if (data.is_array()) {
@@ -49,30 +52,30 @@ Tensor parse_tensor(const Json& input) {
   tensor.name = *name;
   tensor.datatype = *datatype;
   if (!shape->is_array() || shape->empty() || shape->size() > 4)
-    invalid("input '" + tensor.name + "': 'shape' must be a list of 1 to 4 sizes");
+    invalid(shown(tensor) + ": 'shape' must be a list of 1 to 4 sizes");
   std::int64_t count = 1;
   for (const auto& dim : *shape) {
     if (!dim.is_number_integer() || dim.get<std::int64_t>() < 0 ||
         dim.get<std::int64_t>() > (1 << 24))
-      invalid("input '" + tensor.name + "': 'shape' must hold non-negative integers");
+      invalid(shown(tensor) + ": 'shape' must hold non-negative integers");
     tensor.shape.push_back(dim.get<std::int64_t>());
     count *= tensor.shape.back();
-    if (count > (1 << 24)) invalid("input '" + tensor.name + "' is too large");
+    if (count > (1 << 24)) invalid(shown(tensor) + " is too large");
   }
   flatten(*data, tensor.data, 0);
   if (static_cast<std::int64_t>(tensor.data.size()) != count)
-    invalid("input '" + tensor.name + "': 'data' holds " + std::to_string(tensor.data.size()) +
+    invalid(shown(tensor) + ": 'data' holds " + std::to_string(tensor.data.size()) +
             " values but 'shape' says " + std::to_string(count));
   return tensor;
 }
 
 std::vector<std::string> text_values(const Tensor& tensor) {
-  if (tensor.datatype != "BYTES") invalid("input '" + tensor.name + "' must have datatype BYTES");
+  if (tensor.datatype != "BYTES") invalid(shown(tensor) + " must have datatype BYTES");
   if (tensor.shape.size() > 2 || (tensor.shape.size() == 2 && tensor.shape[1] != 1))
-    invalid("input '" + tensor.name + "' must have shape [n] or [n, 1]");
+    invalid(shown(tensor) + " must have shape [n] or [n, 1]");
   std::vector<std::string> out;
   for (const Json* v : tensor.data) {
-    if (!v->is_string()) invalid("input '" + tensor.name + "' must hold strings");
+    if (!v->is_string()) invalid(shown(tensor) + " must hold strings");
     out.push_back(v->get<std::string>());
   }
   return out;
@@ -81,20 +84,20 @@ std::vector<std::string> text_values(const Tensor& tensor) {
 std::vector<std::int32_t> int_values(const Tensor& tensor, std::int64_t batch,
                                      std::int64_t length) {
   if (tensor.datatype != "INT64" && tensor.datatype != "INT32")
-    invalid("input '" + tensor.name + "' must have datatype INT64 or INT32");
+    invalid(shown(tensor) + " must have datatype INT64 or INT32");
   if (tensor.shape.size() != 2 || tensor.shape[0] != batch || tensor.shape[1] != length)
-    invalid("input '" + tensor.name + "' must have shape [" + std::to_string(batch) + ", " +
+    invalid(shown(tensor) + " must have shape [" + std::to_string(batch) + ", " +
             std::to_string(length) + "]");
   std::vector<std::int32_t> out;
   out.reserve(tensor.data.size());
   for (const Json* v : tensor.data) {
-    if (!v->is_number_integer()) invalid("input '" + tensor.name + "' must hold integers");
+    if (!v->is_number_integer()) invalid(shown(tensor) + " must hold integers");
     const auto value = v->is_number_unsigned() && v->get<std::uint64_t>() > INT32_MAX
                            ? std::int64_t{INT32_MAX} + 1
                            : v->get<std::int64_t>();
     if (value < std::numeric_limits<std::int32_t>::min() || value > INT32_MAX)
       throw ApiError(ApiErrorKind::kInvalidInput,
-                     "input '" + tensor.name + "' holds a value outside the int32 range");
+                     shown(tensor) + " holds a value outside the int32 range");
     out.push_back(static_cast<std::int32_t>(value));
   }
   return out;
@@ -227,8 +230,8 @@ void handle_infer(Call& call) {
     else if (tensor.name == "token_type_ids")
       slot = &token_type_ids;
     else
-      invalid("unknown input '" + tensor.name + "'");
-    if (*slot) invalid("input '" + tensor.name + "' is given twice");
+      invalid("unknown " + shown(tensor));
+    if (*slot) invalid(shown(tensor) + " is given twice");
     *slot = std::move(tensor);
   }
   const std::string id = get_string(body, "id").value_or("");

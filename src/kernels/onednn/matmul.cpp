@@ -217,8 +217,18 @@ bool cpu_has_bf16_matmul() {
 
 bool cpu_has_int8_vnni() { return isa_has(dnnl_cpu_isa_avx512_core_vnni); }
 
+bool onednn_isa_has_avx512() { return isa_has(dnnl_cpu_isa_avx512_core); }
+bool onednn_isa_has_avx512_bf16() { return isa_has(dnnl_cpu_isa_avx512_core_bf16); }
+
 // Without VNNI oneDNN's u8 x s8 products saturate (packed_gemm.h): int8 runs there instead.
 bool use_packed_int8() { return has_packed_gemm() && !cpu_has_int8_vnni(); }
+
+const char* int8_linear_kernel() {
+  if (use_packed_int8()) return "packed_gemm";
+  return cpu_has_int8_vnni() ? "onednn_vnni" : "onednn";
+}
+
+const char* bf16_linear_kernel() { return cpu_has_bf16_matmul() ? "onednn" : "unsupported"; }
 
 const char* precision_unsupported_reason(Precision precision) {
   if (precision == Precision::kBf16 && !cpu_has_bf16_matmul())

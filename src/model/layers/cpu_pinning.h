@@ -6,8 +6,8 @@
 // barrier waiting for it, until a tick preempts the master. Back to back the cores stay busy
 // and nothing moves, which is why only traffic with gaps paid. With team thread i pinned to the
 // i-th CPU the worker cannot land on the master's CPU: the first three regions after a 200 ms
-// gap took 0.24 ms instead of 10.5 ms (a plain OpenMP program, median of 20; README, "Traffic
-// with gaps").
+// gap took 0.24 ms instead of 10.5 ms (a plain OpenMP program, median of 20; docs/performance.md,
+// "Traffic with gaps").
 //
 // A thread opts in with pin_forward_teams(first); its later forward passes (ThreadScope) pin
 // team thread i to the (first + i)-th CPU of those the process may use (its affinity mask when

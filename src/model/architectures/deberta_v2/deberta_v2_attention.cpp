@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
+#include "kernels/elementwise.h"
 
 namespace onepass::model::deberta_v2 {
 namespace {
@@ -14,20 +12,6 @@ namespace {
 // most 2 att_span rows.
 std::size_t window_rows(int seq_len, const RelativeIndex& index) {
   return static_cast<std::size_t>(std::min(2 * index.att_span(), 2 * seq_len - 1));
-}
-
-// dst[c] = src[rows[c] - lo] for c < count: a row gather through a relative-position table.
-void gather_row(const float* src, const int* rows, int lo, int count, float* dst) {
-  int c = 0;
-#if defined(__AVX512F__)
-  const __m512i shift = _mm512_set1_epi32(lo);
-  for (; c + 16 <= count; c += 16) {
-    const __m512i idx = _mm512_sub_epi32(_mm512_loadu_si512(rows + c), shift);
-    // The masked form with an explicit zero source: GCC 12 warns on the unmasked one.
-    _mm512_storeu_ps(dst + c, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, idx, src, 4));
-  }
-#endif
-  for (; c < count; ++c) dst[c] = src[rows[c] - lo];
 }
 
 // Edge of the square tiles of the p2c transposition: two 16x16 float tiles stay in L1.
@@ -98,8 +82,8 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
       relative_product(gemm, pos_query, j1 - j0, width, d,
                        h.k + static_cast<std::size_t>(j0) * h.ldk, h.ldk, lo, block);
       for (int j = j0; j < j1; ++j)
-        gather_row(block + static_cast<std::size_t>(j - j0) * width, table - j, lo, n,
-                   p2c_by_key + static_cast<std::size_t>(j) * ln);
+        kernels::gather_row(block + static_cast<std::size_t>(j - j0) * width, table - j, lo, n,
+                            p2c_by_key + static_cast<std::size_t>(j) * ln);
     }
     // ... and the transposition, added onto the content scores tile by tile.
     for (int i0 = 0; i0 < n; i0 += kTile) {
@@ -131,8 +115,8 @@ void disentangled_attention_head(const HeadView& h, const RelativeIndex& index, 
     for (int i = i0; i < i1; ++i) {
       float* s = scores + static_cast<std::size_t>(i) * ln;
       if (pos_key.present()) {
-        gather_row(block + static_cast<std::size_t>(i - i0) * width, c2p_table - i, lo, n,
-                   row_terms);
+        kernels::gather_row(block + static_cast<std::size_t>(i - i0) * width, c2p_table - i, lo, n,
+                            row_terms);
         for (int j = 0; j < n; ++j) s[j] = (s[j] + row_terms[j]) / scale;
       } else {
         for (int j = 0; j < n; ++j) s[j] /= scale;
