@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <new>
 
+#include "base/client_text.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "model/precision_check.h"
@@ -328,8 +329,10 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_folder(const RegistryOpti
                                                               const ModelSpec& spec) {
   std::error_code ec;
   if (!std::filesystem::is_directory(spec.dir, ec)) {
-    throw Error(ErrorKind::kNotFound,
-                "model folder " + spec.dir.filename().string() + " does not exist");
+    // The folder's name comes from an MME request's "url": quoted, never echoed whole.
+    throw Error(
+        ErrorKind::kNotFound,
+        "model folder " + quote_client_text(spec.dir.filename().string()) + " does not exist");
   }
   try {
     return load(options, spec, describe_model_folder(spec.name, spec.dir, options.folder));
