@@ -46,12 +46,6 @@ set(ONEPASS_EDGE_OPTIMIZATION "" CACHE STRING
 # keeps its helpers in an anonymous namespace of names its own, so that sources share a unit.
 option(ONEPASS_UNITY_TESTS "Compile the test binaries' sources a few to a translation unit" ON)
 set(ONEPASS_UNITY_BATCH 4 CACHE STRING "Test sources per translation unit (ONEPASS_UNITY_TESTS)")
-function(onepass_unity_sources target)
-  if(ONEPASS_UNITY_TESTS)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
-      UNITY_BUILD_BATCH_SIZE ${ONEPASS_UNITY_BATCH})
-  endif()
-endfunction()
 
 # onepass_test_defaults(TARGET): warnings as for every target, the tests' optimisation level.
 function(onepass_test_defaults target)
@@ -97,7 +91,10 @@ function(onepass_add_test name)
     ONEPASS_TEST_DATA_DIR="${ONEPASS_TEST_DATA_DIR}"
     ONEPASS_BINARY_DIR="${PROJECT_BINARY_DIR}")
   onepass_test_defaults(${name})
-  onepass_unity_sources(${name})
+  if(ONEPASS_UNITY_TESTS)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON
+      UNITY_BUILD_BATCH_SIZE ${ONEPASS_UNITY_BATCH})
+  endif()
   if(ARG_MANUAL)
     return()
   endif()

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "tests/support/paths.h"
 
 namespace onepass::weights {
 namespace {
@@ -14,11 +15,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const std::filesystem::path kConfigModels =
-    std::filesystem::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models";
+using onepass::testing::fixture_model;
 
 TEST(PretrainedConfig, ReadsBertFixture) {
-  auto c = load_pretrained_config(kConfigModels / "bert-tiny-nli");
+  auto c = load_pretrained_config(fixture_model("bert-tiny-nli"));
   EXPECT_THAT(c.architectures, ElementsAre("BertForSequenceClassification"));
   EXPECT_EQ(c.model_type, "bert");
   EXPECT_THAT(c.id2label, ElementsAre("contradiction", "entailment", "neutral"));

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "tests/support/paths.h"
 #include "tests/support/temp_dir.h"
 #include "weights/torch_pickle.h"
 #include "weights/weight_store.h"
@@ -27,7 +28,7 @@ using ::testing::HasSubstr;
 
 const fs::path kData = fs::path(ONEPASS_TEST_DATA_DIR);
 const fs::path kTorchBin = kData / "torch_bin";
-const fs::path kCheckpointModels = kData / "fixtures/models";
+using onepass::testing::fixture_model;
 
 std::vector<std::uint8_t> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -84,7 +85,7 @@ TEST(TorchCheckpoint, SingleFileEqualsSafetensorsBitForBit) {
   TempDir dir("torch_single");
   copy_into(dir, {{kTorchBin / "bert-tiny-nli/pytorch_model.bin", "pytorch_model.bin"}});
   const auto from_bin = WeightStore::open(dir.path());
-  const auto from_safetensors = WeightStore::open(kCheckpointModels / "bert-tiny-nli");
+  const auto from_safetensors = WeightStore::open(fixture_model("bert-tiny-nli"));
   expect_bitwise_equal(from_bin, from_safetensors);
   EXPECT_EQ(from_bin.parameter_count(), from_safetensors.parameter_count());
 }
@@ -126,7 +127,7 @@ TEST(TorchCheckpoint, ShardedIndexEqualsSafetensors) {
   EXPECT_EQ(files->index, "pytorch_model.bin.index.json");
   EXPECT_EQ(files->files.size(), 2u);
   expect_bitwise_equal(WeightStore::open(dir.path()),
-                       WeightStore::open(kCheckpointModels / "xlmr-tiny-nli"));
+                       WeightStore::open(fixture_model("xlmr-tiny-nli")));
 
   fs::remove(dir.path() / "pytorch_model-00002-of-00002.bin");
   try {
@@ -168,8 +169,9 @@ TEST(TorchCheckpoint, HalfBf16ParameterAndIntegerBuffers) {
 TEST(TorchCheckpoint, SafetensorsWinsWhenBothArePresent) {
   // The pickle here would be refused: proving it is never opened when safetensors exist.
   TempDir dir("torch_both");
-  copy_into(dir, {{kCheckpointModels / "bert-tiny-nli/model.safetensors", "model.safetensors"},
-                  {kTorchBin / "evil_system.bin", "pytorch_model.bin"}});
+  copy_into(dir,
+            {{fs::path(fixture_model("bert-tiny-nli")) / "model.safetensors", "model.safetensors"},
+             {kTorchBin / "evil_system.bin", "pytorch_model.bin"}});
   EXPECT_EQ(find_weight_files(dir.path())->format, WeightFormat::kSafetensors);
   EXPECT_GT(WeightStore::open(dir.path()).parameter_count(), 0);
 }
