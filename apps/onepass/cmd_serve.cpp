@@ -65,6 +65,7 @@ struct ServeFlags {
   std::string api_key;
   bool lazy = false;
   double idle_unload_seconds = 0;
+  double load_timeout_seconds = 300;
   bool enable_model_management = false;
   std::string pooling;
   // Given or not: an empty --default-prompt is a choice (no prompt, whatever the folder says).
@@ -267,6 +268,7 @@ void log_config(const ServeFlags& flags, const std::vector<runtime::ModelSpec>& 
                          .add("payload_limit_bytes", flags.payload_limit)
                          .add("http_timeout_s", flags.http_timeout_seconds)
                          .add("lazy", flags.lazy)
+                         .add("load_timeout_s", flags.load_timeout_seconds)
                          .add("auth", flags.api_key.empty() ? "none" : "api_key")
                          .add("log_format", flags.log_format));
 }
@@ -322,6 +324,8 @@ int serve(ServeFlags& flags, bool port_given, bool payload_given, bool timeout_g
   options.lazy = flags.lazy;
   options.idle_unload =
       std::chrono::milliseconds(static_cast<long long>(flags.idle_unload_seconds * 1000));
+  options.load_timeout =
+      std::chrono::milliseconds(static_cast<long long>(flags.load_timeout_seconds * 1000));
   options.precision = kernels::precision_from_name(flags.precision);
   model::require_cpu_support(options.precision);  // before any model loads or port opens
   options.force_precision = flags.force_precision;
@@ -465,6 +469,9 @@ CommandRegistration registration{Command{
       sub.add_option("--idle-unload", flags->idle_unload_seconds,
                      "unload a model after this many idle seconds (0: never)")
           ->envname("ONEPASS_IDLE_UNLOAD");
+      sub.add_option("--load-timeout", flags->load_timeout_seconds,
+                     "fail a model load that takes longer than this many seconds (0: never)")
+          ->envname("ONEPASS_LOAD_TIMEOUT");
       sub.add_flag("--enable-model-management", flags->enable_model_management,
                    "SageMaker multi-model routes (POST/DELETE /models)")
           ->envname("ONEPASS_ENABLE_MODEL_MANAGEMENT");
