@@ -31,8 +31,6 @@ namespace {
 using weights::ModelConfig;
 using weights::WeightStore;
 
-enum class Head { kBase, kBertClassifier, kRobertaClassifier, kTokenClassifier, kMaskedLm };
-
 class BertEncoder final : public Encoder {
  public:
   BertEncoder(const BertConfig& config, WeightStore store, const LoadOptions& options);
@@ -45,7 +43,6 @@ class BertEncoder final : public Encoder {
 
   WeightStore store_;  // owns the mapping every weight pointer below points into
   ModelInfo info_;
-  Head head_ = Head::kBase;
   bool roberta_positions_ = false;
   int pad_token_id_ = 0;
   int threads_ = 0;
@@ -55,10 +52,7 @@ class BertEncoder final : public Encoder {
   const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
   LayerNormWeights embedding_norm_;
   std::vector<BertLayer> layers_;
-  kernels::Linear pooler_;      // BertPooler: tanh(dense(first token))
-  kernels::Linear head_dense_;  // RoBERTa classification head: tanh(dense(first token))
-  kernels::Linear classifier_;  // BERT / token classifier, RoBERTa out_proj: [num_labels, hidden]
-  MaskedLmHead masked_lm_;      // BertForMaskedLM's cls.predictions
+  EncoderHeads task_heads_;
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -68,7 +62,6 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
       intermediate_size_(config.intermediate_size) {
   info_ = describe_checkpoint(config);
   const bool roberta = find_architecture(info_.architecture)->roberta_code;
-  const bool token_classifier = per_token_head(info_.head);
   const bool classifier = info_.head != HeadKind::kBaseModel;
   if (config.position_embedding_type != "absolute") {
     throw Error(ErrorKind::kUnsupported, "position_embedding_type " +
@@ -107,47 +100,34 @@ BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const Load
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  const bool pooler_present = store_.contains(base + "pooler.dense.weight");
-  if (info_.head == HeadKind::kMaskedLm && roberta) {
-    // RobertaLMHead: dense, GELU (erf, whatever hidden_act says), layer_norm, decoder. Its bias
-    // is lm_head.bias; decoder.bias is the same tensor, which a checkpoint may keep instead.
-    head_ = Head::kMaskedLm;
-    const char* bias = store_.contains("lm_head.bias") ? "lm_head.bias" : "lm_head.decoder.bias";
-    masked_lm_ = MaskedLmHead(
-        store_, {"lm_head.dense", "lm_head.layer_norm", "lm_head.decoder.weight", bias},
-        kernels::Activation::kGeluErf, config.layer_norm_eps, word_embeddings_, config.vocab_size,
-        h);
-  } else if (info_.head == HeadKind::kMaskedLm) {
-    // BertLMPredictionHead. Its bias is cls.predictions.bias; decoder.bias is the same
-    // tensor, which a checkpoint may keep instead.
-    head_ = Head::kMaskedLm;
+  // BertPooler (tanh(dense(first token))) also feeds BERT's sequence classifier; RoBERTa's
+  // classification head has a dense of its own and out_proj.
+  HeadWeights head_weights;
+  head_weights.base_pooler = base + "pooler.dense";
+  head_weights.sequence_dense = roberta ? "classifier.dense" : base + "pooler.dense";
+  head_weights.sequence_out = roberta ? "classifier.out_proj" : "classifier";
+  head_weights.masked_lm = [&]() -> MaskedLmHead {
+    if (roberta) {
+      // RobertaLMHead: dense, GELU (erf, whatever hidden_act says), layer_norm, decoder. Its
+      // bias is lm_head.bias; decoder.bias is the same tensor, which a checkpoint may keep
+      // instead.
+      const char* bias = store_.contains("lm_head.bias") ? "lm_head.bias" : "lm_head.decoder.bias";
+      return MaskedLmHead(store_,
+                          {"lm_head.dense", "lm_head.layer_norm", "lm_head.decoder.weight", bias},
+                          kernels::Activation::kGeluErf, config.layer_norm_eps, word_embeddings_,
+                          config.vocab_size, h);
+    }
+    // BertLMPredictionHead. Its bias is cls.predictions.bias; decoder.bias is the same tensor,
+    // which a checkpoint may keep instead.
     const char* bias = store_.contains("cls.predictions.bias") ? "cls.predictions.bias"
                                                                : "cls.predictions.decoder.bias";
-    masked_lm_ =
-        MaskedLmHead(store_,
-                     {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
-                      "cls.predictions.decoder.weight", bias},
-                     kernels::activation_from_hf(config.hidden_act), config.layer_norm_eps,
-                     word_embeddings_, config.vocab_size, h);
-  } else if (classifier) {
-    const std::int64_t labels = config.num_labels;
-    if (token_classifier) {
-      head_ = Head::kTokenClassifier;
-      classifier_ = load_linear(store_, token_head_name(info_.head), labels, h);
-    } else if (roberta) {
-      head_ = Head::kRobertaClassifier;
-      head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kTanh);
-      classifier_ = load_linear(store_, "classifier.out_proj", labels, h);
-    } else {
-      head_ = Head::kBertClassifier;
-      pooler_ = load_linear(store_, base + "pooler.dense", h, h, kernels::Activation::kTanh);
-      classifier_ = load_linear(store_, "classifier", labels, h);
-    }
-  } else {
-    info_.has_pooler = pooler_present;
-    if (pooler_present)
-      pooler_ = load_linear(store_, base + "pooler.dense", h, h, kernels::Activation::kTanh);
-  }
+    return MaskedLmHead(store_,
+                        {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                         "cls.predictions.decoder.weight", bias},
+                        kernels::activation_from_hf(config.hidden_act), config.layer_norm_eps,
+                        word_embeddings_, config.vocab_size, h);
+  };
+  task_heads_ = EncoderHeads(store_, info_, head_weights);
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
 }
@@ -184,27 +164,7 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
   embed(batch, pass.offsets, pass.x, *pass.arena);
   pass.run(layers_);
 
-  switch (head_) {
-    case Head::kBase:
-      out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
-      if (info_.has_pooler) {
-        pool_first_tokens(pass.x, pass.offsets, pass.num_seqs, pass.hidden, pooler_, *pass.arena,
-                          out.pooler_output);
-      }
-      return;
-    case Head::kTokenClassifier:
-      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
-      return;
-    case Head::kMaskedLm:
-      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
-      return;
-    case Head::kBertClassifier:
-    case Head::kRobertaClassifier:
-      classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden,
-                         head_ == Head::kBertClassifier ? pooler_ : head_dense_, classifier_,
-                         info_.num_labels, *pass.arena, out.logits);
-      return;
-  }
+  task_heads_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
 }
 
 }  // namespace

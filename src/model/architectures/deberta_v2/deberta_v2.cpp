@@ -190,21 +190,7 @@ void Model::forward(std::span<const SequenceInput> batch, ForwardOutput& out) co
       conv_.apply(embedding_output, x, offsets, num_seqs, conv_scratch);
   }
 
-  if (info_.head == HeadKind::kBaseModel) {
-    out.hidden_states.assign(x, x + tokens * h);
-    return;
-  }
-  if (per_token_head(info_.head)) {
-    classify_tokens(x, rows, classifier_, info_.num_labels, out.logits);
-    return;
-  }
-  if (info_.head == HeadKind::kMaskedLm) {
-    masked_lm_.forward(x, offsets, batch, arena, out);
-    return;
-  }
-  // ContextPooler (dense -> activation on each sequence's first token), then the classifier.
-  classify_sequences(x, offsets, num_seqs, hidden_, pooler_, classifier_, info_.num_labels, arena,
-                     out.logits);
+  task_heads_.forward(x, offsets, batch, arena, out);
 }
 
 }  // namespace onepass::model::deberta_v2

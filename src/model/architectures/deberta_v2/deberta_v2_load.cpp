@@ -153,33 +153,25 @@ Model::Model(const DebertaV2Config& c, weights::WeightStore store, const LoadOpt
     conv_ = ConvLayer(w.data, b.data, hidden_, c.conv_kernel_size, c.conv_groups,
                       kernels::activation_from_hf(c.conv_act), g.data, beta.data, eps_);
   }
-  if (classifier) load_head(c);
+  load_head(c);
   store_.drop_resident_pages();  // every matrix is packed now
 }
 
 void Model::load_head(const DebertaV2Config& c) {
-  if (info_.head == HeadKind::kMaskedLm) {
-    load_masked_lm_head(c);
-    return;
-  }
-  const std::string name = token_head_name(info_.head);
-  const auto cw = store_.get(name + ".weight", {c.num_labels, hidden_});
-  const auto cb = store_.get(name + ".bias", {c.num_labels});
-  classifier_ = kernels::Linear(cw.data, cb.data, c.num_labels, hidden_);
-  // DebertaV2ForTokenClassification, ...ForQuestionAnswering: the classifier / qa_outputs on
-  // every token, no ContextPooler.
-  if (per_token_head(info_.head)) return;
   // ContextPooler is Linear(pooler_hidden_size, pooler_hidden_size) applied to a hidden-size
   // vector, and the classifier reads hidden_size: HF only runs with the two equal.
-  if (c.pooler_hidden_size != hidden_)
+  if (info_.head == HeadKind::kSequenceClassification && c.pooler_hidden_size != hidden_)
     throw Error(ErrorKind::kInvalidModel, "DeBERTa-v2: pooler_hidden_size must equal hidden_size");
-  const auto pw = store_.get("pooler.dense.weight", {hidden_, hidden_});
-  const auto pb = store_.get("pooler.dense.bias", {hidden_});
-  pooler_ = kernels::Linear(pw.data, pb.data, hidden_, hidden_,
-                            kernels::activation_from_hf(c.pooler_hidden_act));
+  // DebertaV2ForSequenceClassification: ContextPooler (dense, pooler_hidden_act, on the first
+  // token), then classifier. DebertaV2Model has no pooler.
+  HeadWeights head_weights;
+  head_weights.sequence_dense = "pooler.dense";
+  head_weights.sequence_activation = kernels::activation_from_hf(c.pooler_hidden_act);
+  head_weights.masked_lm = [&] { return masked_lm_head(c); };
+  task_heads_ = EncoderHeads(store_, info_, head_weights);
 }
 
-void Model::load_masked_lm_head(const DebertaV2Config& c) {
+MaskedLmHead Model::masked_lm_head(const DebertaV2Config& c) const {
   // Both heads map hidden_size onto the word embeddings' rows: the same size, unless
   // embedding_size differs (the legacy transform then maps onto embedding_size).
   if (embedding_size_ != hidden_)
@@ -201,8 +193,8 @@ void Model::load_masked_lm_head(const DebertaV2Config& c) {
                               "cls.predictions.decoder.weight", "cls.predictions.bias"}
           : MaskedLmHeadNames{"lm_predictions.lm_head.dense", "lm_predictions.lm_head.LayerNorm",
                               nullptr, "lm_predictions.lm_head.bias"};
-  masked_lm_ = MaskedLmHead(store_, names, kernels::activation_from_hf(c.hidden_act),
-                            c.layer_norm_eps, word_embeddings_, c.vocab_size, hidden_);
+  return MaskedLmHead(store_, names, kernels::activation_from_hf(c.hidden_act), c.layer_norm_eps,
+                      word_embeddings_, c.vocab_size, hidden_);
 }
 
 void Model::load_embeddings(const DebertaV2Config& c) {

@@ -20,6 +20,7 @@
 #include "model/architectures/deberta_v2/deberta_v2_conv.h"
 #include "model/architectures/deberta_v2/deberta_v2_relative.h"
 #include "model/encoder.h"
+#include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/layers/post_attention.h"
 #include "tensor/arena.h"
@@ -79,7 +80,7 @@ class Model final : public Encoder {
   void load_layer(const DebertaV2Config& c, int index, const float* rel_embeddings,
                   AttentionReader read_attention);
   void load_head(const DebertaV2Config& c);
-  void load_masked_lm_head(const DebertaV2Config& c);
+  MaskedLmHead masked_lm_head(const DebertaV2Config& c) const;
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              float* scratch) const;
   void attention(const Layer& layer, const float* qkv, float* ctx, const std::size_t* offsets,
@@ -110,9 +111,7 @@ class Model final : public Encoder {
   std::unique_ptr<RelativeIndex> index_;
   std::vector<Layer> layers_;
   ConvLayer conv_;
-  kernels::Linear pooler_;  // ContextPooler: dense + pooler_hidden_act
-  kernels::Linear classifier_;
-  MaskedLmHead masked_lm_;  // DebertaV2ForMaskedLM (legacy or not: DebertaV2Config::legacy)
+  EncoderHeads task_heads_;  // DebertaV2ForMaskedLM's head: legacy or not (DebertaV2Config::legacy)
   mutable tensor::ArenaPool arenas_;
 };
 

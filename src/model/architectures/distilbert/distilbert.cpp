@@ -44,9 +44,7 @@ class DistilBertEncoder final : public Encoder {
   const float* position_embeddings_ = nullptr;  // [max_position_embeddings, hidden]
   LayerNormWeights embedding_norm_;
   std::vector<BertLayer> layers_;
-  kernels::Linear pre_classifier_;  // [hidden, hidden], ReLU fused
-  kernels::Linear classifier_;      // [num_labels, hidden]
-  MaskedLmHead masked_lm_;          // DistilBertForMaskedLM's vocab_* layers
+  EncoderHeads task_heads_;
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -79,27 +77,18 @@ DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore stor
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  const std::int64_t labels = config.num_labels;
-  switch (info_.head) {
-    case HeadKind::kBaseModel:
-      break;
-    case HeadKind::kSequenceClassification:
-      pre_classifier_ = load_linear(store_, "pre_classifier", h, h, kernels::Activation::kRelu);
-      classifier_ = load_linear(store_, "classifier", labels, h);
-      break;
-    case HeadKind::kTokenClassification:
-    case HeadKind::kQuestionAnswering:
-      classifier_ = load_linear(store_, token_head_name(info_.head), labels, h);
-      break;
-    case HeadKind::kMaskedLm:
-      // vocab_layer_norm's eps is 1e-12 whatever the config says.
-      masked_lm_ = MaskedLmHead(
-          store_,
-          {"vocab_transform", "vocab_layer_norm", "vocab_projector.weight", "vocab_projector.bias"},
-          kernels::activation_from_hf(config.hidden_act), 1e-12, word_embeddings_,
-          config.vocab_size, h);
-      break;
-  }
+  HeadWeights head_weights;
+  head_weights.sequence_dense = "pre_classifier";
+  head_weights.sequence_activation = kernels::Activation::kRelu;
+  head_weights.masked_lm = [&] {
+    // vocab_layer_norm's eps is 1e-12 whatever the config says.
+    return MaskedLmHead(
+        store_,
+        {"vocab_transform", "vocab_layer_norm", "vocab_projector.weight", "vocab_projector.bias"},
+        kernels::activation_from_hf(config.hidden_act), 1e-12, word_embeddings_, config.vocab_size,
+        h);
+  };
+  task_heads_ = EncoderHeads(store_, info_, head_weights);
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
 }
@@ -124,23 +113,7 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
                       embedding_norm_.eps);
   pass.run(layers_);
 
-  switch (info_.head) {
-    case HeadKind::kBaseModel:
-      out.hidden_states.assign(pass.x, pass.x + pass.tokens * h);
-      return;
-    case HeadKind::kTokenClassification:
-    case HeadKind::kQuestionAnswering:
-      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
-      return;
-    case HeadKind::kSequenceClassification:
-      // pre_classifier (ReLU), then classifier, on the first token.
-      classify_sequences(pass.x, pass.offsets, pass.num_seqs, h, pre_classifier_, classifier_,
-                         info_.num_labels, *pass.arena, out.logits);
-      return;
-    case HeadKind::kMaskedLm:
-      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
-      return;
-  }
+  task_heads_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
 }
 
 }  // namespace

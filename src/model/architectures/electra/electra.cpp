@@ -55,9 +55,7 @@ class ElectraEncoder final : public Encoder {
   bool project_ = false;                          // embedding_size != hidden_size
   kernels::Linear embeddings_project_;            // [hidden, embedding_size]
   std::vector<BertLayer> layers_;
-  kernels::Linear head_dense_;  // sequence classification: gelu(dense(first token))
-  kernels::Linear classifier_;  // out_proj, or the token classifier: [num_labels, hidden]
-  MaskedLmHead masked_lm_;      // ElectraForMaskedLM
+  EncoderHeads task_heads_;
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -107,22 +105,20 @@ ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (info_.head == HeadKind::kMaskedLm) {
+  // ElectraClassificationHead: dense with GELU, then out_proj, on the first token.
+  HeadWeights head_weights;
+  head_weights.sequence_dense = "classifier.dense";
+  head_weights.sequence_activation = kernels::Activation::kGeluErf;
+  head_weights.sequence_out = "classifier.out_proj";
+  head_weights.masked_lm = [&] {
     // ElectraGeneratorPredictions' activation is get_activation("gelu"), whatever hidden_act.
-    masked_lm_ = MaskedLmHead(store_,
-                              {"generator_predictions.dense", "generator_predictions.LayerNorm",
-                               "generator_lm_head.weight", "generator_lm_head.bias"},
-                              kernels::Activation::kGeluErf, config.layer_norm_eps,
-                              word_embeddings_, config.vocab_size, h, e);
-  } else if (sequence_head || token_head) {
-    const std::int64_t labels = config.num_labels;
-    if (sequence_head) {
-      head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kGeluErf);
-      classifier_ = load_linear(store_, "classifier.out_proj", labels, h);
-    } else {
-      classifier_ = load_linear(store_, token_head_name(info_.head), labels, h);
-    }
-  }
+    return MaskedLmHead(store_,
+                        {"generator_predictions.dense", "generator_predictions.LayerNorm",
+                         "generator_lm_head.weight", "generator_lm_head.bias"},
+                        kernels::Activation::kGeluErf, config.layer_norm_eps, word_embeddings_,
+                        config.vocab_size, h, e);
+  };
+  task_heads_ = EncoderHeads(store_, info_, head_weights);
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
 }
@@ -159,24 +155,7 @@ void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput
   embed(batch, pass.offsets, pass.x, *pass.arena);
   pass.run(layers_);
 
-  switch (info_.head) {
-    case HeadKind::kBaseModel:
-      out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
-      return;
-    case HeadKind::kTokenClassification:
-    case HeadKind::kQuestionAnswering:
-      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
-      return;
-    case HeadKind::kSequenceClassification:
-      // ElectraClassificationHead: dense with GELU, then out_proj, on the first token.
-      classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden, head_dense_, classifier_,
-                         info_.num_labels, *pass.arena, out.logits);
-      return;
-    case HeadKind::kMaskedLm:
-      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
-      return;
-  }
-  ONEPASS_CHECK(false, "ELECTRA runs the heads its table line lists");
+  task_heads_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
 }
 
 }  // namespace

@@ -58,9 +58,7 @@ class GteEncoder final : public Encoder {
   // then the gate), mlp.down_proj, mlp_ln.
   std::vector<RotaryLayer> layers_;
   RotaryTable rotary_;
-  kernels::Linear pooler_;      // new.pooler.dense, tanh fused (sequence classification)
-  kernels::Linear classifier_;  // classifier or qa_outputs: [num_labels, hidden]
-  MaskedLmHead masked_lm_;      // NewForMaskedLM's lm_head
+  EncoderHeads task_heads_;
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -117,16 +115,15 @@ GteEncoder::GteEncoder(const GteConfig& config, WeightStore store, const LoadOpt
   rotary_ =
       RotaryTable(config.rope_theta * f, shape_.head_dim, info_.max_tokens, std::pow(f, 2.0 / d));
 
-  if (info_.head == HeadKind::kMaskedLm) {
-    masked_lm_ = MaskedLmHead(
+  // NewForSequenceClassification: the pooler (tanh(dense(first token))), then classifier.
+  HeadWeights head_weights;
+  head_weights.sequence_dense = base + "pooler.dense";
+  head_weights.masked_lm = [&] {
+    return MaskedLmHead(
         store_, {"lm_head.dense", "lm_head.norm", "lm_head.decoder.weight", "lm_head.decoder.bias"},
         act, config.layer_norm_eps, word_embeddings_, config.vocab_size, h);
-  } else if (info_.head == HeadKind::kSequenceClassification) {
-    pooler_ = load_linear(store_, base + "pooler.dense", h, h, Activation::kTanh);
-    classifier_ = load_linear(store_, "classifier", config.num_labels, h);
-  } else if (task_model) {
-    classifier_ = load_linear(store_, token_head_name(info_.head), config.num_labels, h);
-  }
+  };
+  task_heads_ = EncoderHeads(store_, info_, head_weights);
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
 }
@@ -141,23 +138,7 @@ void GteEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& ou
                          embedding_norm_, pass.hidden, pass.x, *pass.arena);
   for (const auto& layer : layers_) layer.forward(pass, shape_, {&rotary, 1}, gate);
 
-  switch (info_.head) {
-    case HeadKind::kBaseModel:
-      out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
-      return;
-    case HeadKind::kSequenceClassification:
-      classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden, pooler_, classifier_,
-                         info_.num_labels, *pass.arena, out.logits);
-      return;
-    case HeadKind::kTokenClassification:
-    case HeadKind::kQuestionAnswering:
-      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
-      return;
-    case HeadKind::kMaskedLm:
-      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
-      return;
-  }
-  ONEPASS_CHECK(false, "GTE runs the heads its table line lists");
+  task_heads_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
 }
 
 }  // namespace

@@ -83,10 +83,7 @@ class MpnetEncoder final : public Encoder {
   // once at load: the layers read it in place.
   std::vector<float> distance_bias_;
   kernels::DistanceBias bias_view_;
-  kernels::Linear pooler_;      // MPNetPooler: tanh(dense(first token))
-  kernels::Linear head_dense_;  // classification head: tanh(dense(first token))
-  kernels::Linear classifier_;  // out_proj, or the token classifier: [num_labels, hidden]
-  MaskedLmHead masked_lm_;      // MPNetForMaskedLM's lm_head
+  EncoderHeads task_heads_;
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -137,22 +134,20 @@ MpnetEncoder::MpnetEncoder(const MpnetConfig& config, WeightStore store, const L
     store_.drop_resident_pages();  // this layer's matrices are packed: its file pages can go
   }
 
-  if (info_.head == HeadKind::kMaskedLm) {
+  // MPNetPooler on a base model; MPNetClassificationHead: tanh(dense(first token)), then
+  // out_proj.
+  HeadWeights head_weights;
+  head_weights.base_pooler = base + "pooler.dense";
+  head_weights.sequence_dense = "classifier.dense";
+  head_weights.sequence_out = "classifier.out_proj";
+  head_weights.masked_lm = [&] {
     // MPNetLMHead's activation is the gelu function itself, whatever hidden_act.
-    masked_lm_ = MaskedLmHead(
+    return MaskedLmHead(
         store_, {"lm_head.dense", "lm_head.layer_norm", "lm_head.decoder.weight", "lm_head.bias"},
         kernels::Activation::kGeluErf, config.layer_norm_eps, word_embeddings_, config.vocab_size,
         h);
-  } else if (per_token_head(info_.head)) {
-    classifier_ = load_linear(store_, token_head_name(info_.head), config.num_labels, h);
-  } else if (classifier) {
-    head_dense_ = load_linear(store_, "classifier.dense", h, h, kernels::Activation::kTanh);
-    classifier_ = load_linear(store_, "classifier.out_proj", config.num_labels, h);
-  } else {
-    info_.has_pooler = store_.contains(base + "pooler.dense.weight");
-    if (info_.has_pooler)
-      pooler_ = load_linear(store_, base + "pooler.dense", h, h, kernels::Activation::kTanh);
-  }
+  };
+  task_heads_ = EncoderHeads(store_, info_, head_weights);
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
 }
@@ -175,27 +170,7 @@ void MpnetEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& 
                       embedding_norm_.eps);
   pass.run(layers_, bias_view_);
 
-  switch (info_.head) {
-    case HeadKind::kBaseModel:
-      out.hidden_states.assign(pass.x, pass.x + pass.tokens * h);
-      if (info_.has_pooler) {
-        pool_first_tokens(pass.x, pass.offsets, pass.num_seqs, h, pooler_, *pass.arena,
-                          out.pooler_output);
-      }
-      return;
-    case HeadKind::kTokenClassification:
-    case HeadKind::kQuestionAnswering:
-      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
-      return;
-    case HeadKind::kSequenceClassification:
-      classify_sequences(pass.x, pass.offsets, pass.num_seqs, h, head_dense_, classifier_,
-                         info_.num_labels, *pass.arena, out.logits);
-      return;
-    case HeadKind::kMaskedLm:
-      masked_lm_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
-      return;
-  }
-  ONEPASS_CHECK(false, "MPNet runs the heads its table line lists");
+  task_heads_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
 }
 
 }  // namespace

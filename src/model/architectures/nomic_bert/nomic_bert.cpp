@@ -53,9 +53,8 @@ class NomicBertEncoder final : public Encoder {
   // gate), mlp.fc2, norm2.
   std::vector<RotaryLayer> layers_;
   NomicBertRotary rotary_config_;
-  RotaryTable rotary_;      // rotary_emb_base: every sequence that rotary_config_ does not scale
-  kernels::Linear pooler_;  // bert.pooler.dense, tanh fused (sequence classification)
-  kernels::Linear classifier_;  // classifier or qa_outputs: [num_labels, hidden]
+  RotaryTable rotary_;  // rotary_emb_base: every sequence that rotary_config_ does not scale
+  EncoderHeads task_heads_;
   mutable tensor::ArenaPool arenas_;
 };
 
@@ -111,12 +110,11 @@ NomicBertEncoder::NomicBertEncoder(const NomicBertConfig& config, WeightStore st
   }
   rotary_ = RotaryTable(config.rotary.base, shape_.head_dim, info_.max_tokens);
 
-  if (info_.head == HeadKind::kSequenceClassification) {
-    pooler_ = load_linear(store_, base + "pooler.dense", h, h, Activation::kTanh);
-    classifier_ = load_linear(store_, "classifier", config.num_labels, h);
-  } else if (task_model) {
-    classifier_ = load_linear(store_, token_head_name(info_.head), config.num_labels, h);
-  }
+  // NomicBertForSequenceClassification: the pooler (tanh(dense(first token))), then
+  // classifier. table.cpp gives NomicBERT no masked-LM head.
+  HeadWeights head_weights;
+  head_weights.sequence_dense = base + "pooler.dense";
+  task_heads_ = EncoderHeads(store_, info_, head_weights);
   info_.parameter_count = store_.parameter_count();
   store_.drop_resident_pages();  // every matrix is packed now
 }
@@ -149,22 +147,7 @@ void NomicBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutp
                          embedding_norm_, pass.hidden, pass.x, *pass.arena);
   for (const auto& layer : layers_) layer.forward(pass, shape_, rotary, gate);
 
-  switch (info_.head) {
-    case HeadKind::kBaseModel:
-      out.hidden_states.assign(pass.x, pass.x + pass.tokens * pass.hidden);
-      return;
-    case HeadKind::kSequenceClassification:
-      classify_sequences(pass.x, pass.offsets, pass.num_seqs, pass.hidden, pooler_, classifier_,
-                         info_.num_labels, *pass.arena, out.logits);
-      return;
-    case HeadKind::kTokenClassification:
-    case HeadKind::kQuestionAnswering:
-      classify_tokens(pass.x, pass.tokens, classifier_, info_.num_labels, out.logits);
-      return;
-    case HeadKind::kMaskedLm:  // table.cpp gives NomicBERT none
-      break;
-  }
-  ONEPASS_CHECK(false, "NomicBERT runs the heads its table line lists");
+  task_heads_.forward(pass.x, pass.offsets, batch, *pass.arena, out);
 }
 
 }  // namespace
