@@ -176,6 +176,21 @@ TEST(Normalizers, UnicodeCaseAccentsAndEdits) {
             "a ");
 }
 
+// A Replace whose pattern matches the empty string inserts its content between every two code
+// points; chained, a 20-byte text would grow to gigabytes. It is refused instead, while a
+// Replace that grows a text by a small factor still runs.
+TEST(Normalizers, AReplaceThatExplodesTheTextIsRefused) {
+  const std::string content(60, 's');
+  const std::string explode =
+      R"({"type":"Replace","pattern":{"Regex":"a*"},"content":")" + content + R"("})";
+  const std::string chain =
+      R"({"type":"Sequence","normalizers":[)" + explode + "," + explode + "," + explode + "]}";
+  EXPECT_THROW(normalize(chain, "abcdefghij0123456789"), onepass::Error);
+  // A Replace that grows a text fourfold runs as the crate runs it.
+  EXPECT_EQ(normalize(R"({"type":"Replace","pattern":{"String":"a"},"content":"aaaa"})", "aba"),
+            "aaaabaaaa");
+}
+
 TEST(Models, BpeMergesInRankOrder) {
   const std::string bpe = R"({"type":"BPE","unk_token":"<unk>","fuse_unk":false,
     "vocab":{"u":0,"n":1,"r":2,"e":3,"l":4,"a":5,"t":6,"d":7,"un":8,"re":9,"at":10,"ed":11,"ated":12,"rel":13,"unrel":14,"<unk>":15},

@@ -2,7 +2,9 @@
 #include "tokenizer/hf_json/normalized_string.h"
 
 #include <algorithm>
+#include <string>
 
+#include "base/error.h"
 #include "tokenizer/common/unicode.h"
 
 namespace onepass::tokenizer::hf_json {
@@ -59,8 +61,21 @@ void NormalizedString::strip(bool left, bool right) {
 
 void NormalizedString::replace(const Matches& matches, std::u32string_view content) {
   bool any = false;
-  for (const auto& m : matches) any = any || m.second;
+  std::size_t grown = 0;
+  for (const auto& [range, is_match] : matches) {
+    any = any || is_match;
+    grown += is_match ? content.size() : range.second - range.first;
+  }
   if (!any) return;
+  // A pattern that matches the empty string ("a*") inserts `content` between every two code
+  // points, and a Sequence of such Replaces multiplies the text each time: a hostile
+  // tokenizer.json would grow a short input past any memory. Real Replaces (" " -> "▁", a
+  // character class -> one character) change the length by a small factor.
+  const std::size_t original = original_.second - original_.first;
+  if (grown > kMaxNormalizedGrowth * std::max<std::size_t>(original, 64))
+    throw Error(ErrorKind::kInvalidInput,
+                "the tokenizer's Replace normalizer grows this text more than " +
+                    std::to_string(kMaxNormalizedGrowth) + "-fold");
   std::u32string text;
   std::vector<Offsets> align;
   text.reserve(text_.size());

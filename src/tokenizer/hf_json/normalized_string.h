@@ -44,8 +44,11 @@ class NormalizedString {
   // Removes leading / trailing Unicode White_Space.
   void strip(bool left, bool right);
   // Replaces every match of `matches` by `content` (the crate's NormalizedString::replace: the
-  // new code points align with the last replaced one).
+  // new code points align with the last replaced one). Throws onepass::Error(kInvalidInput)
+  // rather than grow the string past kMaxNormalizedGrowth times the original code points it
+  // covers (at least 64 of them).
   void replace(const Matches& matches, std::u32string_view content);
+  static constexpr std::size_t kMaxNormalizedGrowth = 64;
 
   // Sub-string over normalized code points [start, end).
   NormalizedString slice(std::size_t start, std::size_t end) const;
