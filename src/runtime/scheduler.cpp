@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "model/layers/cpu_pinning.h"
 #include "runtime/fill_mask.h"
+#include "runtime/finish_outputs.h"
 #include "runtime/outputs.h"
 #include "runtime/windows.h"
 
@@ -372,6 +373,7 @@ void Scheduler::finish(const JobRef& job) {
     for (ItemOutput& item : result.items) {
       if (!item.windows.empty()) combine_windows(item);
     }
+    finish_outputs(job->request, result.items);
     result.total_tokens = 0;
     for (const ItemOutput& item : result.items) {
       result.total_tokens += static_cast<std::size_t>(item.num_tokens);

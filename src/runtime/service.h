@@ -122,6 +122,15 @@ struct MaskPrediction {
   std::string sequence;
 };
 
+// The last steps of the sentence-transformers pipeline for a pooled embedding (kPooled), after
+// pooling and the folder's Dense modules, as the request asks: the first `dimensions` values
+// (0: all of them; TEI's and OpenAI's `dimensions`, Cohere's `output_dimension`), then L2
+// normalisation (the folder's Normalize module, or the route's own rule).
+struct EmbeddingOptions {
+  std::size_t dimensions = 0;
+  bool normalize = false;
+};
+
 // What happens to a text input longer than the model's limit when truncation is off
 // (docs/api.md "Long inputs").
 enum class LongInput {
@@ -156,7 +165,12 @@ struct InferenceRequest {
   // A prompt of the model's, by name, put before each single text (docs/api.md "Prompts");
   // nullopt: the model's default prompt, if it has one.
   std::optional<std::string> prompt_name;
-  FillMaskOptions fill_mask;  // kFillMask
+  FillMaskOptions fill_mask;   // kFillMask
+  EmbeddingOptions embedding;  // kPooled
+  // kLogits: an activation applied to every logit, a chunked input's windows included (after
+  // they were combined): a reranker's score as CrossEncoder.predict, TEI or Cohere give it.
+  // nullopt: the logits as the model gave them.
+  std::optional<model::heads::Activation> score_activation;
 };
 
 // One window of a chunked input: its output and its token count, special tokens included.

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "runtime/finish_outputs.h"
 
 namespace onepass::testing {
 
@@ -185,6 +186,7 @@ runtime::InferenceResult FakeService::run(const runtime::InferenceRequest& reque
       result.total_tokens += static_cast<std::size_t>(tokens);
       result.items.push_back(std::move(out));
     }
+    runtime::finish_outputs(request, result.items);  // as the runtime's scheduler does
   } catch (...) {
     result.items.clear();
     result.error = std::current_exception();

@@ -112,8 +112,10 @@ void handle_embed(Call& call, const char* version) {
   const bool by_type = parse_embedding_types(body) || std::string_view(version) == "2";
   parse_truncate(body, request);
   request.max_length = positive_or_zero(body, "max_tokens");
-  const std::size_t dimensions = positive_or_zero(body, "output_dimension");
-  if (dimensions > static_cast<std::size_t>(runtime::embedding_size(model)))
+  // Cohere's embeddings are unit vectors, shortened first to `output_dimension`.
+  request.embedding.normalize = true;
+  request.embedding.dimensions = positive_or_zero(body, "output_dimension");
+  if (request.embedding.dimensions > static_cast<std::size_t>(runtime::embedding_size(model)))
     throw ApiError(
         ApiErrorKind::kValidation,
         "'output_dimension' must be at most " + std::to_string(runtime::embedding_size(model)),
@@ -126,15 +128,12 @@ void handle_embed(Call& call, const char* version) {
   const std::string id = call.reply.request_id();
   submit_and_reply(
       call.service, std::move(request), call.reply,
-      [texts, by_type, dimensions, id, version](runtime::InferenceResult& result) {
+      [texts, by_type, id, version](runtime::InferenceResult& result) {
         JsonWriter json;
         json.begin_object().key("id").value(id).key("embeddings");
         if (by_type) json.begin_object().key("float");
         json.begin_array();
-        for (auto& item : result.items) {
-          model::heads::shorten_and_normalize(item.values, dimensions, true);
-          json.floats(item.values);
-        }
+        for (const auto& item : result.items) json.floats(item.values);
         json.end_array();
         if (by_type) json.end_object();
         json.key("texts").begin_array();

@@ -67,12 +67,12 @@ std::optional<std::int64_t> positive(const Json& body, const char* field) {
 
 // A document's relevance: its one window's, or with chunking its best window's.
 float document_score(const runtime::ItemOutput& item) {
-  if (item.windows.empty()) return relevance_score(item, false);
+  if (item.windows.empty()) return reranker_score(item);
   float best = 0;
   for (std::size_t w = 0; w < item.windows.size(); ++w) {
-    runtime::ItemOutput window;
-    window.values = item.windows[w].values;
-    const float score = relevance_score(window, false);
+    if (item.windows[w].values.empty())
+      throw ApiError(ApiErrorKind::kInternal, "empty rerank output");
+    const float score = item.windows[w].values[0];
     if (w == 0 || score > best) best = score;
   }
   return best;
@@ -118,6 +118,7 @@ void handle_rerank(Call& call, const char* version) {
 
   runtime::InferenceRequest request;
   request.model = model.name;
+  request.score_activation = relevance_activation(false);  // Cohere's scores are sigmoids
   if (max_chunks) {
     // Windows over the document (the pair's second text); its windows count against
     // --max-client-batch-size like any chunked input's.

@@ -19,14 +19,14 @@ runtime::InferenceItem query_document_item(std::string query, std::string docume
   return item;
 }
 
-float relevance_score(const runtime::ItemOutput& output, bool raw) {
-  return cross_encoder_score(
-      output, raw ? model::heads::Activation::kIdentity : model::heads::Activation::kSigmoid);
+std::optional<model::heads::Activation> relevance_activation(bool raw) {
+  if (raw) return std::nullopt;
+  return model::heads::Activation::kSigmoid;
 }
 
-float cross_encoder_score(const runtime::ItemOutput& output, model::heads::Activation activation) {
+float reranker_score(const runtime::ItemOutput& output) {
   if (output.values.empty()) throw ApiError(ApiErrorKind::kInternal, "empty rerank output");
-  return model::heads::activate(output.values[0], activation);
+  return output.values[0];
 }
 
 }  // namespace onepass::api

@@ -4,6 +4,7 @@
 // becomes a score, so that the dialects can only differ in their JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,14 +20,15 @@ void require_reranker(const runtime::ModelDescription& model, std::string_view r
 // sentence-transformers CrossEncoder do.
 runtime::InferenceItem query_document_item(std::string query, std::string document);
 
-// The relevance score of one reranker output: sigmoid of its one logit (HF's score for a
-// one-label head, TEI's /rerank and Cohere's, whatever config.json says), or the logit itself
-// when `raw`. ApiError kInternal when the output has no value.
-float relevance_score(const runtime::ItemOutput& output, bool raw);
+// The activation a relevance score applies to the logit, for InferenceRequest::score_activation
+// (the runtime applies it): sigmoid (HF's score for a one-label head, TEI's /rerank and
+// Cohere's, whatever config.json says), or none when `raw`. sentence-transformers'
+// CrossEncoder.predict (the toolkit's sentence-ranking, vLLM's /score) applies the model's own
+// instead: ModelDescription::cross_encoder_activation.
+std::optional<model::heads::Activation> relevance_activation(bool raw);
 
-// The score sentence-transformers' CrossEncoder.predict gives (the toolkit's sentence-ranking,
-// vLLM's /score): the model's CrossEncoder activation of the logit. ApiError kInternal when the
-// output has no value.
-float cross_encoder_score(const runtime::ItemOutput& output, model::heads::Activation activation);
+// The score of one reranker output, its activation applied by the runtime. ApiError kInternal
+// when the output has no value.
+float reranker_score(const runtime::ItemOutput& output);
 
 }  // namespace onepass::api

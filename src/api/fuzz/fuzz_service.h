@@ -30,6 +30,7 @@
 #include "api/fuzz/api_fuzz_common.h"
 #include "api/fuzz/planted_folders.h"
 #include "base/error.h"
+#include "runtime/finish_outputs.h"
 #include "runtime/input_limits.h"
 #include "runtime/prompts.h"
 #include "runtime/service.h"
@@ -328,6 +329,7 @@ class FuzzService : public runtime::InferenceService {
         result.total_tokens += tokens;
         result.items.push_back(std::move(out));
       }
+      runtime::finish_outputs(request, result.items);  // as the runtime's scheduler does
     } catch (...) {
       result.items.clear();
       result.error = std::current_exception();

@@ -113,26 +113,26 @@ void handle_embeddings(Call& call) {
   if (format != "float" && format != "base64")
     throw ApiError(ApiErrorKind::kValidation, "'encoding_format' must be 'float' or 'base64'",
                    "encoding_format");
-  std::size_t dimensions = 0;
+  // OpenAI's embeddings are unit vectors, shortened first when `dimensions` asks.
+  request.embedding.normalize = true;
   if (const auto d = get_int(body, "dimensions")) {
     if (*d < 1 || *d > runtime::embedding_size(model))
       throw ApiError(
           ApiErrorKind::kValidation,
           "'dimensions' must be between 1 and " + std::to_string(runtime::embedding_size(model)),
           "dimensions");
-    dimensions = static_cast<std::size_t>(*d);
+    request.embedding.dimensions = static_cast<std::size_t>(*d);
   }
   const bool as_base64 = format == "base64";
   const std::string name = model.name;
   submit_and_reply(call.service, std::move(request), call.reply,
-                   [as_base64, dimensions, name](runtime::InferenceResult& result) {
+                   [as_base64, name](runtime::InferenceResult& result) {
                      JsonWriter json;
                      json.begin_object().key("object").value("list").key("data").begin_array();
                      std::size_t tokens = 0;
                      for (std::size_t i = 0; i < result.items.size(); ++i) {
-                       auto& v = result.items[i].values;
+                       const auto& v = result.items[i].values;
                        tokens += static_cast<std::size_t>(result.items[i].num_tokens);
-                       model::heads::shorten_and_normalize(v, dimensions, /*normalize=*/true);
                        json.begin_object().key("object").value("embedding").key("embedding");
                        if (as_base64) {
                          // x86-64 is little-endian, which is what the format asks for.

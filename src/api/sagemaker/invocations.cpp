@@ -144,16 +144,15 @@ void feature_extraction(Call& call, const runtime::ModelDescription& model,
   apply_long_input(parse_long_input(payload.parameters), call.options, params.truncate, request);
   const bool list = inputs.is_list();
   // The Inference API runs a sentence-transformers folder's encode(): unit vectors when its
-  // modules end in Normalize (the Dense modules ran in the runtime).
-  const bool normalize = flavor == Flavor::kInferenceApi && model.normalizes;
+  // modules end in Normalize.
+  request.embedding.normalize = flavor == Flavor::kInferenceApi && model.normalizes;
   submit_and_reply(
       call.service, std::move(request), call.reply,
-      [flavor, list, normalize](runtime::InferenceResult& result) {
+      [flavor, list](runtime::InferenceResult& result) {
         JsonWriter json;
         if (list) json.begin_array();
         for (auto& item : result.items) {
           if (flavor == Flavor::kInferenceApi) {
-            if (normalize) model::heads::l2_normalize(item.values);
             json.floats(item.values);
             continue;
           }

@@ -62,16 +62,13 @@ void sentence_embeddings(Call& call, const runtime::ModelDescription& model,
   request.output = runtime::OutputKind::kPooled;
   apply_truncation(payload, call.options, request);
   const bool list = inputs.is_list();
-  const bool normalize = model.normalizes;
+  request.embedding.normalize = model.normalizes;  // the folder's Normalize module
   submit_and_reply(call.service, std::move(request), call.reply,
-                   [list, normalize](runtime::InferenceResult& result) {
+                   [list](runtime::InferenceResult& result) {
                      JsonWriter json;
                      json.begin_object().key("embeddings");
                      if (list) json.begin_array();
-                     for (auto& item : result.items) {
-                       if (normalize) model::heads::l2_normalize(item.values);
-                       json.floats(item.values);
-                     }
+                     for (const auto& item : result.items) json.floats(item.values);
                      if (list) json.end_array();
                      json.end_object();
                      return json_response(json.take());
@@ -112,37 +109,36 @@ void sentence_ranking(Call& call, const runtime::ModelDescription& model,
   check_batch_size(request.items.size(), call.options.max_client_batch_size);
   apply_truncation(payload, call.options, request);
   // CrossEncoder.predict's scores: the model's activation of the logit (config.json).
-  const auto activation = model.cross_encoder_activation;
-  submit_and_reply(
-      call.service, std::move(request), call.reply,
-      [single, ranked, return_documents, texts, activation](runtime::InferenceResult& result) {
-        std::vector<float> scores;
-        scores.reserve(result.items.size());
-        for (const auto& item : result.items)
-          scores.push_back(cross_encoder_score(item, activation));
-        JsonWriter json;
-        json.begin_object().key("scores");
-        if (single) {
-          json.value(scores[0]);
-        } else if (!ranked) {
-          json.floats(scores);
-        } else {
-          // Best first; a tie keeps the input order (CrossEncoder.rank sorts stably).
-          std::vector<std::size_t> order(scores.size());
-          std::iota(order.begin(), order.end(), 0);
-          std::stable_sort(order.begin(), order.end(),
+  request.score_activation = model.cross_encoder_activation;
+  submit_and_reply(call.service, std::move(request), call.reply,
+                   [single, ranked, return_documents, texts](runtime::InferenceResult& result) {
+                     std::vector<float> scores;
+                     scores.reserve(result.items.size());
+                     for (const auto& item : result.items) scores.push_back(reranker_score(item));
+                     JsonWriter json;
+                     json.begin_object().key("scores");
+                     if (single) {
+                       json.value(scores[0]);
+                     } else if (!ranked) {
+                       json.floats(scores);
+                     } else {
+                       // Best first; a tie keeps the input order (CrossEncoder.rank sorts stably).
+                       std::vector<std::size_t> order(scores.size());
+                       std::iota(order.begin(), order.end(), 0);
+                       std::stable_sort(
+                           order.begin(), order.end(),
                            [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-          json.begin_array();
-          for (const std::size_t i : order) {
-            json.begin_object().key("index").value(i).key("score").value(scores[i]);
-            if (return_documents) json.key("text").value((*texts)[i]);
-            json.end_object();
-          }
-          json.end_array();
-        }
-        json.end_object();
-        return json_response(json.take());
-      });
+                       json.begin_array();
+                       for (const std::size_t i : order) {
+                         json.begin_object().key("index").value(i).key("score").value(scores[i]);
+                         if (return_documents) json.key("text").value((*texts)[i]);
+                         json.end_object();
+                       }
+                       json.end_array();
+                     }
+                     json.end_object();
+                     return json_response(json.take());
+                   });
 }
 
 }  // namespace onepass::api::sagemaker

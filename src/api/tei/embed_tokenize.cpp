@@ -50,27 +50,22 @@ void handle_embed(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_embedder(call);
   auto request = text_request(body, call.options, model, runtime::OutputKind::kPooled);
-  const bool normalize = get_bool(body, "normalize").value_or(true);
-  std::size_t dimensions = 0;
+  request.embedding.normalize = get_bool(body, "normalize").value_or(true);
   if (const auto d = get_int(body, "dimensions")) {
     if (*d < 1 || *d > runtime::embedding_size(model))
       throw ApiError(
           ApiErrorKind::kValidation,
           "`dimensions` must be between 1 and " + std::to_string(runtime::embedding_size(model)),
           "dimensions");
-    dimensions = static_cast<std::size_t>(*d);
+    request.embedding.dimensions = static_cast<std::size_t>(*d);
   }
   apply_long_input(parse_long_input(body), call.options, get_bool(body, "truncate"), request);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
-                   [normalize, dimensions, received](runtime::InferenceResult& result) {
+                   [received](runtime::InferenceResult& result) {
                      JsonWriter json;
                      json.begin_array();
-                     for (auto& item : result.items) {
-                       auto& v = item.values;
-                       model::heads::shorten_and_normalize(v, dimensions, normalize);
-                       json.floats(v);
-                     }
+                     for (const auto& item : result.items) json.floats(item.values);
                      json.end_array();
                      auto response = json_response(json.take());
                      response.headers = timing_headers(result, received);

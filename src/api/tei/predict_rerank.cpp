@@ -156,14 +156,14 @@ void handle_rerank(Call& call) {
     request.items.push_back(query_document_item(*query, documents->back()));
   }
   parse_truncation(body, call.options, request);
-  const bool raw_scores = get_bool(body, "raw_scores").value_or(false);
+  request.score_activation = relevance_activation(get_bool(body, "raw_scores").value_or(false));
   const bool return_text = get_bool(body, "return_text").value_or(false);
   const auto received = call.request.received;
   submit_and_reply(
       call.service, std::move(request), call.reply,
-      [documents, raw_scores, return_text, received](runtime::InferenceResult& result) {
+      [documents, return_text, received](runtime::InferenceResult& result) {
         std::vector<float> scores;
-        for (const auto& item : result.items) scores.push_back(relevance_score(item, raw_scores));
+        for (const auto& item : result.items) scores.push_back(reranker_score(item));
         JsonWriter json;
         json.begin_array();
         for (const auto& ranked : rank(scores)) {

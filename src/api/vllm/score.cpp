@@ -38,12 +38,11 @@ void handle_score(Call& call) {
     request.items.push_back(
         query_document_item(first.size() == 1 ? first[0] : first[i], second[i]));
   // vLLM applies the model's CrossEncoder activation (config.json), sigmoid without one.
-  const auto activation =
-      use_activation(body) ? model.cross_encoder_activation : model::heads::Activation::kIdentity;
+  if (use_activation(body)) request.score_activation = model.cross_encoder_activation;
   const std::string id = call.reply.request_id();
   const std::string name = model.name;
   submit_and_reply(call.service, std::move(request), call.reply,
-                   [activation, id, name](runtime::InferenceResult& result) {
+                   [id, name](runtime::InferenceResult& result) {
                      JsonWriter json;
                      json.begin_object();
                      write_envelope(json, "score-", id, name);
@@ -55,7 +54,7 @@ void handle_score(Call& call) {
                            .key("object")
                            .value("score")
                            .key("score")
-                           .value(cross_encoder_score(result.items[i], activation))
+                           .value(reranker_score(result.items[i]))
                            .end_object();
                      json.end_array();
                      write_usage(json, result.total_tokens);
