@@ -51,6 +51,19 @@ float sigmoid(float logit);
 // (rerankers / scorers).
 void probabilities(std::span<const float> logits, bool multi_label, std::span<float> probs);
 
+// The score functions of the text-classification pipeline (function_to_apply) and TEI.
+enum class ScoreFunction { kSoftmax, kSigmoid, kNone };
+std::vector<float> apply_score_function(ScoreFunction function, std::span<const float> logits);
+
+struct RankedLabel {
+  int index = 0;
+  float score = 0;
+};
+
+// Indices sorted by score, highest first; ties keep the higher index first, as numpy's
+// reversed argsort does in the pipelines.
+std::vector<RankedLabel> rank(std::span<const float> scores);
+
 // Index of the largest logit (the first one on ties, as torch.argmax).
 std::size_t argmax(std::span<const float> values);
 
