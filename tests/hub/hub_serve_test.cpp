@@ -15,6 +15,7 @@
 
 #include "hub_server.h"
 #include "tests/support/cli_runner.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -62,14 +63,11 @@ std::vector<json> json_lines(const std::string& log) {
   return out;
 }
 
-json golden() {
-  std::ifstream in(fixture_model("bert-tiny-nli") + "/golden.json");
-  return json::parse(in);
-}
+json nli_fixture_golden() { return read_golden("bert-tiny-nli"); }
 
 // The toolkit's raw logits for every plain-text golden case, within 1e-4.
 void expect_golden_logits(std::uint16_t port, const std::string& model) {
-  const json g = golden();
+  const json g = nli_fixture_golden();
   std::size_t checked = 0;
   for (const auto& c : g["cases"]) {
     if (c.contains("truncation") || c.contains("fast_input_ids") || c.contains("pair")) continue;
@@ -180,8 +178,7 @@ TEST_F(HubServe, SentenceTransformersFilesComeWithTheModel) {
   ServeProcess server({"--model", "st=acme/st-legacy", "--model", "dense=acme/st-dense"});
   ASSERT_TRUE(server.wait_ready()) << server.log();
   {  // Dense modules: sentence-transformers' own pipeline output (golden.json).
-    std::ifstream in(fixture_model("bert-tiny-st-dense") + "/golden.json");
-    const json golden = json::parse(in);
+    const json golden = read_golden("bert-tiny-st-dense");
     const auto& c = golden["cases"][0];
     const auto r =
         post_json(server.port(), "/embed", json{{"inputs", c["text"]}}.dump(), target("dense"));
@@ -195,8 +192,7 @@ TEST_F(HubServe, SentenceTransformersFilesComeWithTheModel) {
   const auto info = json::parse(get(server.port(), "/info", target("st")).body);
   EXPECT_EQ(info["max_input_length"], 32);
   EXPECT_EQ(info["model_type"]["embedding"]["pooling"], "mean");
-  std::ifstream in(fixture_model("bert-tiny-st-embed") + "/golden.json");
-  const json g = json::parse(in);
+  const json g = read_golden("bert-tiny-st-embed");
   for (const auto& c : g["cases"]) {
     if (c["id"] != "short_en@query") continue;
     const auto r =
@@ -322,7 +318,7 @@ TEST_F(HubServe, DownloadPrintsTheSnapshotAndTokenizeTakesAHubId) {
     EXPECT_EQ(r.err, "");
   }
 
-  const json c = golden()["cases"][0];
+  const json c = nli_fixture_golden()["cases"][0];
   r = onepass({"tokenize", "--model", "acme/tiny-nli@v1"}, json{{"text", c["text"]}}.dump() + "\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["input_ids"], c["input_ids"]);

@@ -49,7 +49,7 @@ std::vector<float> sequence_output(const ModelInfo& info, const ForwardOutput& o
   return v;
 }
 
-class BatchInvariance : public ::testing::TestWithParam<const char*> {};
+class BatchInvariance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BatchInvariance, AloneEqualsInsideMixedBatches) {
   const auto golden = load_golden(GetParam());
@@ -94,7 +94,7 @@ TEST_P(BatchInvariance, AloneEqualsInsideMixedBatches) {
       }
     }
   }
-  std::printf("[%s] batched vs alone: max abs diff %.3g\n", GetParam(), worst);
+  std::printf("[%s] batched vs alone: max abs diff %.3g\n", GetParam().c_str(), worst);
 }
 
 // forward() is const and shared: four threads running different batches at once must each get
@@ -144,9 +144,9 @@ TEST_P(BatchInvariance, ConcurrentThreadsShareOneEncoder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, BatchInvariance,
-                         ::testing::ValuesIn(onepass::testing::kGoldenModels),
+                         ::testing::ValuesIn(onepass::testing::golden_models()),
                          [](const auto& info) {
-                           return onepass::testing::golden_test_name(info.param);
+                           return onepass::testing::fixture_test_name(info.param);
                          });
 
 }  // namespace

@@ -1,69 +1,27 @@
-// The fixtures' golden.json files (see tests/data/fixtures/README.md) as plain structs, for any
-// model folder: classification cases carry logits/probs/label, embedding cases the pooled
-// vectors and pooler_output, token-classification cases every token's logits and label.
+// The fixtures' golden.json files (see tests/data/fixtures/README.md, read by
+// tests/support/golden_file.h) as plain structs, for any model folder: classification cases carry
+// logits/probs/label, embedding cases the pooled vectors and pooler_output, token-classification
+// cases every token's logits and label.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "model/encoder.h"
+#include "tests/support/fixture_catalogue.h"
+#include "tests/support/golden_file.h"
 
 namespace onepass::testing {
 
-// Every fixture folder the golden and batch-invariance tests run. A new architecture's folder
-// is one more line here.
-inline constexpr const char* kGoldenModels[] = {
-    // clang-format off
-    "bert-tiny-nli", "bert-tiny-embed", "bert-tiny-rerank",
-    "xlmr-tiny-nli",
-    "camembert-tiny-nli",
-    "deberta-v2-tiny-nli", "deberta-tiny-nli",
-    "distilbert-tiny-nli",
-    "electra-tiny-rerank",
-    "bert-tiny-ner", "xlmr-tiny-ner", "deberta-v2-tiny-ner", "distilbert-tiny-ner",
-    "electra-tiny-ner", "camembert-tiny-ner", "deberta-tiny-ner",
-    "mpnet-tiny-embed", "mpnet-tiny-nli", "mpnet-tiny-ner",
-    "modernbert-tiny-nli", "modernbert-tiny-rerank", "modernbert-tiny-embed", "modernbert-tiny-ner",
-    "modernbert-tiny-mlm",
-    "nomic-bert-tiny-embed", "nomic-bert-tiny-nli", "nomic-bert-tiny-ner", "nomic-bert-tiny-qa",
-    "nomic-bert-tiny-ntk",
-    "gte-tiny-embed", "gte-tiny-rerank", "gte-tiny-nli", "gte-tiny-ner", "gte-tiny-qa",
-    "gte-tiny-mlm",
-    "bert-tiny-splade", "distilbert-tiny-splade", "xlmr-tiny-mlm",
-    "deberta-v2-tiny-mlm", "deberta-v2-tiny-mlm-legacy", "electra-tiny-mlm",
-    "mpnet-tiny-mlm", "deberta-tiny-mlm",
-    "bert-tiny-qa", "xlmr-tiny-qa", "deberta-v2-tiny-qa", "distilbert-tiny-qa", "roberta-tiny-qa",
-    // clang-format on
-};
-
-inline std::string golden_task(const std::string& model_name);
-
-// The fixtures of kGoldenModels whose golden.json "task" is one of `tasks` ("nli", "rerank",
-// "embedding", "token_classification"), in kGoldenModels' order.
-inline std::vector<std::string> golden_models_for(std::initializer_list<std::string> tasks) {
-  std::vector<std::string> out;
-  for (const char* model : kGoldenModels) {
-    const std::string task = golden_task(model);
-    for (const auto& wanted : tasks) {
-      if (task == wanted) out.emplace_back(model);
-    }
-  }
-  return out;
-}
-
-// gtest parameter names: "bert-tiny-nli" -> "bert_tiny_nli".
-inline std::string golden_test_name(const char* model) {
-  std::string name = model;
-  for (auto& c : name) {
-    if (c == '-') c = '_';
-  }
-  return name;
+// Every fixture the golden and batch-invariance suites run: the catalogue's
+// (tests/support/fixture_catalogue.h), but the sentence-transformers folders (the
+// sentence-transformers tests name those).
+inline std::vector<std::string> golden_models() {
+  return fixtures_where([](const Fixture& f) { return !f.has(kSentenceTransformers); });
 }
 
 struct GoldenCase {
@@ -99,14 +57,8 @@ inline std::vector<float> float_list(const nlohmann::json& j) {
   return out;
 }
 
-inline std::string golden_task(const std::string& model_name) {
-  std::ifstream in(fixture_model_dir(model_name) / "golden.json");
-  return nlohmann::json::parse(in).at("task").get<std::string>();
-}
-
 inline Golden load_golden(const std::string& model_name) {
-  std::ifstream in(fixture_model_dir(model_name) / "golden.json");
-  const auto j = nlohmann::json::parse(in);
+  const auto j = read_golden(model_name);
   Golden golden;
   golden.model = j.at("model").get<std::string>();
   golden.task = j.at("task").get<std::string>();

@@ -1,8 +1,8 @@
 // Every golden case of every fixture model, fed from its input_ids, against transformers'
 // outputs: logits (per token for token classifiers) within 1e-4 absolute and identical labels;
 // SPLADE vectors within 1e-4, zero where transformers' are; embeddings with cosine >= 0.9999
-// (max abs diff reported). To cover another model folder, add its name to kGoldenModels
-// (tests/model/golden.h).
+// (max abs diff reported). Every fixture of the catalogue runs (tests/support/fixture_catalogue.h,
+// golden_models() in tests/model/golden.h): a new folder is one line there.
 #include "tests/model/golden.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
 using onepass::testing::max_abs_diff;
 
-class GoldenTest : public ::testing::TestWithParam<const char*> {};
+class GoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
   const auto golden = load_golden(GetParam());
@@ -100,12 +100,13 @@ TEST_P(GoldenTest, EveryCaseAloneMatchesTransformers) {
   RecordProperty("max_abs_logit_diff", std::to_string(worst_logit));
   RecordProperty("max_abs_embedding_diff", std::to_string(worst_embedding));
   std::printf("[%s] %zu cases: max |logit diff| %.3g, max |embedding diff| %.3g, min cosine %.9f\n",
-              GetParam(), golden.cases.size(), worst_logit, worst_embedding, worst_cosine);
+              GetParam().c_str(), golden.cases.size(), worst_logit, worst_embedding, worst_cosine);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::ValuesIn(onepass::testing::kGoldenModels),
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,
+                         ::testing::ValuesIn(onepass::testing::golden_models()),
                          [](const auto& info) {
-                           return onepass::testing::golden_test_name(info.param);
+                           return onepass::testing::fixture_test_name(info.param);
                          });
 
 }  // namespace

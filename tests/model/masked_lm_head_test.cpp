@@ -26,7 +26,7 @@ using onepass::testing::fixture_model_dir;
 using onepass::testing::load_golden;
 using onepass::testing::max_abs_diff;
 
-class MaskedLmHead : public ::testing::TestWithParam<const char*> {};
+class MaskedLmHead : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MaskedLmHead, LogitsAtEveryPositionPoolToTheGoldenSpladeVector) {
   const auto golden = load_golden(GetParam());
@@ -108,15 +108,13 @@ TEST_P(MaskedLmHead, PositionOutsideTheSequenceIsRefused) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, MaskedLmHead,
-                         ::testing::Values("bert-tiny-splade", "distilbert-tiny-splade",
-                                           "xlmr-tiny-mlm", "modernbert-tiny-mlm", "gte-tiny-mlm",
-                                           "deberta-v2-tiny-mlm", "deberta-v2-tiny-mlm-legacy",
-                                           "electra-tiny-mlm", "mpnet-tiny-mlm",
-                                           "deberta-tiny-mlm"),
-                         [](const auto& info) {
-                           return onepass::testing::golden_test_name(info.param);
-                         });
+// Every masked-LM fixture of the catalogue, SPLADE-named or not
+// (tests/support/fixture_catalogue.h).
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, MaskedLmHead,
+    ::testing::ValuesIn(onepass::testing::fixtures_with_task(
+        {onepass::testing::FixtureTask::kSplade, onepass::testing::FixtureTask::kMaskedLm})),
+    [](const auto& info) { return onepass::testing::fixture_test_name(info.param); });
 
 TEST(MaskedLmHeadOnly, OtherHeadsRefusePositions) {
   const auto golden = load_golden("bert-tiny-nli");

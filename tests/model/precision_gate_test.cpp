@@ -1,8 +1,8 @@
 // The reduced-precision accuracy gate (model/precision_check.h): bf16 and int8 pass it on every
-// fixture model but those of kInt8Refused, whose int8 it refuses (agreement under 99%); a
-// deliberately broken int8 quantization (weight scales 1/16 of the right ones, injected through
-// kernels::testing) fails it and is refused at load; the verdict logic catches a collapse onto one
-// class and NaN outputs.
+// fixture model but those the catalogue flags kInt8Refused, whose int8 it refuses (agreement
+// under 99%); a deliberately broken int8 quantization (weight scales 1/16 of the right ones,
+// injected through kernels::testing) fails it and is refused at load; the verdict logic catches a
+// collapse onto one class and NaN outputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include "kernels/matmul.h"
 #include "model/encoder.h"
 #include "model/precision_check.h"
-#include "tests/model/golden.h"
+#include "tests/support/fixture_catalogue.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::model {
@@ -87,23 +87,23 @@ TEST_P(FixturePrecisionTest, PassesTheBar) {
   EXPECT_NO_THROW(load_encoder(dir, gated));
 }
 
-// The fixtures whose int8 misses the bar on the built-in texts: label agreement under 99%
-// (distilbert-tiny-nli 98.1%, mpnet-tiny-nli 97.1%, with flipped margins under 0.07;
-// gte-tiny-nli 98.1%) or, for a one-logit reranker, ranking agreement (gte-tiny-rerank 98.8%).
-// Their random heads leave labels and scores close: the largest logit differences (0.09-0.15)
-// are those of the fixtures that pass. Int8RefusedNamingTheMissedCriterion below holds the gate
-// to refusing them.
-const std::vector<std::string> kInt8Refused = {"distilbert-tiny-nli", "mpnet-tiny-nli",
-                                               "gte-tiny-nli", "gte-tiny-rerank"};
+// The fixtures whose int8 misses the bar on the built-in texts, flagged kInt8Refused in
+// tests/support/fixture_catalogue.cpp: label agreement under 99% (distilbert-tiny-nli 98.1%,
+// mpnet-tiny-nli 97.1%, with flipped margins under 0.07; gte-tiny-nli 98.1%) or, for a one-logit
+// reranker, ranking agreement (gte-tiny-rerank 98.8%). Their random heads leave labels and scores
+// close: the largest logit differences (0.09-0.15) are those of the fixtures that pass.
+// Int8RefusedNamingTheMissedCriterion below holds the gate to refusing them.
+std::vector<std::string> int8_refused_fixtures() {
+  return onepass::testing::fixtures_where(
+      [](const onepass::testing::Fixture& f) { return f.has(onepass::testing::kInt8Refused); });
+}
 
-// Every fixture of the one list (tests/model/golden.h) but those.
+// Every fixture of the golden suites (tests/model/golden.h) but those.
 std::vector<std::string> gated_fixtures() {
-  std::vector<std::string> out;
-  for (const char* name : onepass::testing::kGoldenModels) {
-    if (std::find(kInt8Refused.begin(), kInt8Refused.end(), name) == kInt8Refused.end())
-      out.emplace_back(name);
-  }
-  return out;
+  return onepass::testing::fixtures_where([](const onepass::testing::Fixture& f) {
+    return !f.has(onepass::testing::kSentenceTransformers) &&
+           !f.has(onepass::testing::kInt8Refused);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixturePrecisionTest,
@@ -144,7 +144,8 @@ struct WrongInt8Scale {
 };
 
 TEST(PrecisionGate, WrongInt8ScaleFailsTheCheckAndIsRefusedAtLoad) {
-  for (const std::string& name : onepass::testing::golden_models_for({"nli"})) {
+  for (const std::string& name :
+       onepass::testing::fixtures_with_task({onepass::testing::FixtureTask::kClassifier})) {
     const auto dir = fixture(name);
     const auto reference = load(dir, Precision::kFp32);
     const WrongInt8Scale broken(1.0f / 16.0f);
@@ -172,7 +173,7 @@ TEST(PrecisionGate, WrongInt8ScaleFailsTheCheckAndIsRefusedAtLoad) {
   }
 }
 
-// The fixtures of kInt8Refused: the gate must refuse their int8 at load, naming the missed
+// The fixtures flagged kInt8Refused: the gate must refuse their int8 at load, naming the missed
 // criterion and the way around it, and --force-precision must still load it.
 class Int8Refused : public ::testing::TestWithParam<std::string> {};
 
@@ -209,9 +210,9 @@ TEST_P(Int8Refused, Int8RefusedNamingTheMissedCriterion) {
   EXPECT_NO_THROW(load_encoder(dir, gated));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Int8Refused, ::testing::ValuesIn(kInt8Refused),
+INSTANTIATE_TEST_SUITE_P(Fixtures, Int8Refused, ::testing::ValuesIn(int8_refused_fixtures()),
                          [](const auto& info) {
-                           return onepass::testing::golden_test_name(info.param.c_str());
+                           return onepass::testing::fixture_test_name(info.param);
                          });
 
 // An encoder that answers fixed logits, to test the verdict on outputs no real model gives.

@@ -58,7 +58,7 @@ TEST_P(TorchBinGoldenTest, EveryCaseMatchesTransformers) {
 // and pytorch_model.bin.index.json.
 INSTANTIATE_TEST_SUITE_P(Fixtures, TorchBinGoldenTest,
                          ::testing::Values("bert-tiny-nli", "xlmr-tiny-nli"), [](const auto& info) {
-                           return onepass::testing::golden_test_name(info.param);
+                           return onepass::testing::fixture_test_name(info.param);
                          });
 
 }  // namespace

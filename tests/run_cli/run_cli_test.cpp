@@ -9,9 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tests/model/golden.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/files.h"
+#include "tests/support/fixture_catalogue.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/vector_compare.h"
 
@@ -28,9 +29,7 @@ fs::path model_dir(const std::string& name) {
   return fs::path(ONEPASS_TEST_DATA_DIR) / "fixtures/models" / name;
 }
 
-json golden(const std::string& name) {
-  return json::parse(read_text(model_dir(name) / "golden.json"));
-}
+using testing::read_golden;
 
 // One input line per golden case: ids (and token types when the golden has them), id = index.
 std::string id_lines(const json& g) {
@@ -60,7 +59,7 @@ double max_abs_diff(const json& a, const json& b) {
 class ClassifierGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
-  const auto g = golden(GetParam());
+  const auto g = read_golden(GetParam());
   const auto r = run_onepass(
       {"run", "--model", model_dir(GetParam()).string(), "--batch-size", "5", "--threads", "1"},
       id_lines(g));
@@ -83,18 +82,15 @@ TEST_P(ClassifierGolden, EveryCaseThroughTheBinary) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ClassifierGolden,
-                         ::testing::ValuesIn(testing::golden_models_for({"nli", "rerank"})),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         ::testing::ValuesIn(testing::fixtures_with_task(
+                             {testing::FixtureTask::kClassifier, testing::FixtureTask::kReranker})),
+                         [](const auto& info) { return testing::fixture_test_name(info.param); });
 
 // A SPLADE model's answer: its vector's non-zero entries, as the golden lists them.
 TEST(RunCli, SparseEmbeddingsOfEveryCase) {
-  for (const char* model : {"bert-tiny-splade", "distilbert-tiny-splade"}) {
+  for (const std::string& model : testing::fixtures_with_task({testing::FixtureTask::kSplade})) {
     SCOPED_TRACE(model);
-    const auto g = golden(model);
+    const auto g = read_golden(model);
     const auto r = run_onepass({"run", "--model", model_dir(model).string(), "--batch-size", "4"},
                                id_lines(g));
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -115,9 +111,10 @@ TEST(RunCli, SparseEmbeddingsOfEveryCase) {
 // A question-answering model's answer: every token's start and end logit; each golden case is
 // one window of a (question, context), its ids as the pipeline cuts them.
 TEST(RunCli, QuestionAnsweringLogitsOfEveryWindow) {
-  for (const std::string& model : testing::golden_models_for({"question_answering"})) {
+  for (const std::string& model :
+       testing::fixtures_with_task({testing::FixtureTask::kQuestionAnswering})) {
     SCOPED_TRACE(model);
-    const auto g = golden(model);
+    const auto g = read_golden(model);
     const auto r = run_onepass({"run", "--model", model_dir(model).string(), "--batch-size", "3"},
                                id_lines(g));
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -140,7 +137,7 @@ TEST(RunCli, QuestionAnsweringLogitsOfEveryWindow) {
 
 TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
   TempDir dir("run_cli");
-  const auto g = golden("bert-tiny-embed");
+  const auto g = read_golden("bert-tiny-embed");
   for (const std::string kind : {"cls", "mean", "cls_l2", "mean_l2"}) {
     SCOPED_TRACE(kind);
     std::vector<std::string> args{"run",
@@ -165,7 +162,7 @@ TEST(RunCli, EmbeddingsWithEachPoolingAndToAFile) {
 // Without --pooling, the folder's 1_Pooling/config.json decides, as it does for `serve`.
 TEST(RunCli, EmbeddingsFollowTheFoldersPooling) {
   TempDir dir("run_cli");
-  const auto g = golden("bert-tiny-embed");
+  const auto g = read_golden("bert-tiny-embed");
   const auto folder = dir.path() / "bge-like";
   std::filesystem::create_directories(folder / "1_Pooling");
   for (const auto& f : std::filesystem::directory_iterator(model_dir("bert-tiny-embed")))
@@ -189,7 +186,7 @@ TEST(RunCli, EmbeddingsFollowTheFoldersPooling) {
 // A sentence-transformers folder's Dense modules run after pooling, as in `serve`; --normalize
 // then gives the library's encode() output (its modules end in Normalize).
 TEST(RunCli, EmbeddingsGoThroughTheFoldersDenseModules) {
-  const auto g = golden("bert-tiny-st-dense");
+  const auto g = read_golden("bert-tiny-st-dense");
   for (const std::string stage : {"before_normalize", "sentence_embedding"}) {
     SCOPED_TRACE(stage);
     std::vector<std::string> args{"run", "--model", model_dir("bert-tiny-st-dense").string()};
@@ -207,7 +204,7 @@ TEST(RunCli, EmbeddingsGoThroughTheFoldersDenseModules) {
 }
 
 TEST(RunCli, BenchPrintsOneReport) {
-  const auto g = golden("bert-tiny-nli");
+  const auto g = read_golden("bert-tiny-nli");
   const auto r = run_onepass(
       {"run", "--model", model_dir("bert-tiny-nli").string(), "--bench", "--batch-size", "8"},
       id_lines(g));
@@ -227,7 +224,7 @@ TEST(RunCli, BenchPrintsOneReport) {
 // Text lines go through the folder's tokenizer; the ids the fast tokenizer gives equal the
 // golden input_ids except where the golden lists fast_input_ids.
 TEST(RunCli, TextLinesThroughTheTokenizer) {
-  const auto g = golden("bert-tiny-nli");
+  const auto g = read_golden("bert-tiny-nli");
   std::string lines;
   std::vector<std::size_t> picked;
   for (std::size_t i = 0; i < g["cases"].size(); ++i) {

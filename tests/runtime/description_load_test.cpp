@@ -16,7 +16,7 @@ using testing::fixture_model;
 // parse: for every fixture they agree field by field (DistilBERT's config names its sizes
 // dim/n_heads, which a second parser once missed).
 TEST(ModelDescription, DescriptionBeforeLoadIsTheLoadedEncodersInfo) {
-  for (const char* name : onepass::testing::kGoldenModels) {
+  for (const std::string& name : onepass::testing::golden_models()) {
     SCOPED_TRACE(name);
     const auto d = describe_model_folder(name, fixture_model(name));
     const auto encoder = model::load_encoder(fixture_model(name), model::LoadOptions{1});

@@ -2,17 +2,16 @@
 // through batching equal the Hugging Face goldens (docs/reliability.md: logits within 1e-4 and the
 // same labels, embeddings with cosine >= 0.9999), and an input alone equals itself inside a
 // batch within 1e-5.
-#include "tests/model/golden.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "call.h"
+#include "tests/support/fixture_catalogue.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/vector_compare.h"
 
 namespace onepass::runtime {
@@ -24,14 +23,11 @@ using onepass::testing::max_abs_diff;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-// Every sequence-classification fixture of the one list (tests/model/golden.h).
-const std::vector<std::string> kClassifiers =
-    onepass::testing::golden_models_for({"nli", "rerank"});
+// Every sequence-classification fixture of the catalogue (tests/support/fixture_catalogue.h).
+const std::vector<std::string> kClassifiers = onepass::testing::fixtures_with_task(
+    {onepass::testing::FixtureTask::kClassifier, onepass::testing::FixtureTask::kReranker});
 
-json golden(const std::string& model) {
-  std::ifstream in(fixture_model(model) / "golden.json");
-  return json::parse(in);
-}
+using onepass::testing::read_golden;
 
 InferenceItem ids_item(const json& c) {
   InferenceItem item;
@@ -77,7 +73,7 @@ TEST_F(Golden, ClassifierLogitsThroughBatchesMatchAndAloneEqualsBatched) {
   for (const std::string& model : kClassifiers) {
     SCOPED_TRACE(model);
     if (!served(model)) continue;
-    const json g = golden(model);
+    const json g = read_golden(model);
     // All cases in one client batch: every item is its own sequence in a ragged batch.
     InferenceRequest all;
     all.model = model;
@@ -105,7 +101,7 @@ TEST_F(Golden, ClassifierLogitsThroughBatchesMatchAndAloneEqualsBatched) {
 
 TEST_F(Golden, EmbeddingsMatchForBothPoolingsAndTokenStates) {
   ASSERT_TRUE(served("bert-tiny-embed"));
-  const json g = golden("bert-tiny-embed");
+  const json g = read_golden("bert-tiny-embed");
   for (Pooling pooling : {Pooling::kMean, Pooling::kCls}) {
     InferenceRequest r;
     r.model = "bert-tiny-embed";
@@ -141,7 +137,7 @@ TEST_F(Golden, TextInputsAreTokenizedOnTheRuntimeAndMatch) {
   for (const std::string& model : kClassifiers) {
     SCOPED_TRACE(model);
     if (!served(model)) continue;
-    const json g = golden(model);
+    const json g = read_golden(model);
     const auto described = runtime_->find_model(model);
     ASSERT_TRUE(described);
     std::vector<std::pair<const json*, Pending>> pending;
@@ -189,7 +185,7 @@ TEST_F(Golden, ConcurrentClientsAcrossModelsEachGetTheirOwnAnswer) {
   std::vector<Case> cases;
   for (const std::string& model : kClassifiers) {
     if (!served(model)) continue;
-    const json g = golden(model);
+    const json g = read_golden(model);
     for (const auto& c : g["cases"]) {
       cases.push_back({model, ids_item(c), c["logits"].get<std::vector<float>>()});
     }

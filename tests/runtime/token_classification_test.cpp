@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "call.h"
-#include "tests/model/golden.h"
+#include "tests/support/fixture_catalogue.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/temp_dir.h"
 
 namespace onepass::runtime {
@@ -22,14 +22,9 @@ using onepass::testing::TempDir;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-// Every token-classification fixture of the one list (tests/model/golden.h).
+// Every token-classification fixture of the catalogue (tests/support/fixture_catalogue.h).
 const std::vector<std::string> kModels =
-    onepass::testing::golden_models_for({"token_classification"});
-
-json ner_golden(const std::string& model) {
-  std::ifstream in(fixture_model(model) / "golden.json");
-  return json::parse(in);
-}
+    onepass::testing::fixtures_with_task({onepass::testing::FixtureTask::kTokenClassifier});
 
 std::vector<float> flat(const json& rows) {
   std::vector<float> out;
@@ -61,7 +56,7 @@ TEST_F(TokenClassification, TextsGetGoldenTokenLogitsAndNoneEntitiesAreTheNonOTo
     const auto described = runtime_->find_model(model);
     ASSERT_TRUE(described);
     EXPECT_EQ(described->task, ModelTask::kTokenClassifier);
-    const json g = ner_golden(model);
+    const json g = onepass::testing::read_golden(model);
     std::vector<const json*> cases;
     InferenceRequest all;
     all.model = model;

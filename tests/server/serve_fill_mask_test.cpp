@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_suite.h"
+#include "tests/support/fixture_catalogue.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -18,11 +20,6 @@ namespace onepass::testing {
 namespace {
 
 using nlohmann::json;
-
-json fill_mask_golden(const std::string& folder) {
-  std::ifstream in(fixture_model(folder) + "/fill_mask_golden.json");
-  return json::parse(in);
-}
 
 // The pipeline's answer for one text: the flat list for one mask, one list per mask otherwise.
 json expected_answer(const json& c) {
@@ -52,34 +49,30 @@ json parameters_of(const json& c) {
   return parameters;
 }
 
-const std::vector<std::pair<std::string, std::string>> kFillMaskModels = {
-    {"mlm", "bert-tiny-splade"},
-    {"dmlm", "distilbert-tiny-splade"},
-    {"xmlm", "xlmr-tiny-mlm"},
-    {"mbmlm", "modernbert-tiny-mlm"},
-    {"gmlm", "gte-tiny-mlm"},
-    {"d3mlm", "deberta-v2-tiny-mlm"},
-    {"d2mlm", "deberta-v2-tiny-mlm-legacy"},
-    {"emlm", "electra-tiny-mlm"},
-    {"mpmlm", "mpnet-tiny-mlm"},
-    {"d1mlm", "deberta-tiny-mlm"}};
+// Every fixture with a fill_mask_golden.json (tests/support/fixture_catalogue.h), served under
+// its folder's name.
+const std::vector<std::string> kFillMaskModels =
+    fixtures_where([](const Fixture& f) { return f.has(kFillMaskGolden); });
+
+// The BERT one, whose mask token is [MASK]: what the refusals and the SPLADE check ask.
+const std::string kBertMaskedLm = "bert-tiny-splade";
 
 class ServeFillMask : public ServeSuite<ServeFillMask> {
  public:
   static std::vector<std::string> server_args() {
     std::vector<std::string> args;
-    for (const auto& [name, folder] : kFillMaskModels) {
+    for (const auto& folder : kFillMaskModels) {
       args.push_back("--model");
-      args.push_back(name + "=" + fixture_model(folder));
+      args.push_back(folder + "=" + fixture_model(folder));
     }
     return args;
   }
 };
 
 TEST_F(ServeFillMask, EveryGoldenCaseAtInvocations) {
-  for (const auto& [name, folder] : kFillMaskModels) {
+  for (const auto& name : kFillMaskModels) {
     SCOPED_TRACE(name);
-    const json g = fill_mask_golden(folder);
+    const json g = read_fill_mask_golden(name);
     ASSERT_GE(g["cases"].size(), 10u);
     for (const auto& c : g["cases"]) {
       SCOPED_TRACE(c["id"].get<std::string>());
@@ -92,9 +85,9 @@ TEST_F(ServeFillMask, EveryGoldenCaseAtInvocations) {
 }
 
 TEST_F(ServeFillMask, ListOfTextsIsBatchedAndAnsweredInOrder) {
-  for (const auto& [name, folder] : kFillMaskModels) {
+  for (const auto& name : kFillMaskModels) {
     SCOPED_TRACE(name);
-    const json g = fill_mask_golden(folder);
+    const json g = read_fill_mask_golden(name);
     json texts = json::array(), expected = json::array();
     for (const auto& c : g["cases"]) {
       if (c.contains("top_k") || c.contains("targets")) continue;
@@ -133,18 +126,20 @@ TEST_F(ServeFillMask, BadInputsAreRefusedByName) {
            {{{"inputs", {{"text", "a [MASK]"}, {"text_pair", "b"}}}}, "inputs"},
        }) {
     SCOPED_TRACE(body.dump());
-    const auto r = post_json(port(), "/invocations", body.dump(), target("mlm"));
+    const auto r = post_json(port(), "/invocations", body.dump(), target(kBertMaskedLm));
     EXPECT_GE(r.status, 400) << r.body;
     EXPECT_LT(r.status, 500) << r.body;
     EXPECT_NE(r.body.find(names), std::string::npos) << r.body;
   }
   // The server goes on answering.
-  const auto ok = post_json(port(), "/invocations", R"({"inputs":"a [MASK] b"})", target("mlm"));
+  const auto ok =
+      post_json(port(), "/invocations", R"({"inputs":"a [MASK] b"})", target(kBertMaskedLm));
   EXPECT_EQ(ok.status, 200) << ok.body;
 }
 
 TEST_F(ServeFillMask, TheSameModelStillAnswersSparseEmbeddings) {
-  const auto r = post_json(port(), "/embed_sparse", R"({"inputs":"a [MASK] b"})", target("mlm"));
+  const auto r =
+      post_json(port(), "/embed_sparse", R"({"inputs":"a [MASK] b"})", target(kBertMaskedLm));
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_FALSE(json::parse(r.body)[0].empty());
 }

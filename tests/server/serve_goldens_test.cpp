@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_suite.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -16,11 +17,6 @@ namespace onepass::testing {
 namespace {
 
 using nlohmann::json;
-
-json golden(const std::string& model) {
-  std::ifstream in(fixture_model(model) + "/golden.json");
-  return json::parse(in);
-}
 
 // Cases the server can reproduce from text: not truncated, same ids from tokenizer.json as
 // from the slow tokenizer.
@@ -39,6 +35,14 @@ json text_input(const json& c) {
   return c["text"];
 }
 
+// The classifiers server_args() serves (name, fixture folder): a sample of families end to end;
+// model_test, runtime_golden_test and run_cli_test run every classifier fixture.
+const std::vector<std::pair<std::string, std::string>> kServedClassifiers = {
+    {"nli", "bert-tiny-nli"},
+    {"xnli", "xlmr-tiny-nli"},
+    {"dnli", "deberta-v2-tiny-nli"},
+    {"mnli", "mpnet-tiny-nli"}};
+
 class ServeGoldens : public ServeSuite<ServeGoldens> {
  public:
   static std::vector<std::string> server_args() {
@@ -56,12 +60,8 @@ class ServeGoldens : public ServeSuite<ServeGoldens> {
 };
 
 TEST_F(ServeGoldens, ToolkitLogitsOfEveryClassifier) {
-  for (const auto& [name, folder] :
-       std::vector<std::pair<std::string, std::string>>{{"nli", "bert-tiny-nli"},
-                                                        {"xnli", "xlmr-tiny-nli"},
-                                                        {"dnli", "deberta-v2-tiny-nli"},
-                                                        {"mnli", "mpnet-tiny-nli"}}) {
-    const auto g = golden(folder);
+  for (const auto& [name, folder] : kServedClassifiers) {
+    const auto g = read_golden(folder);
     const auto cases = text_cases(g, 32);
     json inputs = json::array();
     for (const auto& c : cases) inputs.push_back(text_input(c));
@@ -88,7 +88,7 @@ TEST_F(ServeGoldens, ToolkitLogitsOfEveryClassifier) {
 }
 
 TEST_F(ServeGoldens, TeiPredictBatchProbabilities) {
-  const auto g = golden("bert-tiny-nli");
+  const auto g = read_golden("bert-tiny-nli");
   const auto cases = text_cases(g, 16);
   json inputs = json::array();
   for (const auto& c : cases) {
@@ -118,12 +118,8 @@ TEST_F(ServeGoldens, TeiPredictBatchProbabilities) {
 }
 
 TEST_F(ServeGoldens, KserveTensorsWithPaddingGiveGoldenLogits) {
-  for (const auto& [name, folder] :
-       std::vector<std::pair<std::string, std::string>>{{"nli", "bert-tiny-nli"},
-                                                        {"xnli", "xlmr-tiny-nli"},
-                                                        {"dnli", "deberta-v2-tiny-nli"},
-                                                        {"mnli", "mpnet-tiny-nli"}}) {
-    const auto g = golden(folder);
+  for (const auto& [name, folder] : kServedClassifiers) {
+    const auto g = read_golden(folder);
     // Every case, truncated ones included: the ids are given, the tokenizer is not involved.
     std::vector<json> cases;
     for (const auto& c : g["cases"]) {
@@ -160,7 +156,7 @@ TEST_F(ServeGoldens, KserveTensorsWithPaddingGiveGoldenLogits) {
 }
 
 TEST_F(ServeGoldens, EmbeddingsThroughTeiOpenAiKserveAndToolkit) {
-  const auto g = golden("bert-tiny-embed");
+  const auto g = read_golden("bert-tiny-embed");
   const auto cases = text_cases(g, 8);
   json texts = json::array();
   std::vector<json> singles;
@@ -220,7 +216,7 @@ TEST_F(ServeGoldens, EmbeddingsThroughTeiOpenAiKserveAndToolkit) {
 // Returns the texts it sent (the non-empty cases' texts, at most 12).
 json expect_tei_embeddings_match_golden(int port, const std::string& model,
                                         const std::string& folder) {
-  const auto g = golden(folder);
+  const auto g = read_golden(folder);
   json texts = json::array();
   std::vector<json> singles;
   for (const auto& c : text_cases(g, 12)) {
@@ -285,7 +281,7 @@ TEST_F(ServeGoldens, MpnetEmbeddingsThroughTeiEmbedAndEmbedAll) {
 // and with TEI's `dimensions` (Matryoshka): the first N values of the mean, then normalized.
 TEST_F(ServeGoldens, NomicBertEmbeddingsThroughTeiEmbedAndEmbedAll) {
   const json texts = expect_tei_embeddings_match_golden(port(), "nembed", "nomic-bert-tiny-embed");
-  const auto g = golden("nomic-bert-tiny-embed");
+  const auto g = read_golden("nomic-bert-tiny-embed");
   const auto r = post_json(port(), "/embed", json{{"inputs", texts[0]}, {"dimensions", 16}}.dump(),
                            target("nembed"));
   ASSERT_EQ(r.status, 200) << r.body;
@@ -309,7 +305,7 @@ TEST_F(ServeGoldens, GteEmbeddingsThroughTeiEmbedAndEmbedAll) {
 // TEI's /rerank of the cross-encoder served as `model` against its golden (`folder`): sigmoid
 // scores sorted from the best, and raw_scores the logits.
 void expect_rerank_matches_golden(int port, const std::string& model, const std::string& folder) {
-  const auto g = golden(folder);
+  const auto g = read_golden(folder);
   const auto cases = text_cases(g, 40);
   // Documents that share the first case's query.
   const std::string query = cases[0]["pair"][0];

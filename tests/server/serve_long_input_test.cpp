@@ -21,6 +21,7 @@
 #include "metrics_scrape.h"
 #include "serve_suite.h"
 #include "tests/runtime/window_oracle.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -47,8 +48,7 @@ std::vector<int> token_ids(std::uint16_t port, const std::string& model, const s
 
 // The golden texts of bert-tiny-nli, joined until the document has at least `tokens` tokens.
 std::string long_document(std::uint16_t port, std::size_t tokens) {
-  std::ifstream in(fixture_model("bert-tiny-nli") + "/golden.json");
-  const json g = json::parse(in);
+  const json g = read_golden("bert-tiny-nli");
   std::vector<std::string> texts;
   for (const auto& c : g["cases"])
     if (c.contains("text") && c["text"].get<std::string>().size() > 20) texts.push_back(c["text"]);

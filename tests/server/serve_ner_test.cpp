@@ -17,6 +17,7 @@
 
 #include "code_points.h"
 #include "serve_suite.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -26,10 +27,7 @@ namespace {
 
 using nlohmann::json;
 
-json golden() {
-  std::ifstream in(fixture_model("bert-tiny-ner") + "/golden.json");
-  return json::parse(in);
-}
+json ner_fixture_golden() { return read_golden("bert-tiny-ner"); }
 
 struct RefToken {
   std::string token;
@@ -232,7 +230,7 @@ class ServeNer : public ServeSuite<ServeNer> {
  protected:
   static void SetUpTestSuite() {
     ServeSuite::SetUpTestSuite();
-    const json g = golden();
+    const json g = ner_fixture_golden();
     for (const auto& [id, label] : g["id2label"].items())
       id2label_.resize(std::max(id2label_.size(), std::stoul(id) + 1));
     for (const auto& [id, label] : g["id2label"].items()) id2label_[std::stoul(id)] = label;
@@ -396,7 +394,7 @@ TEST_F(ServeNer, KserveGivesGoldenTokenLogitsOffsetsAndEntities) {
 // content token can come from the first window only, so they are the reference's entities of
 // trunc_64 that end there; later windows must add entities past that point.
 TEST_F(ServeNer, StrideWindowsKeepTheFirstWindowsGoldenEntities) {
-  const json g = golden();
+  const json g = ner_fixture_golden();
   json trunc;
   for (const auto& c : g["cases"])
     if (c["id"] == "trunc_64") trunc = c;

@@ -14,6 +14,7 @@
 
 #include "held_model.h"
 #include "metrics_scrape.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -25,8 +26,7 @@ using nlohmann::json;
 
 // The fixture's golden cases that the server reproduces from text (see serve_goldens_test).
 std::vector<json> golden_cases(std::size_t count) {
-  std::ifstream in(fixture_model("bert-tiny-nli") + "/golden.json");
-  const json g = json::parse(in);
+  const json g = read_golden("bert-tiny-nli");
   std::vector<json> out;
   for (auto c : g["cases"]) {
     if (c.contains("truncation") || c.contains("fast_input_ids")) continue;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_suite.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -24,10 +25,7 @@ using nlohmann::json;
 const std::string kModel = "bert-tiny-st-embed";
 
 const json& golden() {
-  static const json g = [] {
-    std::ifstream in(fixture_model(kModel) + "/golden.json");
-    return json::parse(in);
-  }();
+  static const json g = read_golden(kModel);
   return g;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "serve_suite.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -22,11 +23,6 @@ namespace {
 using nlohmann::json;
 
 constexpr double kTolerance = 1e-4;
-
-json golden(const std::string& model) {
-  std::ifstream in(fixture_model(model) + "/golden.json");
-  return json::parse(in);
-}
 
 // Untruncated cases whose ids tokenizer.json reproduces (no fast_input_ids), with a non-empty
 // query and passage when `non_empty` (Cohere refuses empty texts).
@@ -76,7 +72,7 @@ OneQuery shared_query_cases(const json& g) {
 }
 
 TEST_F(ServeRerankClassify, CohereRerankV1AndV2OrderAndScoresMatchGoldens) {
-  const auto g = golden("bert-tiny-rerank");
+  const auto g = read_golden("bert-tiny-rerank");
   const OneQuery q = shared_query_cases(g);
   ASSERT_GE(q.documents.size(), 10u);
   std::vector<std::size_t> order(q.documents.size());
@@ -132,7 +128,7 @@ TEST_F(ServeRerankClassify, CohereRerankV1AndV2OrderAndScoresMatchGoldens) {
 }
 
 TEST_F(ServeRerankClassify, CohereRerankEqualsTeiRerank) {
-  const auto g = golden("bert-tiny-rerank");
+  const auto g = read_golden("bert-tiny-rerank");
   const auto& c = find_case(g, "relevant");
   const auto& d = find_case(g, "irrelevant");
   const std::vector<std::string> texts{c["pair"][1], d["pair"][1]};
@@ -228,7 +224,7 @@ TEST_F(ServeRerankClassify, CohereMaxChunksPerDocScoresTheBestOfTheFirstNWindows
 }
 
 TEST_F(ServeRerankClassify, VllmScorePairsOneToNAndNToNAsGoldens) {
-  const auto g = golden("bert-tiny-rerank");
+  const auto g = read_golden("bert-tiny-rerank");
   // N:N over every reproducible case, empty query and passage included (vLLM scores them).
   const auto cases = pair_cases(g, false);
   json first = json::array(), second = json::array();
@@ -277,7 +273,7 @@ TEST_F(ServeRerankClassify, VllmScorePairsOneToNAndNToNAsGoldens) {
 }
 
 TEST_F(ServeRerankClassify, VllmTruncatePromptTokensIsLongestFirstAtThatLength) {
-  const auto g = golden("bert-tiny-rerank");
+  const auto g = read_golden("bert-tiny-rerank");
   const auto& c = find_case(g, "trunc_64");
   ASSERT_EQ(c["max_length"], 64);
   ASSERT_EQ(c["truncation"], "longest_first");
@@ -304,7 +300,7 @@ TEST_F(ServeRerankClassify, VllmTruncatePromptTokensIsLongestFirstAtThatLength) 
 }
 
 TEST_F(ServeRerankClassify, VllmClassifyProbsAndLabelsMatchGoldens) {
-  const auto g = golden("bert-tiny-nli");
+  const auto g = read_golden("bert-tiny-nli");
   std::vector<json> cases;
   for (const auto& c : g["cases"]) {
     if (c.contains("pair") || c.contains("truncation") || c.contains("fast_input_ids")) continue;
@@ -335,7 +331,7 @@ TEST_F(ServeRerankClassify, VllmClassifyProbsAndLabelsMatchGoldens) {
   }
   EXPECT_EQ(answer["usage"]["prompt_tokens"], tokens);
   // One string is one input; the one-label reranker answers its sigmoid.
-  const auto rerank_golden = golden("bert-tiny-rerank");
+  const auto rerank_golden = read_golden("bert-tiny-rerank");
   const auto& relevant = find_case(rerank_golden, "relevant");
   const auto one = post_json(port(), "/classify", json{{"model", "rerank"}, {"input", "a"}}.dump());
   ASSERT_EQ(one.status, 200) << one.body;

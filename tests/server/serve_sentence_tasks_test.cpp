@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_suite.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -30,8 +31,7 @@ const json& sentence_golden(const std::string& model) {
   static std::map<std::string, json> cache;
   auto it = cache.find(model);
   if (it == cache.end()) {
-    std::ifstream in(fixture_model(model) + "/golden.json");
-    it = cache.emplace(model, json::parse(in)).first;
+    it = cache.emplace(model, read_golden(model)).first;
   }
   return it->second;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_suite.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -17,11 +18,6 @@ namespace onepass::testing {
 namespace {
 
 using nlohmann::json;
-
-json golden(const std::string& model) {
-  std::ifstream in(fixture_model(model) + "/golden.json");
-  return json::parse(in);
-}
 
 // The golden's non-zero entries, by vocabulary index.
 std::map<int, double> golden_entries(const json& c) {
@@ -47,7 +43,7 @@ TEST_F(ServeSplade, TeiEmbedSparseGivesTheGoldenVectors) {
                                                         {"dsplade", "distilbert-tiny-splade"},
                                                         {"xsplade", "xlmr-tiny-mlm"}}) {
     SCOPED_TRACE(name);
-    const auto g = golden(folder);
+    const auto g = read_golden(folder);
     json texts = json::array();
     std::vector<json> cases;
     for (const auto& c : g["cases"]) {
@@ -78,7 +74,7 @@ TEST_F(ServeSplade, TeiEmbedSparseGivesTheGoldenVectors) {
 }
 
 TEST_F(ServeSplade, KserveGivesTheDenseVectorFromIds) {
-  const auto g = golden("bert-tiny-splade");
+  const auto g = read_golden("bert-tiny-splade");
   const auto& c = g["cases"][0];
   const auto n = c["input_ids"].size();
   const json shape = {1, n};
