@@ -9,6 +9,7 @@
 
 #include "api/common/json_request.h"
 #include "api/common/reply.h"
+#include "base/version.h"
 #include "http/message.h"
 #include "runtime/serve_defaults.h"
 #include "runtime/service.h"
@@ -27,7 +28,7 @@ struct ApiOptions {
   std::size_t max_batch_requests = runtime::kDefaultMaxBatchRequests;
   std::size_t max_concurrent_requests = runtime::kDefaultMaxConcurrentRequests;
   std::size_t max_input_length = 0;
-  std::string version = "0.1.0";
+  std::string version{onepass::version()};  // TEI /info, KServe v2 server metadata
   // HF_TASK, as the SageMaker inference toolkit reads it: the toolkit's answer shapes for its
   // sentence-transformers tasks (sentence-embeddings, sentence-ranking) at /invocations.
   std::string hf_task;
