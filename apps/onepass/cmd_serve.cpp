@@ -98,6 +98,7 @@ void log_config(const ServeSettings& settings, const std::vector<runtime::ModelS
                          .add("payload_limit_bytes", settings.payload_limit_bytes)
                          .add("http_timeout_s", settings.http_timeout_seconds)
                          .add("lazy", settings.lazy)
+                         .add("load_timeout_s", settings.load_timeout_seconds)
                          .add("auth", settings.api_key.empty() ? "none" : "api_key")
                          .add("log_format", settings.log_format));
 }
@@ -156,6 +157,8 @@ runtime::RuntimeOptions runtime_options(const ServeSettings& settings) {
   options.lazy = settings.lazy;
   options.idle_unload =
       std::chrono::milliseconds(static_cast<long long>(settings.idle_unload_seconds * 1000));
+  options.load_timeout =
+      std::chrono::milliseconds(static_cast<long long>(settings.load_timeout_seconds * 1000));
   options.precision = kernels::precision_from_name(settings.precision);
   model::require_cpu_support(options.precision);  // before any model loads or port opens
   options.force_precision = settings.force_precision;
@@ -256,6 +259,7 @@ int serve(ServeSettings& settings) {
   log::info("stopped");
   return 0;
 }
+
 CommandRegistration registration{Command{
     "serve", "Serve models over HTTP (SageMaker/HF toolkit, TEI, KServe v2, OpenAI dialects)",
     [](CLI::App& sub) -> std::function<int()> {

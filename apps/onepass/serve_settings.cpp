@@ -53,6 +53,8 @@ const std::array kServeSettings = {
   ServeSetting{"--lazy", &S::lazy, "load each model on its first request", kSwitch},
   ServeSetting{"--idle-unload", &S::idle_unload_seconds,
                "unload a model after this many idle seconds (0: never)"},
+  ServeSetting{"--load-timeout", &S::load_timeout_seconds,
+               "fail a model load that takes longer than this many seconds (0: never)"},
   ServeSetting{"--enable-model-management", &S::enable_model_management,
                "SageMaker multi-model routes (POST/DELETE /models)", kSwitch},
   ServeSetting{"--precision", &S::precision,

@@ -45,6 +45,7 @@ struct ServeSettings {
   std::string api_key;
   bool lazy = false;
   double idle_unload_seconds = 0;
+  double load_timeout_seconds = 300;
   bool enable_model_management = false;
   std::string precision = "fp32";
   bool force_precision = false;

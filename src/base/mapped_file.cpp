@@ -15,7 +15,9 @@
 namespace onepass {
 
 MappedFile::MappedFile(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever; the check
+  // below then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     throw Error(ErrorKind::kNotFound,
                 "cannot open " + path.filename().string() + ": " + std::strerror(errno));

@@ -12,9 +12,13 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/read_file.h"
 
 namespace onepass::hub {
 namespace fs = std::filesystem;
+
+// A ref holds a 40-hex-digit commit; anything much longer is not one.
+constexpr std::size_t kRefFileLimitBytes = 4096;
 
 namespace {
 
@@ -71,10 +75,9 @@ fs::path RepoCache::snapshot(const std::string& commit) const {
 std::optional<std::string> RepoCache::commit_for(const std::string& revision) const {
   std::error_code ec;
   if (fs::is_directory(snapshot(revision), ec) && revision.size() == 40) return revision;
-  std::ifstream in(repo_dir_ / "refs" / revision);
-  if (!in) return std::nullopt;
-  std::string commit;
-  std::getline(in, commit);
+  const auto text = read_file_if_present(repo_dir_ / "refs" / revision, kRefFileLimitBytes);
+  if (!text) return std::nullopt;
+  std::string commit = text->substr(0, text->find('\n'));
   while (!commit.empty() &&
          (commit.back() == '\n' || commit.back() == '\r' || commit.back() == ' '))
     commit.pop_back();

@@ -6,8 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/read_file.h"
+
 namespace onepass::hub {
 namespace {
+
+// A Hub token is a few dozen characters.
+constexpr std::size_t kTokenFileLimitBytes = 4096;
 
 std::string env(const char* name) {
   const char* value = std::getenv(name);
@@ -49,12 +54,8 @@ Environment Environment::from_process() {
   if (out.token.empty()) {
     std::filesystem::path token_path = env("HF_TOKEN_PATH");
     if (token_path.empty()) token_path = home / "token";
-    std::ifstream in(token_path);
-    if (in) {
-      std::stringstream text;
-      text << in.rdbuf();
-      out.token = trim(text.str());
-    }
+    if (const auto text = read_file_if_present(token_path, kTokenFileLimitBytes))
+      out.token = trim(*text);
   }
   out.offline = env_true("HF_HUB_OFFLINE");
   out.progress = !env_true("HF_HUB_DISABLE_PROGRESS_BARS");

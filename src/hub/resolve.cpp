@@ -9,6 +9,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/read_file.h"
 #include "hub/cache.h"
 #include "hub/reference.h"
 
@@ -67,10 +68,10 @@ std::string sha256_file(const fs::path& path) {
 
 // The shard file names an index (model.safetensors.index.json) lists in its weight_map.
 std::vector<std::string> shards_of(const fs::path& index) {
-  std::ifstream in(index);
+  const std::string text = read_file(index, kSettingsFileLimitBytes);
   std::set<std::string> shards;
   try {
-    const auto json = nlohmann::json::parse(in);
+    const auto json = nlohmann::json::parse(text);
     for (const auto& [name, file] : json.at("weight_map").items())
       shards.insert(file.get<std::string>());
   } catch (const nlohmann::json::exception& e) {
@@ -115,9 +116,8 @@ class Resolver {
       }
     }
     if (listed.count("modules.json")) {
-      std::ifstream in(cache_.snapshot(info.commit) / "modules.json", std::ios::binary);
-      const std::string modules((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
+      const std::string modules =
+          read_file(cache_.snapshot(info.commit) / "modules.json", kSettingsFileLimitBytes);
       for (const auto& file : module_files(modules, info.files)) fetch(info.commit, file);
     }
     return cache_.snapshot(info.commit);

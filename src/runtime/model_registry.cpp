@@ -3,8 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <filesystem>
+#include <new>
 
+#include "base/client_text.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "model/precision_check.h"
@@ -28,6 +32,9 @@ std::uint64_t rss_bytes() {
   return pages_resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
+// Unique per load across the process: the batcher's queue id (loaded_model.h).
+std::atomic<std::uint64_t> next_instance{1};
+
 void log_unload(const std::string& name, const char* reason) {
   log::info("model_unload", log::Fields().add("model", name).add("reason", reason));
 }
@@ -45,13 +52,45 @@ struct ModelRegistry::Slot {
   std::size_t in_use = 0;  // requests admitted and not released
   Clock::time_point last_used = Clock::now();
   double load_seconds = 0;
-  bool reserved = false;  // an MME load_now() is loading it on its caller's thread
+  bool reserved = false;    // an MME load_async() is loading it
+  OnLoadDone on_load_done;  // that load's caller; run once
+};
+
+// One load's result, shared by the loader thread and the thread that runs the load (which may
+// outlive the registry when its deadline passed).
+struct ModelRegistry::LoadRun {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool finished = false;
+  bool abandoned = false;  // the deadline passed: the result is dropped when it comes
+  std::shared_ptr<const LoadedModel> model;
+  std::exception_ptr error;
 };
 
 namespace {
 
 std::exception_ptr unavailable(const std::string& message) {
   return std::make_exception_ptr(Error(ErrorKind::kUnavailable, message));
+}
+
+// An MME load's error for its caller: "model 'NAME' cannot be loaded: ..." of the same kind;
+// out of memory stays std::bad_alloc (507).
+std::exception_ptr load_failure(const std::string& name, const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return std::current_exception();
+  } catch (const Error& e) {
+    return std::make_exception_ptr(
+        Error(e.kind(), "model '" + name + "' cannot be loaded: " + std::string(e.what())));
+  } catch (const std::exception& e) {
+    return std::make_exception_ptr(
+        Error(ErrorKind::kInvalidModel,
+              "model '" + name + "' cannot be loaded: " + std::string(e.what())));
+  } catch (...) {
+    return std::make_exception_ptr(
+        Error(ErrorKind::kInternal, "model '" + name + "' cannot be loaded: unknown error"));
+  }
 }
 
 std::string failure_message(const std::exception_ptr& error) {
@@ -66,8 +105,10 @@ std::string failure_message(const std::exception_ptr& error) {
 
 }  // namespace
 
-ModelRegistry::ModelRegistry(RegistryOptions options) : options_(std::move(options)) {
-  ONEPASS_CHECK(options_.loaders.encoder && options_.loaders.tokenizer, "loaders are set");
+ModelRegistry::ModelRegistry(RegistryOptions options)
+    : options_(std::make_shared<const RegistryOptions>(std::move(options))) {
+  ONEPASS_CHECK(options_->loaders.encoder && options_->loaders.tokenizer, "loaders are set");
+  ONEPASS_CHECK(options_->load_timeout.count() >= 0, "load_timeout is not negative");
   loader_ = std::thread([this] { loader_loop(); });
 }
 
@@ -75,6 +116,8 @@ ModelRegistry::~ModelRegistry() { shutdown(); }
 
 void ModelRegistry::shutdown() {
   std::vector<OnLoaded> orphans;
+  std::vector<OnLoadDone> orphan_loads;
+  std::vector<std::shared_ptr<LoadRun>> abandoned;
   {
     std::lock_guard lock(mutex_);
     if (stopping_ && !loader_.joinable()) return;
@@ -82,12 +125,22 @@ void ModelRegistry::shutdown() {
     for (auto& [name, slot] : slots_) {
       for (auto& w : slot->waiters) orphans.push_back(std::move(w));
       slot->waiters.clear();
+      if (slot->on_load_done) orphan_loads.push_back(std::exchange(slot->on_load_done, nullptr));
     }
+    abandoned = std::move(abandoned_);
   }
   loader_cv_.notify_all();
   loaded_cv_.notify_all();
   if (loader_.joinable()) loader_.join();
   for (auto& w : orphans) w(nullptr, unavailable("the server is shutting down"));
+  for (auto& done : orphan_loads) done(unavailable("the server is shutting down"));
+  // Give abandoned loads a moment to end, so that they do not outlive what their loaders use
+  // in the common case; one blocked for good is left behind (it owns what it reads).
+  const auto give_up = Clock::now() + std::chrono::seconds(2);
+  for (const auto& run : abandoned) {
+    std::unique_lock lock(run->mutex);
+    run->cv.wait_until(lock, give_up, [&] { return run->finished; });
+  }
 }
 
 void ModelRegistry::add(const ModelSpec& spec, bool eager) {
@@ -98,15 +151,15 @@ void ModelRegistry::add(const ModelSpec& spec, bool eager) {
   slot->spec = spec;
   try {
     // A Hub id becomes its snapshot folder (downloaded now) before config.json can be read.
-    if (options_.loaders.resolve) {
-      slot->spec.dir = options_.loaders.resolve(spec.dir.string());
+    if (options_->loaders.resolve) {
+      slot->spec.dir = options_->loaders.resolve(spec.dir.string());
       if (slot->spec.dir != spec.dir)
         log::info("model_resolved", log::Fields()
                                         .add("model", spec.name)
                                         .add("reference", spec.dir.string())
                                         .add("dir", slot->spec.dir.string()));
     }
-    slot->description = describe_model_folder(spec.name, slot->spec.dir, options_.folder);
+    slot->description = describe_model_folder(spec.name, slot->spec.dir, options_->folder);
   } catch (const std::exception& e) {
     // Served as a failed model (/ping, /metrics, its requests name the error), like a load
     // that fails later; the other models still serve.
@@ -130,39 +183,22 @@ void ModelRegistry::add(const ModelSpec& spec, bool eager) {
   }
 }
 
-void ModelRegistry::load_now(const ModelSpec& spec) {
+void ModelRegistry::load_async(const ModelSpec& spec, OnLoadDone done) {
   if (!is_valid_model_name(spec.name)) {
     throw Error(ErrorKind::kInvalidArgument, "invalid model name '" + spec.name + "'");
   }
   auto slot = std::make_shared<Slot>();
   slot->spec = spec;
   slot->description.name = spec.name;
-  slot->description.state = ModelState::kLoading;
   slot->reserved = true;
-  {
-    std::lock_guard lock(mutex_);
-    if (slots_.count(spec.name)) {
-      throw Error(ErrorKind::kInvalidArgument, "model '" + spec.name + "' is already loaded");
-    }
-    slots_.emplace(spec.name, slot);  // reserves the name while loading
-  }
-  std::shared_ptr<const LoadedModel> model;
-  const auto start = Clock::now();
-  try {
-    model = load(spec, describe_model_folder(spec.name, spec.dir, options_.folder));
-  } catch (const std::exception& e) {
-    std::lock_guard lock(mutex_);
-    auto it = slots_.find(spec.name);
-    if (it != slots_.end() && it->second == slot) slots_.erase(it);
-    throw Error(ErrorKind::kInvalidModel,
-                "model '" + spec.name + "' cannot be loaded: " + std::string(e.what()));
-  }
+  slot->on_load_done = std::move(done);
   std::lock_guard lock(mutex_);
-  slot->loaded = model;
-  slot->description = model->description;
-  slot->load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  slot->last_used = Clock::now();
-  slot->reserved = false;
+  if (stopping_) throw Error(ErrorKind::kUnavailable, "the server is shutting down");
+  if (slots_.count(spec.name)) {
+    throw Error(ErrorKind::kInvalidArgument, "model '" + spec.name + "' is already loaded");
+  }
+  slots_.emplace(spec.name, slot);  // reserves the name while loading
+  queue_load(slot);
 }
 
 void ModelRegistry::remove(std::string_view name) {
@@ -171,7 +207,7 @@ void ModelRegistry::remove(std::string_view name) {
     std::lock_guard lock(mutex_);
     auto it = slots_.find(name);
     if (it == slots_.end() || it->second->reserved) {
-      // A model still loading through load_now is not "loaded" yet.
+      // A model still loading through load_async is not "loaded" yet.
       throw Error(ErrorKind::kNotFound, "model '" + std::string(name) + "' is not loaded");
     }
     slot = it->second;
@@ -289,15 +325,37 @@ void ModelRegistry::queue_load(const SlotRef& slot) {
   loader_cv_.notify_all();
 }
 
-std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
+std::shared_ptr<const LoadedModel> ModelRegistry::load_folder(const RegistryOptions& options,
+                                                              const ModelSpec& spec) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(spec.dir, ec)) {
+    // The folder's name comes from an MME request's "url": quoted, never echoed whole.
+    throw Error(
+        ErrorKind::kNotFound,
+        "model folder " + quote_client_text(spec.dir.filename().string()) + " does not exist");
+  }
+  try {
+    return load(options, spec, describe_model_folder(spec.name, spec.dir, options.folder));
+  } catch (const Error& e) {
+    // Inside a folder that exists, a missing file or a bad value makes a model that cannot be
+    // served (400), not a missing model (404).
+    if (e.kind() == ErrorKind::kUnsupported || e.kind() == ErrorKind::kInternal ||
+        e.kind() == ErrorKind::kInvalidModel)
+      throw;
+    throw Error(ErrorKind::kInvalidModel, e.what());
+  }
+}
+
+std::shared_ptr<const LoadedModel> ModelRegistry::load(const RegistryOptions& options,
+                                                       const ModelSpec& spec,
                                                        ModelDescription description) {
   const auto start = Clock::now();
   log::Fields fields;
   fields.add("model", spec.name)
       .add("source", spec.dir.string())
-      .add("precision", kernels::precision_name(options_.load.precision));
+      .add("precision", kernels::precision_name(options.load.precision));
   try {
-    auto model = load_files(spec, std::move(description));
+    auto model = load_files(options, spec, std::move(description));
     fields.add_ms("duration_ms", Clock::now() - start)
         .add("rss_bytes", rss_bytes())
         .add("task", task_name(model->description.task));
@@ -310,15 +368,16 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load(const ModelSpec& spec,
   }
 }
 
-std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& spec,
+std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const RegistryOptions& options,
+                                                             const ModelSpec& spec,
                                                              ModelDescription description) {
   auto model = std::make_shared<LoadedModel>();
-  model->tokenizer = options_.loaders.tokenizer(spec.dir);
+  model->tokenizer = options.loaders.tokenizer(spec.dir);
   model->tokenizer_settings = tokenizer::read_tokenizer_settings(spec.dir);
   const SpecialToken mask = find_mask_token(*model->tokenizer, model->tokenizer_settings);
   model->mask_token_id = mask.id;
   model->pad_token_id = find_pad_token(*model->tokenizer, model->tokenizer_settings).id;
-  model::LoadOptions load = options_.load;
+  model::LoadOptions load = options.load;
   if (load.precision != model::Precision::kFp32 && !load.force_precision) {
     // The reduced-precision gate compares against fp32 on real text, tokenized as served. It
     // runs inside load_encoder, while `model` (and so its tokenizer) is alive.
@@ -330,31 +389,90 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const ModelSpec& sp
       return model::TokenizedText{std::move(encoding.ids), std::move(encoding.type_ids)};
     };
   }
-  model->encoder = options_.loaders.encoder(spec.dir, load);
+  model->encoder = options.loaders.encoder(spec.dir, load);
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
   for (const auto& dense : description.dense_modules)
     model->dense.push_back(model::heads::DenseModule::load(spec.dir, dense));
   // The engine's view of the checkpoint is authoritative; name and pooling stay as described.
   description.info = model->encoder->info();
   if (mask.id >= 0) description.mask_token = mask.text;
-  derive_description(description, options_.folder.max_input_length);
+  derive_description(description, options.folder.max_input_length);
   description.state = ModelState::kReady;
   description.load_error.clear();
   model->description = std::move(description);
-  {
-    std::lock_guard lock(mutex_);
-    model->instance_id = next_instance_++;
-  }
+  model->instance_id = next_instance++;
   return model;
+}
+
+std::shared_ptr<const LoadedModel> ModelRegistry::run_load(
+    const ModelSpec& spec, std::optional<ModelDescription> description) {
+  auto run = std::make_shared<LoadRun>();
+  // Each load runs on a thread of its own that ends with it. Loading runs OpenMP regions
+  // (packing, the precision gate), and libgomp keeps a thread's worker pool until the thread
+  // exits: a second live pool next to the compute thread's makes libgomp count more threads
+  // than CPUs and stop spinning between regions, so every region of every later forward pass
+  // paid a futex sleep and wake (about 190 context switches per mDeBERTa-base forward, 1.15x
+  // slower than `onepass run`). The thread owns what it reads (the options, the spec), so it
+  // can be left to finish alone when its deadline passes.
+  std::thread worker([run, options = options_, spec, description = std::move(description)] {
+    std::shared_ptr<const LoadedModel> model;
+    std::exception_ptr error;
+    try {
+      model = description ? load(*options, spec, *description) : load_folder(*options, spec);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard lock(run->mutex);
+    if (run->abandoned && model) {
+      log::warn("model_load_discarded",
+                log::Fields().add("model", spec.name).add("reason", "load_timeout passed"));
+      model.reset();  // frees it here, before the caller can no longer be told
+    }
+    run->model = std::move(model);
+    run->error = error;
+    run->finished = true;
+    run->cv.notify_all();
+  });
+  const auto timeout = options_->load_timeout;
+  std::unique_lock lock(run->mutex);
+  const auto finished = [&] { return run->finished; };
+  if (timeout.count() > 0 ? run->cv.wait_for(lock, timeout, finished)
+                          : (run->cv.wait(lock, finished), true)) {
+    lock.unlock();
+    worker.join();
+    if (run->error) std::rethrow_exception(run->error);
+    return std::move(run->model);
+  }
+  run->abandoned = true;
+  lock.unlock();
+  worker.detach();
+  {
+    std::lock_guard registry_lock(mutex_);
+    std::erase_if(abandoned_, [](const std::shared_ptr<LoadRun>& r) {
+      std::lock_guard l(r->mutex);
+      return r->finished;
+    });
+    abandoned_.push_back(run);
+  }
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout).count();
+  log::error("model_load_failed", log::Fields()
+                                      .add("model", spec.name)
+                                      .add("source", spec.dir.string())
+                                      .add("error", "load_timeout passed"));
+  throw Error(ErrorKind::kUnavailable, "it did not load within " +
+                                           (seconds > 0 ? std::to_string(seconds) + " s"
+                                                        : std::to_string(timeout.count()) + " ms") +
+                                           " (--load-timeout); its load was abandoned");
 }
 
 void ModelRegistry::loader_loop() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     if (load_queue_.empty()) {
-      if (options_.idle_unload.count() > 0) {
+      if (options_->idle_unload.count() > 0) {
         // Sweep at a quarter of the idle period: a model is freed at most 25% late.
-        loader_cv_.wait_for(lock, std::max(options_.idle_unload / 4, std::chrono::milliseconds(5)));
+        loader_cv_.wait_for(lock,
+                            std::max(options_->idle_unload / 4, std::chrono::milliseconds(5)));
         sweep_idle(Clock::now());
       } else {
         loader_cv_.wait(lock);
@@ -364,29 +482,41 @@ void ModelRegistry::loader_loop() {
     SlotRef slot = load_queue_.front();
     load_queue_.pop_front();
     const ModelSpec spec = slot->spec;
-    const ModelDescription description = slot->description;
+    std::optional<ModelDescription> description;
+    if (!slot->reserved) description = slot->description;  // an MME load describes it first
     lock.unlock();
 
     std::shared_ptr<const LoadedModel> model;
     std::exception_ptr error;
     const auto start = Clock::now();
-    // Each load runs on a thread of its own that ends with it. Loading runs OpenMP regions
-    // (packing, the precision gate), and libgomp keeps a thread's worker pool until the thread
-    // exits: a second live pool next to the compute thread's makes libgomp count more threads
-    // than CPUs and stop spinning between regions, so every region of every later forward pass
-    // paid a futex sleep and wake (about 190 context switches per mDeBERTa-base forward, 1.15x
-    // slower than `onepass run`).
-    std::thread([&] {
-      try {
-        model = load(spec, description);
-      } catch (...) {
-        error = std::current_exception();
-      }
-    }).join();
+    try {
+      model = run_load(spec, std::move(description));
+    } catch (...) {
+      error = std::current_exception();
+    }
 
     lock.lock();
     slot->load_queued = false;
     slot->initial_done = true;
+    if (slot->reserved) {
+      OnLoadDone done = std::exchange(slot->on_load_done, nullptr);
+      if (model) {
+        slot->loaded = model;
+        slot->description = model->description;
+        slot->load_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        slot->last_used = Clock::now();
+        slot->reserved = false;
+      } else {
+        auto it = slots_.find(spec.name);
+        if (it != slots_.end() && it->second == slot) slots_.erase(it);
+        error = load_failure(spec.name, error);
+      }
+      lock.unlock();
+      loaded_cv_.notify_all();
+      if (done) done(error);  // empty when shutdown() already answered it
+      lock.lock();
+      continue;
+    }
     if (model) {
       slot->loaded = model;
       slot->description = model->description;
@@ -410,7 +540,7 @@ void ModelRegistry::loader_loop() {
 void ModelRegistry::sweep_idle(Clock::time_point now) {
   for (auto& [name, slot] : slots_) {
     if (slot->loaded && slot->in_use == 0 && !slot->load_queued &&
-        now - slot->last_used >= options_.idle_unload) {
+        now - slot->last_used >= options_->idle_unload) {
       slot->loaded.reset();
       slot->description.state = ModelState::kUnloaded;
       log_unload(name, "idle");

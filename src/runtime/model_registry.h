@@ -2,9 +2,13 @@
 // failed), loading them (eagerly at start, lazily on a first request, on an MME load), idle
 // unload and transparent reload, and per-model admission (requests queued or running).
 //
-// One loader thread performs background loads one at a time and the idle sweep; requests that
-// arrive while their model loads wait as callbacks, run once the load ends (with the model, or
-// with the error). Thread-safe; callbacks never run under the registry's lock.
+// One loader thread performs every load one at a time (eager, lazy, reload and MME loads alike,
+// never on an HTTP or compute thread) and the idle sweep; requests that arrive while their model
+// loads wait as callbacks, run once the load ends (with the model, or with the error). Each load
+// runs on a thread of its own under `load_timeout`: when that passes the load is abandoned (its
+// thread is left to finish and its result dropped), the model fails with a message saying so,
+// and the loader goes on with the next load. Thread-safe; callbacks never run under the
+// registry's lock.
 #pragma once
 
 #include <chrono>
@@ -34,12 +38,15 @@ struct RegistryOptions {
   model::LoadOptions load;
   FolderOptions folder;  // how each folder is described (model_config.h)
   std::chrono::milliseconds idle_unload{0};
+  std::chrono::milliseconds load_timeout{0};  // 0: loads have no deadline
 };
 
 class ModelRegistry {
  public:
   // Called once with the model, or with an error (model null) when its load failed.
   using OnLoaded = std::function<void(std::shared_ptr<const LoadedModel>, std::exception_ptr)>;
+  // Called once with null when an MME load succeeded, else with its error.
+  using OnLoadDone = std::function<void(std::exception_ptr)>;
   struct Slot;  // one registered model; opaque outside the registry
   using SlotRef = std::shared_ptr<Slot>;
 
@@ -54,9 +61,12 @@ class ModelRegistry {
   // Registers a model from its folder; a broken folder becomes kFailed. `eager` queues its load
   // now and makes readiness wait for it. Throws kInvalidArgument for a bad or taken name.
   void add(const ModelSpec& spec, bool eager);
-  // MME load on the caller's thread. Throws kInvalidArgument (bad or taken name),
-  // kInvalidModel (cannot load; the message says why).
-  void load_now(const ModelSpec& spec);
+  // MME load. Throws kInvalidArgument (bad or taken name) or kUnavailable (shutting down) on the
+  // caller's thread; otherwise reserves the name, queues the load and returns at once. `done`
+  // then runs once on the loader thread (or the one calling shutdown()) with null, or with:
+  // kNotFound (no such folder), kInvalidModel or kUnsupported (it cannot load; the message says
+  // why), std::bad_alloc (out of memory), kUnavailable (load_timeout passed, or shutting down).
+  void load_async(const ModelSpec& spec, OnLoadDone done);
   // MME unload. Throws kNotFound. Requests already admitted still complete.
   void remove(std::string_view name);
 
@@ -92,20 +102,31 @@ class ModelRegistry {
  private:
   SlotRef lookup(std::string_view name) const;  // under mutex_; throws kNotFound
   void queue_load(const SlotRef& slot);         // under mutex_
-  // Both no lock held; load() logs the outcome (source, duration, RSS, precision).
-  std::shared_ptr<const LoadedModel> load(const ModelSpec& spec, ModelDescription description);
-  std::shared_ptr<const LoadedModel> load_files(const ModelSpec& spec,
-                                                ModelDescription description);
+  // These run on a load's own thread, which may outlive the registry when the load is
+  // abandoned: they touch nothing but their arguments. load() logs the outcome (source,
+  // duration, RSS, precision); load_folder() describes the folder first (MME loads).
+  static std::shared_ptr<const LoadedModel> load(const RegistryOptions& options,
+                                                 const ModelSpec& spec,
+                                                 ModelDescription description);
+  static std::shared_ptr<const LoadedModel> load_files(const RegistryOptions& options,
+                                                       const ModelSpec& spec,
+                                                       ModelDescription description);
+  static std::shared_ptr<const LoadedModel> load_folder(const RegistryOptions& options,
+                                                        const ModelSpec& spec);
+  struct LoadRun;
+  // Runs one load on a thread of its own and waits at most load_timeout for it; no lock held.
+  std::shared_ptr<const LoadedModel> run_load(const ModelSpec& spec,
+                                              std::optional<ModelDescription> description);
   void loader_loop();
   void sweep_idle(std::chrono::steady_clock::time_point now);  // under mutex_
 
-  RegistryOptions options_;
+  std::shared_ptr<const RegistryOptions> options_;  // shared with abandoned loads
   mutable std::mutex mutex_;
   std::condition_variable loader_cv_;
   std::condition_variable loaded_cv_;
   std::map<std::string, SlotRef, std::less<>> slots_;
   std::deque<SlotRef> load_queue_;
-  std::uint64_t next_instance_ = 1;
+  std::vector<std::shared_ptr<LoadRun>> abandoned_;  // loads past their deadline
   bool stopping_ = false;
   std::thread loader_;
 };

@@ -68,7 +68,8 @@ void check_options(const RuntimeOptions& o) {
   require(o.threads >= 0, "threads must not be negative");
   require(o.compute_threads >= 1 && o.tokenizer_threads >= 1,
           "the runtime needs at least one compute and one tokenizer thread");
-  require(o.max_wait.count() >= 0 && o.idle_unload.count() >= 0, "durations must not be negative");
+  require(o.max_wait.count() >= 0 && o.idle_unload.count() >= 0 && o.load_timeout.count() >= 0,
+          "durations must not be negative");
   require(!(o.default_prompt_name && o.default_prompt),
           "default_prompt_name and default_prompt cannot both be given");
 }
@@ -191,6 +192,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   registry_options.folder.default_prompt_name = o.default_prompt_name;
   registry_options.folder.default_prompt = o.default_prompt;
   registry_options.idle_unload = o.idle_unload;
+  registry_options.load_timeout = o.load_timeout;
   impl_->registry = std::make_unique<ModelRegistry>(registry_options);
   try {
     for (const ModelSpec& spec : o.models) impl_->registry->add(spec, !o.lazy);
@@ -316,8 +318,8 @@ std::string Runtime::decode(std::string_view model, std::span<const std::int32_t
   return loaded->tokenizer->decode(ids, skip_special_tokens);
 }
 
-void Runtime::load_model(const std::string& name, const std::filesystem::path& dir) {
-  impl_->registry->load_now(ModelSpec{name, dir});
+void Runtime::load_model(const std::string& name, const std::filesystem::path& dir, LoadDone done) {
+  impl_->registry->load_async(ModelSpec{name, dir}, std::move(done));
 }
 
 void Runtime::unload_model(const std::string& name) { impl_->registry->remove(name); }

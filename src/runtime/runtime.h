@@ -90,7 +90,10 @@ struct RuntimeOptions {
 
   bool lazy = false;                         // load a model on its first request
   std::chrono::milliseconds idle_unload{0};  // 0: never unload an idle model
-  std::optional<Pooling> pooling;            // embedders: overrides 1_Pooling/config.json
+  // --load-timeout: a load (eager, lazy, reload or MME) that takes longer is abandoned and
+  // fails; 0: no deadline.
+  std::chrono::milliseconds load_timeout{0};
+  std::optional<Pooling> pooling;  // embedders: overrides 1_Pooling/config.json
   // Embedders: the prompt before a text whose request names none, by the name of one of each
   // embedder's prompts or as text (at most one of the two); overrides the folder's
   // default_prompt_name (model_config.h FolderOptions).
@@ -131,7 +134,8 @@ class Runtime final : public InferenceService {
                                bool add_special_tokens) const override;
   std::string decode(std::string_view model, std::span<const std::int32_t> ids,
                      bool skip_special_tokens) const override;
-  void load_model(const std::string& name, const std::filesystem::path& dir) override;
+  void load_model(const std::string& name, const std::filesystem::path& dir,
+                  LoadDone done) override;
   void unload_model(const std::string& name) override;
   bool ready() const override;
   void begin_drain() override;

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "base/error.h"
+#include "base/read_file.h"
 
 namespace onepass::runtime {
 namespace {
@@ -28,13 +29,9 @@ constexpr const char* kMaxLengthFiles[] = {
 std::optional<json> read_optional_json(const fs::path& dir, const std::string& name,
                                        bool list = false) {
   const fs::path file = dir / name;
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return std::nullopt;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kInvalidModel, name + " cannot be read");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  json parsed = json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
+  const auto text = read_file_if_present(file, kSettingsFileLimitBytes);
+  if (!text) return std::nullopt;
+  json parsed = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || (list ? !parsed.is_array() : !parsed.is_object())) {
     throw Error(ErrorKind::kInvalidModel,
                 name + (list ? " is not a JSON list" : " is not a JSON object"));

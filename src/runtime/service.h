@@ -226,8 +226,14 @@ class InferenceService {
                              bool skip_special_tokens) const = 0;
 
   // SageMaker multi-model API (only when enabled). load_model throws kInvalidArgument when the
-  // name is taken (409), kInvalidModel when it cannot load; unload_model kNotFound (404).
-  virtual void load_model(const std::string& name, const std::filesystem::path& dir) = 0;
+  // name is taken (409), else returns at once: the folder is read and loaded off the caller's
+  // thread, and `done` runs once, on another thread, with null when the model serves or the
+  // error: kNotFound (no such folder, 404), kInvalidModel or kUnsupported (not a servable model,
+  // 400), std::bad_alloc (507), kUnavailable (--load-timeout passed, shutting down; 503).
+  // unload_model throws kNotFound (404).
+  using LoadDone = std::function<void(std::exception_ptr)>;
+  virtual void load_model(const std::string& name, const std::filesystem::path& dir,
+                          LoadDone done) = 0;
   virtual void unload_model(const std::string& name) = 0;
 
   // Readiness: every eagerly loaded model is ready and the service is not draining.

@@ -10,9 +10,11 @@ namespace fs = std::filesystem;
 
 std::unique_ptr<Tokenizer> load_file(const fs::path& model_dir, const fs::path& file) {
   const std::string name = file.filename().string();
-  if (!fs::is_regular_file(file)) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
     throw Error(ErrorKind::kNotFound, "tokenizer file " + name + " does not exist");
   }
+  // Anything else there (a named pipe, a device) is refused by the reader, naming the file.
   if (name == "vocab.json") return load_bpe_files_tokenizer(model_dir, file);
   if (file.extension() == ".json") return load_tokenizer_json(file);
   if (file.extension() == ".model") return load_sentencepiece_tokenizer(model_dir, file);
@@ -33,7 +35,10 @@ std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& model_dir,
   for (const char* candidate : {"tokenizer.json", "spm.model", "sentencepiece.bpe.model",
                                 "tokenizer.model", "vocab.txt", "vocab.json"}) {
     const fs::path path = model_dir / candidate;
-    if (fs::is_regular_file(path)) return load_file(model_dir, path);
+    // The first one present is the tokenizer; one that is not a regular file is an error, not
+    // a reason to fall back to another file.
+    std::error_code ec;
+    if (fs::exists(path, ec)) return load_file(model_dir, path);
   }
   throw Error(ErrorKind::kNotFound,
               "no tokenizer in the model folder (looked for tokenizer.json, spm.model, "

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/read_file.h"
 
 namespace onepass::weights {
 
@@ -166,11 +167,9 @@ ModelConfig parse_pretrained_config(std::string_view json_text) {
 
 ModelConfig load_pretrained_config(const std::filesystem::path& model_dir) {
   const auto path = model_dir / "config.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kNotFound, "the model folder has no config.json");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_pretrained_config(buffer.str());
+  const auto text = read_file_if_present(path, kSettingsFileLimitBytes);
+  if (!text) throw Error(ErrorKind::kNotFound, "the model folder has no config.json");
+  return parse_pretrained_config(*text);
 }
 
 void read_encoder_sizes(ModelConfig& c) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/read_file.h"
 #include "weights/torch_checkpoint.h"
 
 namespace onepass::weights {
@@ -59,18 +60,11 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return s + "]";
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 // model.safetensors.index.json / pytorch_model.bin.index.json:
 // {"weight_map": {tensor name: shard file name}}.
 std::map<std::string, std::vector<std::string>> read_index(const fs::path& path) {
   const std::string label = path.filename().string();
-  const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
+  const auto j = nlohmann::json::parse(read_file(path, kSettingsFileLimitBytes), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") ||
       !j["weight_map"].is_object()) {
     throw Error(ErrorKind::kInvalidModel, label + " has no weight_map object");
@@ -239,13 +233,16 @@ const char* index_file_name(WeightFormat format) {
 }
 
 std::optional<WeightFiles> find_weight_files(const fs::path& model_dir) {
-  // safetensors first: a folder with both is read without touching the pickle.
+  // safetensors first: a folder with both is read without touching the pickle. The first file
+  // present is the one read: one that is not a regular file (a named pipe, a link to a device)
+  // is refused when it is opened, never skipped for another.
+  std::error_code ec;
   for (const auto format : {WeightFormat::kSafetensors, WeightFormat::kTorch}) {
-    if (fs::is_regular_file(model_dir / weight_file_name(format))) {
+    if (fs::exists(model_dir / weight_file_name(format), ec)) {
       return WeightFiles{format, "", {weight_file_name(format)}};
     }
     const auto index = model_dir / index_file_name(format);
-    if (fs::is_regular_file(index)) {
+    if (fs::exists(index, ec)) {
       WeightFiles files{format, index_file_name(format), {}};
       for (const auto& [shard, names] : read_index(index)) files.files.push_back(shard);
       return files;
@@ -268,7 +265,8 @@ WeightStore WeightStore::open(const fs::path& model_dir) {
     return store;
   }
   for (const auto& [shard, names] : read_index(model_dir / found->index)) {
-    if (!fs::is_regular_file(model_dir / shard)) {
+    std::error_code ec;
+    if (!fs::exists(model_dir / shard, ec)) {
       throw Error(ErrorKind::kNotFound,
                   "shard " + shard + " listed in " + found->index + " is missing");
     }

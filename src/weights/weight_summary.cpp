@@ -33,7 +33,8 @@ WeightSummary summarize_weights(const std::filesystem::path& model_dir) {
   WeightSummary summary;
   summary.files = *files;
   for (const auto& file : files->files) {
-    if (!std::filesystem::is_regular_file(model_dir / file)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(model_dir / file, ec)) {
       throw Error(ErrorKind::kNotFound, "weight file " + file + " is missing");
     }
     const MappedFile mapped(model_dir / file);

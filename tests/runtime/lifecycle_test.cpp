@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <future>
+#include <new>
 
 #include "call.h"
 #include "tests/support/temp_dir.h"
@@ -13,6 +15,37 @@ namespace {
 using namespace testing;
 using onepass::testing::TempDir;
 using namespace std::chrono_literals;
+
+// An MME load as POST /models runs it: the error its callback got (null on success), or a
+// failure when no answer came within `wait`.
+std::exception_ptr load_and_wait(Runtime& rt, const std::string& name,
+                                 const std::filesystem::path& dir,
+                                 std::chrono::milliseconds wait = 10s) {
+  auto promise = std::make_shared<std::promise<std::exception_ptr>>();
+  auto answer = promise->get_future();
+  rt.load_model(name, dir, [promise](std::exception_ptr error) { promise->set_value(error); });
+  if (answer.wait_for(wait) != std::future_status::ready) {
+    ADD_FAILURE() << "the load of '" << name << "' was not answered in time";
+    return std::make_exception_ptr(std::runtime_error("no answer"));
+  }
+  return answer.get();
+}
+
+// The kind of a load's error; nullopt for success, kInternal for anything but an Error.
+std::optional<ErrorKind> load_error_kind(const std::exception_ptr& error,
+                                         std::string* message = nullptr) {
+  if (!error) return std::nullopt;
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    if (message) *message = e.what();
+    return e.kind();
+  } catch (...) {
+    return ErrorKind::kInternal;
+  }
+}
+
+void ignore_load(std::exception_ptr) {}
 
 std::optional<ModelState> state_of(const Runtime& rt, const std::string& name) {
   auto d = rt.find_model(name);
@@ -139,16 +172,24 @@ TEST(Lifecycle, ModelManagementLoadsAndUnloads) {
   EXPECT_TRUE(rt.models().empty());
   EXPECT_EQ(thrown_kind([&] { submit(rt, ids("", {{1, 2}})); }), ErrorKind::kNotFound);
 
-  rt.load_model("nli", fixture_model("bert-tiny-nli"));
+  EXPECT_FALSE(load_and_wait(rt, "nli", fixture_model("bert-tiny-nli")));
   EXPECT_EQ(state_of(rt, "nli"), ModelState::kReady);
-  EXPECT_EQ(thrown_kind([&] { rt.load_model("nli", fixture_model("bert-tiny-nli")); }),
+  EXPECT_EQ(thrown_kind([&] { rt.load_model("nli", fixture_model("bert-tiny-nli"), ignore_load); }),
             ErrorKind::kInvalidArgument);
-  EXPECT_EQ(thrown_kind([&] { rt.load_model("../x", fixture_model("bert-tiny-nli")); }),
-            ErrorKind::kInvalidArgument);
+  EXPECT_EQ(
+      thrown_kind([&] { rt.load_model("../x", fixture_model("bert-tiny-nli"), ignore_load); }),
+      ErrorKind::kInvalidArgument);
+  // A folder without a model in it cannot be served (400); a folder that is not there is not
+  // found (404), as docs/api.md says of POST /models.
   TempDir tmp;
   std::string message;
-  EXPECT_EQ(thrown_kind([&] { rt.load_model("other", tmp.path()); }, &message),
+  EXPECT_EQ(load_error_kind(load_and_wait(rt, "other", tmp.path()), &message),
             ErrorKind::kInvalidModel);
+  EXPECT_NE(message.find("config.json"), std::string::npos) << message;
+  EXPECT_FALSE(rt.find_model("other"));
+  EXPECT_EQ(load_error_kind(load_and_wait(rt, "other", tmp.path() / "missing"), &message),
+            ErrorKind::kNotFound);
+  EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
   EXPECT_FALSE(rt.find_model("other"));
   // The only model answers requests without a name.
   EXPECT_FALSE(submit(rt, ids("", {{1, 5, 2}})).get().error);
@@ -157,8 +198,53 @@ TEST(Lifecycle, ModelManagementLoadsAndUnloads) {
   EXPECT_FALSE(rt.find_model("nli"));
   EXPECT_EQ(thrown_kind([&] { submit(rt, ids("nli", {{1, 5, 2}})); }), ErrorKind::kNotFound);
   EXPECT_EQ(thrown_kind([&] { rt.unload_model("nli"); }), ErrorKind::kNotFound);
-  rt.load_model("nli", fixture_model("bert-tiny-nli"));
+  EXPECT_FALSE(load_and_wait(rt, "nli", fixture_model("bert-tiny-nli")));
   EXPECT_FALSE(submit(rt, ids("nli", {{1, 5, 2}})).get().error);
+}
+
+TEST(Lifecycle, AnMmeLoadThatRunsOutOfMemoryStaysOutOfMemory) {
+  FakeWorld world;
+  RuntimeOptions o;
+  o.loaders = world.loaders();
+  o.loaders.encoder = [](const std::filesystem::path&,
+                         const model::LoadOptions&) -> std::unique_ptr<model::Encoder> {
+    throw std::bad_alloc();
+  };
+  Runtime rt(o);
+  const auto error = load_and_wait(rt, "nli", fixture_model("bert-tiny-nli"));
+  ASSERT_TRUE(error);
+  EXPECT_THROW(std::rethrow_exception(error), std::bad_alloc);  // 507, not "invalid model"
+  EXPECT_FALSE(rt.find_model("nli"));
+}
+
+// A load is never run on the caller's thread and has a deadline: past --load-timeout it is
+// abandoned and answered 503-style (kUnavailable), the name is free again, readiness and the
+// other models keep answering, and the loader goes on with the next load.
+TEST(Lifecycle, ALoadPastItsDeadlineIsAbandonedAndTheLoaderGoesOn) {
+  FakeWorld world;
+  RuntimeOptions o = fake_options(world);
+  o.load_timeout = 200ms;
+  Runtime rt(o);
+  ASSERT_TRUE(rt.wait_ready(5s));
+  world.load_gate.close();
+  auto promise = std::make_shared<std::promise<std::exception_ptr>>();
+  auto answer = promise->get_future();
+  const auto start = std::chrono::steady_clock::now();
+  rt.load_model("held", fixture_model("bert-tiny-nli"),
+                [promise](std::exception_ptr error) { promise->set_value(error); });
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);  // returned before the load ended
+  ASSERT_TRUE(world.load_gate.wait_blocked(1));
+  EXPECT_TRUE(rt.ready());
+  EXPECT_FALSE(submit(rt, ids("nli", {{1, 5, 2}})).get().error);
+  ASSERT_EQ(answer.wait_for(5s), std::future_status::ready);
+  std::string message;
+  EXPECT_EQ(load_error_kind(answer.get(), &message), ErrorKind::kUnavailable);
+  EXPECT_NE(message.find("--load-timeout"), std::string::npos) << message;
+  EXPECT_FALSE(rt.find_model("held"));
+  // The abandoned load ends once the gate opens (its model is dropped); the name loads again.
+  world.load_gate.open();
+  EXPECT_FALSE(load_and_wait(rt, "held", fixture_model("bert-tiny-nli")));
+  EXPECT_FALSE(submit(rt, ids("held", {{1, 5, 2}})).get().error);
 }
 
 TEST(Lifecycle, UnloadWithRequestsInFlightLetsThemFinish) {

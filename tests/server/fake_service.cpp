@@ -262,13 +262,19 @@ tokenizer::Encoding FakeService::tokenize(std::string_view model, std::string_vi
   return e;
 }
 
-void FakeService::load_model(const std::string& name, const std::filesystem::path& dir) {
-  std::lock_guard lock(mutex_);
-  for (const auto& m : models_)
-    if (m.name == name) throw Error(ErrorKind::kInvalidArgument, "model name taken");
-  if (!std::filesystem::exists(dir / "config.json"))
-    throw Error(ErrorKind::kNotFound, "no config.json in the model folder");
-  models_.push_back(describe(name, runtime::ModelTask::kClassifier));
+void FakeService::load_model(const std::string& name, const std::filesystem::path& dir,
+                             LoadDone done) {
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& m : models_)
+      if (m.name == name) throw Error(ErrorKind::kInvalidArgument, "model name taken");
+    if (std::filesystem::exists(dir / "config.json"))
+      models_.push_back(describe(name, runtime::ModelTask::kClassifier));
+  }
+  done(std::filesystem::exists(dir / "config.json")
+           ? nullptr
+           : std::make_exception_ptr(
+                 Error(ErrorKind::kNotFound, "no config.json in the model folder")));
 }
 
 void FakeService::unload_model(const std::string& name) {

@@ -43,7 +43,8 @@ class FakeService : public runtime::InferenceService {
   // Ids as decimal numbers joined by spaces; the specials 1 and 2 left out on request.
   std::string decode(std::string_view model, std::span<const std::int32_t> ids,
                      bool skip_special_tokens) const override;
-  void load_model(const std::string& name, const std::filesystem::path& dir) override;
+  void load_model(const std::string& name, const std::filesystem::path& dir,
+                  LoadDone done) override;
   void unload_model(const std::string& name) override;
   bool ready() const override { return ready_flag_ && !draining_; }
   void begin_drain() override { draining_ = true; }

@@ -1,13 +1,14 @@
 // A fixture model whose loading the test holds and releases: a temporary folder of symlinks to
-// the fixture's files, except config.json, which is a FIFO fed by a writer thread. Every read
-// of config.json (the server reads it once when it registers the model and once when it loads
-// it) blocks until the test allows one more, so requests waiting for a lazy load are provably
-// in flight for as long as the test wants, without sleeping.
+// the fixture's files and a copy of its config.json, whose every open by the server waits until
+// the test allows one more (held_open_shim.cpp, preloaded into the server through env()). The
+// server reads config.json once when it registers the model and once when it loads it, so
+// requests waiting for a lazy load are provably in flight for as long as the test wants,
+// without sleeping. The server is the product binary and config.json a regular file: the hold
+// is an open() that stalls, as on a slow network filesystem.
 #pragma once
 
-#include <atomic>
 #include <string>
-#include <thread>
+#include <vector>
 
 namespace onepass::testing {
 
@@ -19,20 +20,18 @@ class HeldModel {
   HeldModel& operator=(const HeldModel&) = delete;
 
   const std::string& dir() const { return dir_; }
-  // Lets `count` more opens of config.json read the real file's bytes.
-  void allow(int count) { allowed_ += count; }
-  // How many reads were served so far.
-  int served() const { return served_.load(); }
+  // The environment that holds config.json in a server: pass it to ServeProcess.
+  std::vector<std::string> env() const;
+  // Lets `count` more opens of config.json through.
+  void allow(int count);
+  // How many opens were let through so far.
+  int served() const;
 
  private:
-  void feed();
-
   std::string dir_;
-  std::string config_;  // the real config.json's bytes
-  std::atomic<int> allowed_{0};
-  std::atomic<int> served_{0};
-  std::atomic<bool> stop_{false};
-  std::thread writer_;
+  std::string gate_;  // FIFO: one byte per open let through
+  std::string log_;   // one byte per open let through
+  int gate_fd_ = -1;  // kept open for reading and writing, so the server's open never waits
 };
 
 }  // namespace onepass::testing

@@ -315,7 +315,8 @@ TEST(ServeLongInputPolicy, ServerDefaultChunksAndShortRequestsPassTheDocument) {
   HeldModel held(fixture_model("bert-tiny-nli"));
   held.allow(1);  // registration reads config.json once, before "listening"
   ServeProcess server({"--model", "nli=" + held.dir(), "--lazy", "--long-input", "chunk",
-                       "--max-batch-tokens", "1024"});
+                       "--max-batch-tokens", "1024"},
+                      held.env());
   const auto port = server.port();
   // Built without the model's tokenizer (the model is held): the golden sentence is 21 tokens
   // for this vocabulary, so 250 of them are 5,250.

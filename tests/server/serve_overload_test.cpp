@@ -85,7 +85,8 @@ TEST(ServeOverload, KInFlightAllowedKPlusNSentNGet429AndKGetGoldenAnswers) {
   HeldModel held(fixture_model("bert-tiny-nli"));
   held.allow(1);  // registration reads config.json once, before "listening"
   ServeProcess server({"--model", "nli=" + held.dir(), "--lazy", "--threads", "1",
-                       "--max-concurrent-requests", std::to_string(kAllowed)});
+                       "--max-concurrent-requests", std::to_string(kAllowed)},
+                      held.env());
   const auto port = server.port();
   ASSERT_EQ(held.served(), 1);
 
@@ -146,10 +147,11 @@ TEST(ServeOverload, AFloodedModelCannotTakeTheSlotsOfAnotherModel) {
   constexpr int kPerModel = 3;
   HeldModel held(fixture_model("bert-tiny-nli"));
   held.allow(1);
-  ServeProcess server({"--model", "nli=" + held.dir(), "--model",
-                       "other=" + fixture_model("bert-tiny-nli"), "--lazy", "--threads", "1",
-                       "--max-concurrent-requests", "8", "--max-concurrent-requests-per-model",
-                       std::to_string(kPerModel)});
+  ServeProcess server(
+      {"--model", "nli=" + held.dir(), "--model", "other=" + fixture_model("bert-tiny-nli"),
+       "--lazy", "--threads", "1", "--max-concurrent-requests", "8",
+       "--max-concurrent-requests-per-model", std::to_string(kPerModel)},
+      held.env());
   const auto port = server.port();
   const auto cases = golden_cases(kPerModel);
   // Load the other model first: lazy loads run one at a time, and the held one never finishes.
@@ -188,7 +190,7 @@ TEST(ServeOverload, ClientsThatDisconnectWhileQueuedLeaveNothingBehind) {
   constexpr int kQueued = 16;
   HeldModel held(fixture_model("bert-tiny-nli"));
   held.allow(1);
-  ServeProcess server({"--model", "nli=" + held.dir(), "--lazy", "--threads", "1"});
+  ServeProcess server({"--model", "nli=" + held.dir(), "--lazy", "--threads", "1"}, held.env());
   const auto port = server.port();
   const auto cases = golden_cases(4);
 

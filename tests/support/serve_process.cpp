@@ -17,7 +17,8 @@
 
 namespace onepass::testing {
 
-ServeProcess::ServeProcess(const std::vector<std::string>& args) {
+ServeProcess::ServeProcess(const std::vector<std::string>& args,
+                           const std::vector<std::string>& env) {
   int out[2];
   if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
   char log_template[] = "/tmp/onepass_serve_log_XXXXXX";
@@ -26,15 +27,27 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args) {
   std::vector<std::string> argv_strings = {onepass_binary(), "serve",  "--host",
                                            "127.0.0.1",      "--port", "0"};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  // Built before the fork: the child of a multithreaded test may only exec.
+  std::vector<std::string> env_strings = env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const auto name = entry.substr(0, entry.find('=') + 1);
+    bool replaced = false;
+    for (const auto& extra : env) replaced = replaced || extra.rfind(name, 0) == 0;
+    if (!replaced) env_strings.push_back(entry);
+  }
+  std::vector<char*> argv;
+  for (auto& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(out[1], 1);
     ::dup2(log_fd, 2);
     ::close(out[0]);
-    std::vector<char*> argv;
-    for (auto& s : argv_strings) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
   ::close(out[1]);

@@ -12,8 +12,10 @@ namespace onepass::testing {
 
 class ServeProcess {
  public:
-  // `args` follow "onepass serve"; "--port 0" and "--host 127.0.0.1" are added.
-  explicit ServeProcess(const std::vector<std::string>& args);
+  // `args` follow "onepass serve"; "--port 0" and "--host 127.0.0.1" are added. `env`
+  // ("NAME=VALUE") is added to the environment the server inherits, replacing a same name.
+  explicit ServeProcess(const std::vector<std::string>& args,
+                        const std::vector<std::string>& env = {});
   ~ServeProcess();
 
   std::uint16_t port() const { return port_; }

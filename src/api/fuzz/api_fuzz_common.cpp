@@ -113,7 +113,7 @@ http::Response Endpoint::exchange(http::Request request) {
 ApiOptions fuzz_options() {
   ApiOptions options;
   options.max_client_batch_size = 8;       // small, so the fuzzer reaches the limit
-  options.enable_model_management = true;  // FuzzService never loads anything
+  options.enable_model_management = true;  // FuzzService reads folders, registers nothing
   return options;
 }
 

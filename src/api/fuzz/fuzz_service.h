@@ -22,11 +22,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "api/fuzz/api_fuzz_common.h"
+#include "api/fuzz/planted_folders.h"
 #include "base/error.h"
 #include "runtime/input_limits.h"
 #include "runtime/prompts.h"
@@ -161,22 +163,36 @@ class FuzzService : public runtime::InferenceService {
     return e;
   }
 
-  void load_model(const std::string& name, const std::filesystem::path&) override {
-    // Never touch the filesystem from fuzz input.
-    throw Error(ErrorKind::kInvalidModel, "model '" + name + "' cannot be loaded here");
+  // Reads the folder as a load does (planted_folders.h), later, as the loader thread would;
+  // nothing is registered: a sound folder answers 200 and the hosted models stay as they were.
+  void load_model(const std::string&, const std::filesystem::path& dir, LoadDone done) override {
+    loads_.emplace_back([dir, done = std::move(done)] {
+      try {
+        read_model_folder(dir);
+      } catch (...) {
+        done(std::current_exception());
+        return;
+      }
+      done(nullptr);
+    });
   }
   void unload_model(const std::string& name) override {
     throw Error(ErrorKind::kNotFound, "model '" + name + "' is not loaded");
   }
   bool ready() const override { return true; }
   void begin_drain() override {}
-  bool wait_idle(std::chrono::milliseconds) override { return pending_.empty(); }
+  bool wait_idle(std::chrono::milliseconds) override { return pending_.empty() && loads_.empty(); }
   std::string render_metrics() const override { return "onepass_fuzz_requests_total 0\n"; }
   void record_http_request(std::string_view, std::string_view, int,
                            std::chrono::nanoseconds) override {}
 
   // Runs every queued completion, as the runtime's threads would.
   void run_pending() {
+    while (!loads_.empty()) {
+      auto load = std::move(loads_.front());
+      loads_.pop_front();
+      load();
+    }
     while (!pending_.empty()) {
       auto job = std::move(pending_.front());
       pending_.pop_front();
@@ -402,6 +418,7 @@ class FuzzService : public runtime::InferenceService {
 
   std::vector<runtime::ModelDescription> models_;
   std::deque<std::pair<runtime::InferenceRequest, runtime::Completion>> pending_;
+  std::deque<std::function<void()>> loads_;  // MME loads, run first by run_pending()
 };
 
 }  // namespace onepass::api::fuzzing

@@ -2,6 +2,7 @@
 // come from the operator's storage: a "url" must be an absolute local path without "..", never
 // a URL to fetch; errors never echo the path.
 #include <filesystem>
+#include <new>
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
@@ -27,6 +28,31 @@ std::filesystem::path checked_model_path(const std::string& url) {
     if (part == "..")
       throw ApiError(ApiErrorKind::kValidation, "'url' must not contain '..'", "url");
   return fs_path.lexically_normal();
+}
+
+// A load error as POST /models answers it (docs/api.md): taken name 409, no such folder 404,
+// not a servable model 400 (422 in the table's terms, 400 in this dialect), out of memory 507,
+// past --load-timeout or shutting down 503.
+ApiError load_error(const std::string& name, const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    switch (e.kind()) {
+      case ErrorKind::kInvalidArgument:
+        return {ApiErrorKind::kConflict, e.what()};
+      case ErrorKind::kNotFound:
+        return {ApiErrorKind::kNotFound, "model '" + name + "': " + e.what()};
+      case ErrorKind::kInvalidModel:
+      case ErrorKind::kUnsupported:
+        return {ApiErrorKind::kValidation, "model '" + name + "': " + e.what()};
+      default:
+        return to_api_error(error);
+    }
+  } catch (const std::bad_alloc&) {
+    return {ApiErrorKind::kInsufficientStorage, "not enough memory to load '" + name + "'"};
+  } catch (...) {
+    return to_api_error(error);
+  }
 }
 
 void write_model(JsonWriter& json, const std::string& name, const std::string& url) {
@@ -62,27 +88,26 @@ void handle_load_model(Call& call) {
   const auto path = checked_model_path(*url);
   if (call.service.find_model(*name))
     throw ApiError(ApiErrorKind::kConflict, "model '" + *name + "' is already loaded");
-  try {
-    call.service.load_model(*name, path);
-  } catch (const Error& e) {
-    switch (e.kind()) {
-      case ErrorKind::kInvalidArgument:
-        throw ApiError(ApiErrorKind::kConflict, e.what());
-      case ErrorKind::kNotFound:
-        throw ApiError(ApiErrorKind::kNotFound, "model '" + *name + "': " + e.what());
-      case ErrorKind::kInvalidModel:
-      case ErrorKind::kUnsupported:
-        throw ApiError(ApiErrorKind::kValidation, "model '" + *name + "': " + e.what());
-      default:
-        throw;
-    }
-  } catch (const std::bad_alloc&) {
-    throw ApiError(ApiErrorKind::kInsufficientStorage, "not enough memory to load '" + *name + "'");
-  }
+  // Set first: the answer comes on the loader thread, which must not reach into the API (it
+  // may answer at shutdown, after the API is gone). A failed load leaves a stale entry that no
+  // listing shows (GET /models lists the service's models) and the next load overwrites.
   call.model_urls.set(*name, *url);
-  JsonWriter json;
-  json.begin_object().key("status").value("Model \"" + *name + "\" loaded").end_object();
-  call.reply.json(json.take());
+  // The load runs on the runtime's loader thread, never on this HTTP thread: health probes and
+  // the other models keep answering while it reads the folder.
+  try {
+    call.service.load_model(
+        *name, path, [reply = call.reply, name = *name](std::exception_ptr error) mutable {
+          if (error) {
+            reply.fail(load_error(name, error));
+            return;
+          }
+          JsonWriter json;
+          json.begin_object().key("status").value("Model \"" + name + "\" loaded").end_object();
+          reply.json(json.take());
+        });
+  } catch (...) {
+    throw load_error(*name, std::current_exception());
+  }
 }
 
 void handle_describe_model(Call& call) {

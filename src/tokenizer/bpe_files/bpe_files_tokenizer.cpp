@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/read_file.h"
 #include "tokenizer/hf_json/json_util.h"
 #include "tokenizer/hf_json/model.h"
 #include "tokenizer/hf_json/tokenizer_json.h"
@@ -35,13 +36,7 @@ using hf_json::Json;
 
 enum class Converter { kRoberta, kDeberta };
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kNotFound, "cannot read " + file.filename().string());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string read_text(const fs::path& file) { return read_file(file, kTokenizerFileLimitBytes); }
 
 Converter pick_converter(const fs::path& model_dir, const slow::SlowConfig& config) {
   std::string cls = config.tokenizer_class;
@@ -51,7 +46,8 @@ Converter pick_converter(const fs::path& model_dir, const slow::SlowConfig& conf
   if (cls == "DebertaTokenizer") return Converter::kDeberta;
   std::string named = cls.empty() ? "none named" : cls;
   if (cls.empty() && fs::is_regular_file(model_dir / "config.json")) {
-    const Json model_config = Json::parse(read_text(model_dir / "config.json"), nullptr, false);
+    const Json model_config =
+        Json::parse(read_file(model_dir / "config.json", kSettingsFileLimitBytes), nullptr, false);
     const std::string type = model_config.is_object() && model_config.contains("model_type") &&
                                      model_config["model_type"].is_string()
                                  ? model_config["model_type"].get<std::string>()

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/read_file.h"
 #include "tokenizer/common/unicode.h"
 #include "tokenizer/hf_json/added_vocabulary.h"
 #include "tokenizer/hf_json/decoders.h"
@@ -179,13 +180,7 @@ std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view json_text,
 }  // namespace hf_json
 
 std::unique_ptr<Tokenizer> load_tokenizer_json(const std::filesystem::path& tokenizer_json) {
-  std::ifstream in(tokenizer_json, std::ios::binary);
-  if (!in)
-    throw Error(ErrorKind::kNotFound,
-                "cannot read tokenizer file " + tokenizer_json.filename().string());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return hf_json::parse_tokenizer_json(buffer.str());
+  return hf_json::parse_tokenizer_json(read_file(tokenizer_json, kTokenizerFileLimitBytes));
 }
 
 }  // namespace onepass::tokenizer

@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "base/read_file.h"
 #include "tokenizer/common/unicode.h"
 #include "tokenizer/slow/slow_tokenizer.h"
 #include "tokenizer/sources.h"
@@ -68,11 +69,8 @@ class SentencePieceTokenizer final : public slow::SlowTokenizer {
  public:
   SentencePieceTokenizer(const fs::path& model_dir, const fs::path& spm_model) {
     const std::string name = spm_model.filename().string();
-    std::ifstream in(spm_model, std::ios::binary);
-    if (!in) throw Error(ErrorKind::kNotFound, "cannot read " + name);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    if (!spm_.LoadFromSerializedProto(bytes.str()).ok()) {
+    const std::string bytes = read_file(spm_model, kTokenizerFileLimitBytes);
+    if (!spm_.LoadFromSerializedProto(bytes).ok()) {
       throw Error(ErrorKind::kInvalidModel, name + " is not a valid SentencePiece model");
     }
     slow::SlowConfig config = slow::read_slow_config(model_dir);

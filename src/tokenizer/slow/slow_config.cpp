@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/read_file.h"
 
 namespace onepass::tokenizer::slow {
 namespace {
@@ -18,12 +19,10 @@ using nlohmann::json;
 }
 
 std::optional<json> read_json(const fs::path& path) {
-  if (!fs::is_regular_file(path)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  const auto text = read_file_if_present(path, kSettingsFileLimitBytes);
+  if (!text) return std::nullopt;
   try {
-    return json::parse(buffer.str());
+    return json::parse(*text);
   } catch (const json::exception& e) {
     bad_file(path.filename().string(), std::string("not valid JSON (") + e.what() + ")");
   }

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "base/error.h"
+#include "base/read_file.h"
 #include "tokenizer/common/unicode.h"
 #include "tokenizer/slow/slow_tokenizer.h"
 #include "tokenizer/sources.h"
@@ -35,11 +36,7 @@ using VocabMap = slow::StringMap<std::int32_t>;
 // load_vocab(): one token per line, the line number is the id, a later duplicate wins. Python
 // reads the file in text mode, so "\r\n" and a lone "\r" end lines too.
 std::vector<std::string> read_vocab_lines(const fs::path& vocab_txt) {
-  std::ifstream in(vocab_txt, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kNotFound, "cannot read " + vocab_txt.filename().string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
+  const std::string bytes = read_file(vocab_txt, kTokenizerFileLimitBytes);
   std::vector<std::string> lines;
   std::string line;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
