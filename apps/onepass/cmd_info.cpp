@@ -16,6 +16,7 @@
 
 #include "apps/onepass/command.h"
 #include "base/error.h"
+#include "base/version.h"
 #include "hub/resolve.h"
 #include "kernels/dispatch.h"
 #include "kernels/matmul.h"
@@ -336,7 +337,7 @@ void print_text(const json& r) {
 // kernel family and Linear precision runs on this CPU.
 json describe_build() {
   const kernels::CodePaths p = kernels::code_paths();
-  return json{{"version", "0.1.0"},
+  return json{{"version", std::string(onepass::version())},
               {"supported_architectures", model::supported_architectures()},
               {"build", {{"march", p.march}, {"baseline", p.baseline}, {"dispatched", p.variants}}},
               {"code_paths",

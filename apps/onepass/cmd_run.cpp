@@ -271,7 +271,7 @@ class Runner {
       embedding_.resize(h);
       model::heads::pool(
           forward_, h, index,
-          options_.pooling == "cls" ? model::heads::Pooling::kCls : model::heads::Pooling::kMean,
+          model::heads::pooling_from_name(options_.pooling).value_or(model::heads::Pooling::kMean),
           embedding_);
       for (const auto& module : dense_) embedding_ = module.apply(embedding_);
       if (options_.normalize) model::heads::l2_normalize(embedding_);
@@ -341,7 +341,7 @@ int run_command(const RunOptions& options) {
     throw Error(ErrorKind::kInvalidArgument, "--threads must not be negative");
   if (options.idle_ms < 0 || (options.idle_ms > 0 && !options.bench))
     throw Error(ErrorKind::kInvalidArgument, "--idle-ms must be positive and needs --bench");
-  if (!options.pooling.empty() && options.pooling != "mean" && options.pooling != "cls") {
+  if (!options.pooling.empty() && !model::heads::pooling_from_name(options.pooling)) {
     throw Error(ErrorKind::kInvalidArgument, "--pooling must be mean or cls");
   }
   std::ifstream file_in;

@@ -6,11 +6,13 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <string>
 #include <string_view>
 
 #include "apps/onepass/command.h"
 #include "apps/onepass/openmp_spin.h"
 #include "base/error.h"
+#include "base/version.h"
 
 namespace onepass::app {
 
@@ -27,7 +29,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "serve") onepass::app::reexec_with_serve_spin(argv);
   CLI::App app{"onepass: an inference server and benchmark for encoder transformer models"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "onepass 0.1.0");
+  app.set_version_flag("--version", "onepass " + std::string(onepass::version()));
 
   std::map<CLI::App*, std::function<int()>> runners;
   for (const auto& command : command_registry()) {

@@ -21,18 +21,24 @@
 
 namespace onepass::http {
 
+// Defaults `onepass serve` starts from too (apps/onepass/serve_settings.cpp).
+inline constexpr const char* kDefaultHost = "127.0.0.1";
+inline constexpr std::uint16_t kDefaultPort = 8080;
+inline constexpr std::size_t kDefaultPayloadLimitBytes = 6 * 1024 * 1024;
+inline constexpr std::chrono::milliseconds kDefaultTimeout{30000};
+
 struct ServerOptions {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 8080;  // 0 binds an ephemeral port; see Server::port()
+  std::string host = kDefaultHost;
+  std::uint16_t port = kDefaultPort;  // 0 binds an ephemeral port; see Server::port()
   int io_threads = 2;
-  std::size_t payload_limit_bytes = 6 * 1024 * 1024;
+  std::size_t payload_limit_bytes = kDefaultPayloadLimitBytes;
   std::size_t header_limit_bytes = 16 * 1024;
   std::size_t max_header_count = 100;
   // Time allowed for a whole request header (also the keep-alive idle time), for the body, and
   // for writing a response.
-  std::chrono::milliseconds header_timeout{30000};
-  std::chrono::milliseconds body_timeout{30000};
-  std::chrono::milliseconds write_timeout{30000};
+  std::chrono::milliseconds header_timeout = kDefaultTimeout;
+  std::chrono::milliseconds body_timeout = kDefaultTimeout;
+  std::chrono::milliseconds write_timeout = kDefaultTimeout;
 };
 
 class Server {

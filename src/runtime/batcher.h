@@ -21,11 +21,13 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/serve_defaults.h"
+
 namespace onepass::runtime {
 
 struct BatchLimits {
-  std::size_t max_batch_tokens = 16384;
-  std::size_t max_batch_items = 256;
+  std::size_t max_batch_tokens = kDefaultMaxBatchTokens;
+  std::size_t max_batch_items = kDefaultMaxBatchRequests;
   // A queue becomes due once its oldest input waited this long, or once it holds a full batch.
   // 0: due as soon as it holds anything.
   std::chrono::nanoseconds max_wait{0};

@@ -30,8 +30,6 @@ const char* task_name(ModelTask task) {
   return "classifier";
 }
 
-const char* pooling_name(Pooling pooling) { return pooling == Pooling::kCls ? "cls" : "mean"; }
-
 ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kBaseModel) return ModelTask::kEmbedder;
   if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;

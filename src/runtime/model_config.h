@@ -42,8 +42,7 @@ void derive_description(ModelDescription& description, std::size_t max_input_len
 // says it), "fill-mask" (a masked-LM model: also SPLADE sparse embeddings) for logs and
 // `onepass info`.
 const char* task_name(ModelTask task);
-// "cls", "mean".
-const char* pooling_name(Pooling pooling);
+using model::heads::pooling_name;  // "cls", "mean" (postprocess.h)
 
 // The task a loaded checkpoint serves, from its ModelInfo.
 ModelTask task_of(const model::ModelInfo& info);

@@ -61,10 +61,7 @@ bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooli
     return all_finite(out.values);
   }
   out.values.resize(hidden);
-  model::heads::pool(
-      forward, hidden, index,
-      pooling == Pooling::kCls ? model::heads::Pooling::kCls : model::heads::Pooling::kMean,
-      out.values);
+  model::heads::pool(forward, hidden, index, pooling, out.values);
   for (const auto& module : dense) out.values = module.apply(out.values);
   return all_finite(out.values);
 }

@@ -60,16 +60,18 @@ void check_options(const RuntimeOptions& o) {
   auto require = [](bool ok, const char* what) {
     if (!ok) throw Error(ErrorKind::kInvalidArgument, what);
   };
-  require(o.max_batch_tokens > 0, "--max-batch-tokens must be positive");
-  require(o.max_batch_requests > 0, "--max-batch-requests must be positive");
-  require(o.max_concurrent_requests > 0, "--max-concurrent-requests must be positive");
-  require(o.threads >= 0, "--threads must not be negative");
+  // Named as RuntimeOptions names them: `onepass serve` checks its flags first, naming those
+  // (apps/onepass/serve_settings.h check_runtime_settings).
+  require(o.max_batch_tokens > 0, "max_batch_tokens must be positive");
+  require(o.max_batch_requests > 0, "max_batch_requests must be positive");
+  require(o.max_concurrent_requests > 0, "max_concurrent_requests must be positive");
+  require(o.threads >= 0, "threads must not be negative");
   require(o.compute_threads >= 1 && o.tokenizer_threads >= 1,
           "the runtime needs at least one compute and one tokenizer thread");
   require(o.max_wait.count() >= 0 && o.idle_unload.count() >= 0 && o.load_timeout.count() >= 0,
           "durations must not be negative");
   require(!(o.default_prompt_name && o.default_prompt),
-          "--default-prompt-name and --default-prompt cannot both be given");
+          "default_prompt_name and default_prompt cannot both be given");
 }
 
 }  // namespace
@@ -86,7 +88,8 @@ ModelSpec parse_model_spec(std::string_view spec) {
     out.name = std::string(spec.substr(0, eq));
     out.dir = std::filesystem::path(spec.substr(eq + 1));
   }
-  if (out.dir.empty()) throw Error(ErrorKind::kInvalidArgument, "--model needs a folder");
+  if (out.dir.empty())
+    throw Error(ErrorKind::kInvalidArgument, "a model needs a folder (NAME=DIR)");
   if (!is_valid_model_name(out.name)) {
     throw Error(ErrorKind::kInvalidArgument,
                 "invalid model name '" + out.name +

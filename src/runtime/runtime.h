@@ -21,6 +21,7 @@
 
 #include "model/encoder.h"
 #include "runtime/model_name.h"
+#include "runtime/serve_defaults.h"
 #include "runtime/service.h"
 #include "tokenizer/tokenizer.h"
 
@@ -61,18 +62,18 @@ struct RuntimeOptions {
 
   // Dynamic batcher: a batch holds at most this many tokens (an input longer than the budget
   // runs alone) and this many inputs (each item of a client batch counts).
-  std::size_t max_batch_tokens = 16384;
-  std::size_t max_batch_requests = 256;
+  std::size_t max_batch_tokens = kDefaultMaxBatchTokens;
+  std::size_t max_batch_requests = kDefaultMaxBatchRequests;
   // 0: a batch is taken from whatever is queued as soon as a compute thread is free.
   std::chrono::microseconds max_wait{0};
   // While several models have traffic, one batch takes at most about this much compute (by the
   // model's measured cost per token; at least one input), so that a small model's request never
   // waits behind a flooded large model's long batch. 0: no cut (batcher.h).
-  std::chrono::milliseconds max_batch_turn{100};
+  std::chrono::milliseconds max_batch_turn = kDefaultMaxBatchTurn;
 
   // Admission: requests (not items) in flight across all models, and requests queued or
   // running per model (0: same as max_concurrent_requests). Beyond either: kOverloaded.
-  std::size_t max_concurrent_requests = 512;
+  std::size_t max_concurrent_requests = kDefaultMaxConcurrentRequests;
   std::size_t max_queued_requests_per_model = 0;
 
   // Tokens per input, special tokens included: min(model's limit, this); 0: the model's limit.
@@ -99,11 +100,12 @@ struct RuntimeOptions {
   std::optional<std::string> default_prompt_name;
   std::optional<std::string> default_prompt;
 
-  int compute_threads = 1;    // threads running forward passes (each uses `threads` cores)
-  int tokenizer_threads = 1;  // threads tokenizing and validating inputs
+  int compute_threads =
+      kDefaultComputeThreads;  // threads running forward passes (each uses `threads` cores)
+  int tokenizer_threads = 1;   // threads tokenizing and validating inputs
   // Pin each compute thread's team, thread by thread, to CPUs of its own (model/layers/
   // cpu_pinning.h says why: the wake-up stall after idle gaps).
-  bool pin_threads = true;
+  bool pin_threads = kDefaultPinThreads;
 
   ModelLoaders loaders;
 };

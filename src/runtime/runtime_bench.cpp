@@ -113,7 +113,7 @@ void BM_DirectForward(benchmark::State& state) {
 BENCHMARK(BM_DirectForward)->Arg(1)->Arg(64)->UseRealTime();
 
 void BM_BatcherPushNext(benchmark::State& state) {
-  Batcher<int> batcher({16384, 256, std::chrono::nanoseconds(0)});
+  Batcher<int> batcher(BatchLimits{});  // the serving defaults, no wait
   const auto now = std::chrono::steady_clock::now();
   for (auto _ : state) {
     for (int i = 0; i < 64; ++i) batcher.push(static_cast<std::uint64_t>(i % 4 + 1), i, 24, now);

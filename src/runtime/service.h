@@ -35,7 +35,7 @@ enum class ModelTask {
   kQuestionAnswerer,  // *ForQuestionAnswering: a start and an end logit per token (extractive QA)
 };
 
-enum class Pooling { kCls, kMean };
+using Pooling = model::heads::Pooling;  // cls or mean (postprocess.h)
 
 enum class ModelState { kUnloaded, kLoading, kReady, kFailed };
 

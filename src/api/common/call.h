@@ -9,24 +9,26 @@
 
 #include "api/common/json_request.h"
 #include "api/common/reply.h"
+#include "base/version.h"
 #include "http/message.h"
+#include "runtime/serve_defaults.h"
 #include "runtime/service.h"
 
 namespace onepass::api {
 
 struct ApiOptions {
   std::string api_key;  // empty: no authentication
-  std::size_t max_client_batch_size = 32;
+  std::size_t max_client_batch_size = runtime::kDefaultMaxClientBatchSize;
   bool enable_model_management = false;
   bool auto_truncate = false;
   // --long-input: what an over-long input gets when the request does not say (long_input.h).
   runtime::LongInput long_input = runtime::LongInput::kReject;
   // Reported by TEI's /info; the runtime enforces them.
-  std::size_t max_batch_tokens = 16384;
-  std::size_t max_batch_requests = 256;
-  std::size_t max_concurrent_requests = 512;
+  std::size_t max_batch_tokens = runtime::kDefaultMaxBatchTokens;
+  std::size_t max_batch_requests = runtime::kDefaultMaxBatchRequests;
+  std::size_t max_concurrent_requests = runtime::kDefaultMaxConcurrentRequests;
   std::size_t max_input_length = 0;
-  std::string version = "0.1.0";
+  std::string version{onepass::version()};  // TEI /info, KServe v2 server metadata
   // HF_TASK, as the SageMaker inference toolkit reads it: the toolkit's answer shapes for its
   // sentence-transformers tasks (sentence-embeddings, sentence-ranking) at /invocations.
   std::string hf_task;

@@ -211,9 +211,9 @@ void handle_info(Call& call) {
       .key("model_type")
       .begin_object();
   if (model.task == runtime::ModelTask::kEmbedder || model.task == runtime::ModelTask::kMaskedLm) {
-    const char* pooling = model.task == runtime::ModelTask::kMaskedLm ? "splade"
-                          : model.pooling == runtime::Pooling::kCls   ? "cls"
-                                                                      : "mean";
+    const char* pooling = model.task == runtime::ModelTask::kMaskedLm
+                              ? "splade"
+                              : model::heads::pooling_name(model.pooling);
     json.key("embedding").begin_object().key("pooling").value(pooling).end_object();
   } else {
     json.key(model.task == runtime::ModelTask::kReranker ? "reranker" : "classifier")

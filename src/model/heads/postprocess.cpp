@@ -39,6 +39,14 @@ const char* activation_name(Activation activation) {
   return "sigmoid";
 }
 
+const char* pooling_name(Pooling pooling) { return pooling == Pooling::kCls ? "cls" : "mean"; }
+
+std::optional<Pooling> pooling_from_name(std::string_view name) {
+  if (name == "cls") return Pooling::kCls;
+  if (name == "mean") return Pooling::kMean;
+  return std::nullopt;
+}
+
 std::optional<Activation> activation_from_torch_class(std::string_view class_path) {
   if (class_path == "torch.nn.modules.activation.Sigmoid") return Activation::kSigmoid;
   if (class_path == "torch.nn.modules.linear.Identity") return Activation::kIdentity;

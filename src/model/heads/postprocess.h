@@ -17,7 +17,13 @@
 
 namespace onepass::model::heads {
 
+// How a base model's token states become one sentence embedding: its first token's, or the
+// mean over its tokens. The one enum of it: the runtime names it runtime::Pooling.
 enum class Pooling { kCls, kMean };
+// "cls", "mean": the spelling of --pooling, `onepass info` and TEI's /info.
+const char* pooling_name(Pooling pooling);
+// The inverse of pooling_name; nullopt for any other spelling.
+std::optional<Pooling> pooling_from_name(std::string_view name);
 
 // The element-wise torch.nn activations sentence-transformers names by class path: what its
 // CrossEncoder applies to a reranker's logit (config.json's activation_fn /
