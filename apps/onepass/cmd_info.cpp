@@ -25,6 +25,7 @@
 #include "model/heads/postprocess.h"
 #include "model/precision_check.h"
 #include "runtime/model_config.h"
+#include "runtime/tasks.h"
 #include "tokenizer/tokenizer.h"
 #include "weights/config.h"
 #include "weights/weight_summary.h"
@@ -135,11 +136,13 @@ json describe(const std::string& reference, const fs::path& dir, bool check) {
     try {
       const auto d = runtime::describe_model_folder(dir.filename().string(), dir);
       r["task"] = runtime::task_name(d.task);
+      r["task_description"] = runtime::describe_task(d);
+      r["pipelines"] = runtime::pipelines_of(d);  // the HF_TASK values it serves
       r["labels"] = d.info.id2label;
       r["multi_label"] = d.info.multi_label;
       r["entailment_index"] = d.entailment_index;
       r["contradiction_index"] = d.contradiction_index;
-      r["zero_shot"] = d.task == runtime::ModelTask::kClassifier && d.entailment_index >= 0;
+      r["zero_shot"] = runtime::serves_pipeline(d, "zero-shot-classification");
       if (d.task == runtime::ModelTask::kReranker) {
         r["cross_encoder_activation"] = model::heads::activation_name(d.cross_encoder_activation);
       }

@@ -12,24 +12,6 @@ namespace onepass::runtime {
 
 namespace fs = std::filesystem;
 
-const char* task_name(ModelTask task) {
-  switch (task) {
-    case ModelTask::kReranker:
-      return "reranker";
-    case ModelTask::kEmbedder:
-      return "embedder";
-    case ModelTask::kTokenClassifier:
-      return "token-classification";
-    case ModelTask::kMaskedLm:
-      return "fill-mask";
-    case ModelTask::kQuestionAnswerer:
-      return "question-answering";
-    case ModelTask::kClassifier:
-      break;
-  }
-  return "classifier";
-}
-
 ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kBaseModel) return ModelTask::kEmbedder;
   if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;

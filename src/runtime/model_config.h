@@ -38,10 +38,6 @@ ModelDescription describe_model_folder(const std::string& name, const std::files
 // (the registry, from the loaded encoder's info).
 void derive_description(ModelDescription& description, std::size_t max_input_length);
 
-// "classifier", "reranker", "embedder", "token-classification" (the pipeline's name, as HF_TASK
-// says it), "fill-mask" (a masked-LM model: also SPLADE sparse embeddings) for logs and
-// `onepass info`.
-const char* task_name(ModelTask task);
 using model::heads::pooling_name;  // "cls", "mean" (postprocess.h)
 
 // The task a loaded checkpoint serves, from its ModelInfo.

@@ -14,6 +14,7 @@
 #include "model/precision_check.h"
 #include "runtime/fill_mask.h"
 #include "runtime/model_config.h"
+#include "runtime/tasks.h"
 
 namespace onepass::runtime {
 

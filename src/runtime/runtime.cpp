@@ -13,48 +13,12 @@
 #include "runtime/model_registry.h"
 #include "runtime/prompts.h"
 #include "runtime/scheduler.h"
+#include "runtime/tasks.h"
 
 namespace onepass::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-bool output_fits(ModelTask task, OutputKind output) {
-  switch (task) {
-    case ModelTask::kEmbedder:
-      return output == OutputKind::kPooled || output == OutputKind::kTokens;
-    case ModelTask::kTokenClassifier:
-    case ModelTask::kQuestionAnswerer:
-      return output == OutputKind::kTokenLogits;
-    case ModelTask::kMaskedLm:
-      return output == OutputKind::kSparse || output == OutputKind::kFillMask;
-    case ModelTask::kClassifier:
-    case ModelTask::kReranker:
-      break;
-  }
-  return output == OutputKind::kLogits;
-}
-
-std::string task_mismatch(const ModelDescription& model) {
-  const std::string name = "model '" + model.name + "' ";
-  switch (model.task) {
-    case ModelTask::kEmbedder:
-      return name + "is an embedding model; it has no logits";
-    case ModelTask::kTokenClassifier:
-      return name + "is a token classifier; it answers token classification only";
-    case ModelTask::kMaskedLm:
-      return name +
-             "is a masked-LM model; it answers fill-mask and sparse (SPLADE) embeddings only";
-    case ModelTask::kQuestionAnswerer:
-      return name +
-             "is a question-answering model; it answers {\"question\", \"context\"} inputs at "
-             "/invocations (the question-answering pipeline) only";
-    case ModelTask::kClassifier:
-    case ModelTask::kReranker:
-      break;
-  }
-  return name + "is a sequence classifier; it has no embeddings or per-token logits";
-}
 
 void check_options(const RuntimeOptions& o) {
   auto require = [](bool ok, const char* what) {
@@ -241,8 +205,9 @@ void Runtime::submit(InferenceRequest request, Completion done) {
 
   // Checked before admission so that a request for the wrong task costs no slot.
   const auto described = impl.registry->find(request.model);
-  if (described && !output_fits(described->task, request.output)) {
-    throw Error(ErrorKind::kInvalidArgument, task_mismatch(*described));
+  if (described && !task_produces(described->task, request.output)) {
+    throw Error(ErrorKind::kInvalidArgument,
+                task_mismatch_message(*described, output_name(request.output)));
   }
   if (described) {
     // Before admission and tokenization: a multi-megabyte text costs neither a slot nor

@@ -12,6 +12,7 @@
 #include "api/cohere/cohere.h"
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/task_guard.h"
 #include "model/heads/postprocess.h"
 
 namespace onepass::api::cohere {
@@ -96,9 +97,8 @@ std::size_t positive_or_zero(const Json& body, const char* field) {
 void handle_embed(Call& call, const char* version) {
   const Json body = parse_json_body(call.request);
   const auto model = select_cohere_model(call, body);
-  if (model.task != runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is not an embedding model", "model");
+  require_task(model, runtime::bits_of({runtime::ModelTask::kEmbedder}), call.request.path(),
+               "model");
   auto texts = std::make_shared<std::vector<std::string>>(
       parse_texts(body, call.options.max_client_batch_size));
   runtime::InferenceRequest request;

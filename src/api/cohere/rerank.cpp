@@ -16,6 +16,7 @@
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
 #include "api/common/scores.h"
+#include "api/common/task_guard.h"
 #include "runtime/input_limits.h"
 
 namespace onepass::api::cohere {
@@ -91,7 +92,8 @@ void check_rank_fields(const Json& body) {
 void handle_rerank(Call& call, const char* version) {
   const Json body = parse_json_body(call.request);
   const auto model = select_cohere_model(call, body);
-  require_reranker(model, std::string("/v") + version + "/rerank");
+  require_task(model, runtime::bits_of({runtime::ModelTask::kReranker}), call.request.path(),
+               "model");
   const auto query = get_string(body, "query");
   if (!query) throw ApiError(ApiErrorKind::kValidation, "'query' is required", "query");
   if (query->empty()) throw ApiError(ApiErrorKind::kEmpty, "'query' cannot be empty", "query");

@@ -5,13 +5,6 @@
 
 namespace onepass::api {
 
-void require_reranker(const runtime::ModelDescription& model, std::string_view route) {
-  if (model.task == runtime::ModelTask::kReranker) return;
-  throw ApiError(ApiErrorKind::kValidation, "model '" + model.name +
-                                                "' is not a re-ranker: " + std::string(route) +
-                                                " needs a model with one label");
-}
-
 runtime::InferenceItem query_document_item(std::string query, std::string document) {
   runtime::InferenceItem item;
   item.text = std::move(query);

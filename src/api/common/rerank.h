@@ -12,10 +12,6 @@
 
 namespace onepass::api {
 
-// ApiError kValidation unless `model` is a reranker: "model 'x' is not a re-ranker: ROUTE needs
-// a model with one label".
-void require_reranker(const runtime::ModelDescription& model, std::string_view route);
-
 // One (query, document) input; the tokenizer places the query first, as TEI, Cohere and the
 // sentence-transformers CrossEncoder do.
 runtime::InferenceItem query_document_item(std::string query, std::string document);

@@ -34,6 +34,7 @@
 #include "runtime/input_limits.h"
 #include "runtime/prompts.h"
 #include "runtime/service.h"
+#include "runtime/tasks.h"
 
 namespace onepass::api::fuzzing {
 
@@ -78,25 +79,8 @@ class FuzzService : public runtime::InferenceService {
     if (request.output == runtime::OutputKind::kFillMask)
       runtime::check_fill_mask_target_bytes(request.fill_mask.targets, model->max_input_bytes);
     // A dialect must ask for the output its model can give.
-    switch (model->task) {
-      case runtime::ModelTask::kEmbedder:
-        check(request.output == runtime::OutputKind::kPooled ||
-              request.output == runtime::OutputKind::kTokens);
-        break;
-      case runtime::ModelTask::kTokenClassifier:
-      case runtime::ModelTask::kQuestionAnswerer:
-        check(request.output == runtime::OutputKind::kTokenLogits);
-        break;
-      case runtime::ModelTask::kMaskedLm:
-        check(request.output == runtime::OutputKind::kSparse ||
-              request.output == runtime::OutputKind::kFillMask);
-        check(request.output != runtime::OutputKind::kFillMask || request.fill_mask.top_k >= 1);
-        break;
-      case runtime::ModelTask::kClassifier:
-      case runtime::ModelTask::kReranker:
-        check(request.output == runtime::OutputKind::kLogits);
-        break;
-    }
+    check(runtime::task_produces(model->task, request.output));
+    check(request.output != runtime::OutputKind::kFillMask || request.fill_mask.top_k >= 1);
     pending_.emplace_back(std::move(request), std::move(done));
   }
 

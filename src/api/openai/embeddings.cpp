@@ -8,6 +8,7 @@
 #include "api/common/json_writer.h"
 #include "api/common/long_input.h"
 #include "api/common/model_select.h"
+#include "api/common/task_guard.h"
 #include "api/openai/openai.h"
 #include "model/heads/postprocess.h"
 
@@ -72,9 +73,8 @@ void handle_embeddings(Call& call) {
   const auto requested = get_string(body, "model").value_or("");
   const auto model = select_model(call.service, requested, true);
   call.reply.set_model(model.name);
-  if (model.task != runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is not an embedding model", "model");
+  require_task(model, runtime::bits_of({runtime::ModelTask::kEmbedder}), call.request.path(),
+               "model");
   const Json* input = get_field(body, "input");
   if (!input) throw ApiError(ApiErrorKind::kValidation, "'input' is required", "input");
   runtime::InferenceRequest request;

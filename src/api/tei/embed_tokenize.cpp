@@ -5,6 +5,7 @@
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
 #include "api/common/long_input.h"
+#include "api/common/task_guard.h"
 #include "api/common/zero_shot.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
@@ -103,10 +104,7 @@ void handle_embed_all(Call& call) {
 void handle_embed_sparse(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  if (model.task != runtime::ModelTask::kMaskedLm)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name +
-                       "' is not a sparse embedding model (SPLADE: a *ForMaskedLM checkpoint)");
+  require_task(model, runtime::bits_of({runtime::ModelTask::kMaskedLm}), "/embed_sparse");
   auto request = text_request(body, call.options, model, runtime::OutputKind::kSparse);
   const auto received = call.request.received;
   submit_and_reply(

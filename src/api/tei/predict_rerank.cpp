@@ -7,6 +7,7 @@
 #include "api/common/long_input.h"
 #include "api/common/rerank.h"
 #include "api/common/scores.h"
+#include "api/common/task_guard.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
 #include "runtime/input_limits.h"
@@ -40,33 +41,14 @@ runtime::InferenceItem sequence_item(const Json& sequence) {
   return item;
 }
 
-void check_classifier(const runtime::ModelDescription& model, const char* route) {
-  if (model.task == runtime::ModelTask::kEmbedder)
-    throw ApiError(
-        ApiErrorKind::kValidation,
-        std::string("model '") + model.name + "' is an embedding model and cannot serve " + route);
-  if (model.task == runtime::ModelTask::kTokenClassifier)
-    throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
-                                                  "' is a token classifier and cannot serve " +
-                                                  route + "; use /predict_tokens");
-  if (model.task == runtime::ModelTask::kMaskedLm)
-    throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
-                                                  "' is a sparse (SPLADE) embedding model and "
-                                                  "cannot serve " +
-                                                  route + "; use /embed_sparse");
-  if (model.task == runtime::ModelTask::kQuestionAnswerer)
-    throw ApiError(ApiErrorKind::kValidation, std::string("model '") + model.name +
-                                                  "' is a question-answering model and cannot "
-                                                  "serve " +
-                                                  route + "; use /invocations");
-}
-
 }  // namespace
 
 void handle_predict(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  check_classifier(model, "/predict");
+  require_task(model,
+               runtime::bits_of({runtime::ModelTask::kClassifier, runtime::ModelTask::kReranker}),
+               "/predict");
   const Json* inputs = get_field(body, "inputs");
   if (!inputs) throw ApiError(ApiErrorKind::kValidation, "missing field `inputs`", "inputs");
   runtime::InferenceRequest request;
@@ -126,7 +108,7 @@ void handle_predict(Call& call) {
 void handle_rerank(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  require_reranker(model, "/rerank");
+  require_task(model, runtime::bits_of({runtime::ModelTask::kReranker}), "/rerank");
   const auto query = get_string(body, "query");
   if (!query) throw ApiError(ApiErrorKind::kValidation, "missing field `query`", "query");
   require_non_empty(*query, "query");

@@ -5,6 +5,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/task_guard.h"
 #include "api/common/token_classification.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
@@ -33,11 +34,7 @@ Json pipeline_parameters(const Json& body) {
 void handle_predict_tokens(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  if (model.task != runtime::ModelTask::kTokenClassifier)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name +
-                       "' is not a token classifier: /predict_tokens needs a "
-                       "*ForTokenClassification model");
+  require_task(model, runtime::bits_of({runtime::ModelTask::kTokenClassifier}), "/predict_tokens");
   bool is_list = false;
   auto texts = parse_string_inputs(body, call.options, is_list);
   const TokenClassificationParameters params =

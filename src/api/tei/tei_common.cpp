@@ -2,6 +2,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/model_select.h"
+#include "api/common/task_guard.h"
 
 namespace onepass::api::tei {
 
@@ -82,13 +83,7 @@ runtime::ModelDescription select_tei_model(Call& call) {
 
 runtime::ModelDescription select_embedder(Call& call) {
   auto model = select_tei_model(call);
-  if (model.task == runtime::ModelTask::kMaskedLm)
-    throw ApiError(
-        ApiErrorKind::kValidation,
-        "model '" + model.name + "' is a sparse (SPLADE) embedding model; use /embed_sparse");
-  if (model.task != runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is not an embedding model");
+  require_task(model, runtime::bits_of({runtime::ModelTask::kEmbedder}), call.request.path());
   return model;
 }
 

@@ -6,6 +6,7 @@
 // another (api/common/rerank.h); the logit itself with use_activation false.
 #include "api/common/api_error.h"
 #include "api/common/rerank.h"
+#include "api/common/task_guard.h"
 #include "api/vllm/vllm.h"
 #include "api/vllm/vllm_common.h"
 #include "runtime/input_limits.h"
@@ -15,7 +16,8 @@ namespace onepass::api::vllm {
 void handle_score(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_vllm_model(call, body);
-  require_reranker(model, std::string(call.request.path()));
+  require_task(model, runtime::bits_of({runtime::ModelTask::kReranker}), call.request.path(),
+               "model");
   auto first = string_or_list(body, "text_1");
   const auto second = string_or_list(body, "text_2");
   // vLLM's rule and messages.

@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/model_select.h"
+#include "api/common/task_guard.h"
 
 namespace onepass::api::vllm {
 
@@ -12,29 +13,10 @@ runtime::ModelDescription select_vllm_model(Call& call, const Json& body) {
     throw ApiError(ApiErrorKind::kValidation, "the body must be a JSON object");
   auto model = select_model_from_body(call.service, get_string(body, "model").value_or(""));
   call.reply.set_model(model.name);
-  if (model.task == runtime::ModelTask::kEmbedder)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is an embedding model and cannot serve " +
-                       std::string(call.request.path()),
-                   "model");
-  if (model.task == runtime::ModelTask::kMaskedLm)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name +
-                       "' is a sparse (SPLADE) embedding model and cannot serve " +
-                       std::string(call.request.path()),
-                   "model");
-  // /classify and /score answer per sequence; a token classifier and a question answerer answer
-  // per token.
-  if (model.task == runtime::ModelTask::kTokenClassifier)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is a token-classification model and cannot serve " +
-                       std::string(call.request.path()),
-                   "model");
-  if (model.task == runtime::ModelTask::kQuestionAnswerer)
-    throw ApiError(ApiErrorKind::kValidation,
-                   "model '" + model.name + "' is a question-answering model and cannot serve " +
-                       std::string(call.request.path()) + "; use /invocations",
-                   "model");
+  // /classify and /score answer per sequence.
+  require_task(model,
+               runtime::bits_of({runtime::ModelTask::kClassifier, runtime::ModelTask::kReranker}),
+               call.request.path(), "model");
   return model;
 }
 
