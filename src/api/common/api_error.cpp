@@ -6,6 +6,7 @@
 #include "api/common/dialect.h"
 #include "api/common/json_writer.h"
 #include "base/error.h"
+#include "runtime/field_error.h"
 
 namespace onepass::api {
 
@@ -14,6 +15,11 @@ ApiError to_api_error(std::exception_ptr error) {
     std::rethrow_exception(error);
   } catch (const ApiError& e) {
     return e;
+  } catch (const runtime::FieldError& e) {
+    const ApiErrorKind kind = e.problem() == runtime::FieldProblem::kTooManyInputs
+                                  ? ApiErrorKind::kTooManyInputs
+                                  : ApiErrorKind::kValidation;
+    return {kind, e.what(), e.field()};
   } catch (const Error& e) {
     switch (e.kind()) {
       case ErrorKind::kInvalidArgument:

@@ -9,9 +9,9 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
-#include "api/common/long_input.h"
 #include "api/common/model_select.h"
 #include "api/kserve_v2/token_outputs.h"
+#include "runtime/long_input.h"
 
 namespace onepass::api::kserve_v2 {
 
@@ -267,7 +267,8 @@ void handle_infer(Call& call) {
                    : model.task == runtime::ModelTask::kMaskedLm ? runtime::OutputKind::kSparse
                                                                  : runtime::OutputKind::kLogits;
   request.truncate = call.options.auto_truncate;
-  apply_long_input({}, call.options, std::nullopt, request);  // --long-input; ids never chunk
+  runtime::apply_long_input({}, call.options.long_input, std::nullopt,
+                            request);  // --long-input; ids never chunk
   if (text && input_ids) invalid("give either 'text' or 'input_ids', not both");
   if (text) {
     const auto texts = text_values(*text);

@@ -67,15 +67,16 @@ void infer_token_logits(Call& call, const runtime::ModelDescription& model, cons
     requested = {"logits", "attention_mask"};
     if (text) requested.insert(requested.end(), {"offset_mapping", "entities"});
   }
-  const TokenClassificationParameters params = parse_token_classification_parameters(parameters);
+  const runtime::TokenClassificationOptions params =
+      parse_token_classification_parameters(parameters);
   if (params.stride)
     throw ApiError(ApiErrorKind::kValidation,
                    "'stride' is not served on KServe v2 (windows do not make one tensor); use "
                    "/predict_tokens or /invocations",
                    "stride");
-  auto plan = std::make_shared<std::vector<TokenClassificationText>>();
+  auto plan = std::make_shared<std::vector<runtime::TokenClassificationText>>();
   for (std::size_t i = 0; i < request.items.size(); ++i) {
-    TokenClassificationText entry;
+    runtime::TokenClassificationText entry;
     entry.text = request.items[i].text;
     entry.first_item = i;
     plan->push_back(std::move(entry));
@@ -116,7 +117,7 @@ void infer_token_logits(Call& call, const runtime::ModelDescription& model, cons
           begin_output(json, "entities", "BYTES", {n});
           for (const auto& text : *plan) {
             JsonWriter entities;
-            write_entities(entities, entities_of(text, result, model, params));
+            write_entities(entities, runtime::entities_of(text, result, model, params));
             json.value(entities.take());
           }
           json.end_array().end_object();

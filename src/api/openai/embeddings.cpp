@@ -6,11 +6,11 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
-#include "api/common/long_input.h"
 #include "api/common/model_select.h"
 #include "api/common/task_guard.h"
 #include "api/openai/openai.h"
 #include "model/heads/postprocess.h"
+#include "runtime/long_input.h"
 
 namespace onepass::api::openai {
 
@@ -81,7 +81,8 @@ void handle_embeddings(Call& call) {
   request.model = model.name;
   request.output = runtime::OutputKind::kPooled;
   request.truncate = call.options.auto_truncate;
-  apply_long_input({}, call.options, std::nullopt, request);  // --long-input; ids never chunk
+  runtime::apply_long_input({}, call.options.long_input, std::nullopt,
+                            request);  // --long-input; ids never chunk
   if (input->is_string()) {
     runtime::InferenceItem item;
     item.text = input->get<std::string>();

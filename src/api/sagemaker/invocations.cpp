@@ -57,7 +57,8 @@ void classify(Call& call, const runtime::ModelDescription& model, const ToolkitP
   request.truncate = params.truncate.value_or(call.options.auto_truncate);
   if (params.strategy) request.truncation_strategy = *params.strategy;
   request.max_length = params.max_length;
-  apply_long_input(parse_long_input(payload.parameters), call.options, params.truncate, request);
+  runtime::apply_long_input(parse_long_input(payload.parameters), call.options.long_input,
+                            params.truncate, request);
   const ScoreFunction function = params.function.value_or(default_score_function(model));
   const InputShape shape = inputs.shape;
   submit_and_reply(
@@ -114,7 +115,8 @@ void zero_shot(Call& call, const runtime::ModelDescription& model, const Toolkit
   for (auto& item : inputs.items) sequences->push_back(std::move(item.text));
   check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
-  apply_long_input(parse_long_input(payload.parameters), call.options, std::nullopt, request);
+  runtime::apply_long_input(parse_long_input(payload.parameters), call.options.long_input,
+                            std::nullopt, request);
   // One text gets one {sequence, labels, scores} object on both routes, as the pipeline answers
   // it: @huggingface/inference and huggingface_hub read "labels" and "scores" from an object.
   const bool list = inputs.is_list();
@@ -141,7 +143,8 @@ void feature_extraction(Call& call, const runtime::ModelDescription& model,
       flavor == Flavor::kInferenceApi ? runtime::OutputKind::kPooled : runtime::OutputKind::kTokens;
   request.truncate = params.truncate.value_or(call.options.auto_truncate);
   request.max_length = params.max_length;
-  apply_long_input(parse_long_input(payload.parameters), call.options, params.truncate, request);
+  runtime::apply_long_input(parse_long_input(payload.parameters), call.options.long_input,
+                            params.truncate, request);
   const bool list = inputs.is_list();
   // The Inference API runs a sentence-transformers folder's encode(): unit vectors when its
   // modules end in Normalize.
@@ -177,7 +180,7 @@ void token_classification(Call& call, const runtime::ModelDescription& model,
   TextInputs inputs = parse_text_inputs(payload.inputs, false);
   check_batch_size(inputs.items.size(), call.options.max_client_batch_size);
   const ClassifyParameters truncation = parse_classify_parameters(payload.parameters);
-  const TokenClassificationParameters params =
+  const runtime::TokenClassificationOptions params =
       parse_token_classification_parameters(payload.parameters);
   std::vector<std::string> texts;
   for (auto& item : inputs.items) texts.push_back(std::move(item.text));
@@ -187,16 +190,16 @@ void token_classification(Call& call, const runtime::ModelDescription& model,
   request.model = model.name;
   request.truncate = truncation.truncate.value_or(call.options.auto_truncate);
   request.max_length = truncation.max_length;
-  auto plan = std::make_shared<std::vector<TokenClassificationText>>(
-      add_token_classification_items(call.service, model, std::move(texts), params, limit,
-                                     call.options.max_client_batch_size, request));
+  auto plan = std::make_shared<std::vector<runtime::TokenClassificationText>>(
+      runtime::add_token_classification_items(call.service, model, std::move(texts), params, limit,
+                                              call.options.max_client_batch_size, request));
   const bool list = inputs.is_list();
   submit_and_reply(call.service, std::move(request), call.reply,
                    [model, params, plan, list](runtime::InferenceResult& result) {
                      JsonWriter json;
                      if (list) json.begin_array();
                      for (const auto& text : *plan)
-                       write_entities(json, entities_of(text, result, model, params));
+                       write_entities(json, runtime::entities_of(text, result, model, params));
                      if (list) json.end_array();
                      return json_response(json.take());
                    });
@@ -208,22 +211,22 @@ void token_classification(Call& call, const runtime::ModelDescription& model,
 void question_answering(Call& call, const runtime::ModelDescription& model,
                         const ToolkitPayload& payload) {
   bool list = false;
-  std::vector<Question> questions = parse_questions(payload.inputs, list);
+  std::vector<runtime::Question> questions = parse_questions(payload.inputs, list);
   list = list && questions.size() > 1;
   check_batch_size(questions.size(), call.options.max_client_batch_size);
-  const QuestionAnsweringParameters params =
+  const runtime::QuestionAnsweringOptions params =
       parse_question_answering_parameters(payload.parameters);
   runtime::InferenceRequest request;
   request.model = model.name;
-  auto plans = std::make_shared<std::vector<QuestionPlan>>(
-      add_question_answering_items(call.service, model, std::move(questions), params,
-                                   call.options.max_client_batch_size, request));
+  auto plans = std::make_shared<std::vector<runtime::QuestionPlan>>(
+      runtime::add_question_answering_items(call.service, model, std::move(questions), params,
+                                            call.options.max_client_batch_size, request));
   submit_and_reply(call.service, std::move(request), call.reply,
                    [params, plans, list](runtime::InferenceResult& result) {
                      JsonWriter json;
                      if (list) json.begin_array();
                      for (const auto& plan : *plans)
-                       write_answers(json, answers_of(plan, result, params));
+                       write_answers(json, runtime::answers_of(plan, result, params));
                      if (list) json.end_array();
                      return json_response(json.take());
                    });

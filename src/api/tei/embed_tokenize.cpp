@@ -60,7 +60,8 @@ void handle_embed(Call& call) {
           "dimensions");
     request.embedding.dimensions = static_cast<std::size_t>(*d);
   }
-  apply_long_input(parse_long_input(body), call.options, get_bool(body, "truncate"), request);
+  runtime::apply_long_input(parse_long_input(body), call.options.long_input,
+                            get_bool(body, "truncate"), request);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
                    [received](runtime::InferenceResult& result) {
@@ -181,7 +182,7 @@ void handle_zero_shot(Call& call) {
   for (const auto& label : spec.labels) require_non_empty(label, "candidate_labels");
   check_zero_shot_inputs(*sequences, spec, model, call.options.max_client_batch_size);
   auto request = expand_zero_shot(*sequences, spec, model.name);
-  apply_long_input(parse_long_input(body), call.options, std::nullopt, request);
+  runtime::apply_long_input(parse_long_input(body), call.options.long_input, std::nullopt, request);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
                    [model, spec, sequences, is_list, received](runtime::InferenceResult& result) {

@@ -74,7 +74,8 @@ void handle_predict(Call& call) {
     bad_predict_inputs();
   }
   parse_truncation(body, call.options, request);
-  apply_long_input(parse_long_input(body), call.options, get_bool(body, "truncate"), request);
+  runtime::apply_long_input(parse_long_input(body), call.options.long_input,
+                            get_bool(body, "truncate"), request);
   const bool raw_scores = get_bool(body, "raw_scores").value_or(false);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,

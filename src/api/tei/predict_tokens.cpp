@@ -37,22 +37,22 @@ void handle_predict_tokens(Call& call) {
   require_task(model, runtime::bits_of({runtime::ModelTask::kTokenClassifier}), "/predict_tokens");
   bool is_list = false;
   auto texts = parse_string_inputs(body, call.options, is_list);
-  const TokenClassificationParameters params =
+  const runtime::TokenClassificationOptions params =
       parse_token_classification_parameters(pipeline_parameters(body));
   runtime::InferenceRequest request;
   request.model = model.name;
   parse_truncation(body, call.options, request);
-  auto plan = std::make_shared<std::vector<TokenClassificationText>>(
-      add_token_classification_items(call.service, model, std::move(texts), params,
-                                     static_cast<std::size_t>(model.max_input_length),
-                                     call.options.max_client_batch_size, request));
+  auto plan = std::make_shared<std::vector<runtime::TokenClassificationText>>(
+      runtime::add_token_classification_items(call.service, model, std::move(texts), params,
+                                              static_cast<std::size_t>(model.max_input_length),
+                                              call.options.max_client_batch_size, request));
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
                    [model, params, plan, is_list, received](runtime::InferenceResult& result) {
                      JsonWriter json;
                      if (is_list) json.begin_array();
                      for (const auto& text : *plan)
-                       write_entities(json, entities_of(text, result, model, params));
+                       write_entities(json, runtime::entities_of(text, result, model, params));
                      if (is_list) json.end_array();
                      auto response = json_response(json.take());
                      response.headers = timing_headers(result, received);
