@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "model/encoder.h"
 #include "weights/config.h"
@@ -25,6 +26,21 @@ struct ArchitectureFamily {
   std::unique_ptr<Encoder> (*load)(const weights::ModelConfig& config, weights::WeightStore store,
                                    const LoadOptions& options);
 };
+
+// ArchitectureFamily::load for a family whose encoder class is built from its own config class
+// (`to_config`: the shared config read as the family's, e.g. bert_config), the weights and the
+// options, as every family's is.
+template <typename EncoderClass, auto to_config>
+std::unique_ptr<Encoder> load_family_encoder(const weights::ModelConfig& config,
+                                             weights::WeightStore store,
+                                             const LoadOptions& options) {
+  return std::make_unique<EncoderClass>(to_config(config), std::move(store), options);
+}
+
+// The shared config as it is, for a family with no config class of its own (DistilBERT).
+inline const weights::ModelConfig& shared_config(const weights::ModelConfig& config) {
+  return config;
+}
 
 // A class name config.json's "architectures" can hold, e.g. "BertForSequenceClassification".
 struct Architecture {

@@ -19,6 +19,7 @@
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_base.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/layers/positions.h"
@@ -31,36 +32,27 @@ namespace {
 using weights::ModelConfig;
 using weights::WeightStore;
 
-class BertEncoder final : public Encoder {
+class BertEncoder final : public EncoderBase {
  public:
   BertEncoder(const BertConfig& config, WeightStore store, const LoadOptions& options);
-  const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              tensor::ScratchArena& arena) const;
 
-  WeightStore store_;  // owns the mapping every weight pointer below points into
-  ModelInfo info_;
   bool roberta_positions_ = false;
   int pad_token_id_ = 0;
-  int threads_ = 0;
   std::int64_t intermediate_size_ = 0;
   const float* word_embeddings_ = nullptr;        // [vocab_size, hidden]
   const float* position_embeddings_ = nullptr;    // [max_position_embeddings, hidden]
   const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
   LayerNormWeights embedding_norm_;
   std::vector<BertLayer> layers_;
-  EncoderHeads task_heads_;
-  mutable tensor::ArenaPool arenas_;
 };
 
 BertEncoder::BertEncoder(const BertConfig& config, WeightStore store, const LoadOptions& options)
-    : store_(std::move(store)),
-      threads_(options.threads),
-      intermediate_size_(config.intermediate_size) {
-  info_ = describe_checkpoint(config);
+    : EncoderBase(config, std::move(store), options), intermediate_size_(config.intermediate_size) {
   const bool roberta = find_architecture(info_.architecture)->roberta_code;
   const bool classifier = info_.head != HeadKind::kBaseModel;
   if (config.position_embedding_type != "absolute") {
@@ -171,10 +163,7 @@ void BertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& o
 
 const ArchitectureFamily kBertFamily = {
     &read_bert_family_config,
-    [](const ModelConfig& config, WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<BertEncoder>(bert_config(config), std::move(store), options);
-    },
+    &load_family_encoder<BertEncoder, &bert_config>,
 };
 
 }  // namespace onepass::model

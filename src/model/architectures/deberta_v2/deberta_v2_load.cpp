@@ -261,11 +261,7 @@ void Model::load_layer(const DebertaV2Config& c, int index, const float* rel,
 
 const ArchitectureFamily kDebertaV2Family = {
     &read_deberta_v2_family_config,
-    [](const weights::ModelConfig& config, weights::WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<deberta_v2::Model>(deberta_v2_config(config), std::move(store),
-                                                 options);
-    },
+    &load_family_encoder<deberta_v2::Model, &deberta_v2_config>,
 };
 
 }  // namespace onepass::model

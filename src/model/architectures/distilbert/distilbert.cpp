@@ -18,6 +18,7 @@
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_base.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/precision_check.h"
@@ -29,31 +30,22 @@ namespace {
 using weights::ModelConfig;
 using weights::WeightStore;
 
-class DistilBertEncoder final : public Encoder {
+class DistilBertEncoder final : public EncoderBase {
  public:
   DistilBertEncoder(const ModelConfig& config, WeightStore store, const LoadOptions& options);
-  const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
-  WeightStore store_;  // owns the mapping every weight pointer below points into
-  ModelInfo info_;
-  int threads_ = 0;
   std::int64_t intermediate_size_ = 0;
   const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
   const float* position_embeddings_ = nullptr;  // [max_position_embeddings, hidden]
   LayerNormWeights embedding_norm_;
   std::vector<BertLayer> layers_;
-  EncoderHeads task_heads_;
-  mutable tensor::ArenaPool arenas_;
 };
 
 DistilBertEncoder::DistilBertEncoder(const ModelConfig& config, WeightStore store,
                                      const LoadOptions& options)
-    : store_(std::move(store)),
-      threads_(options.threads),
-      intermediate_size_(config.intermediate_size) {
-  info_ = describe_checkpoint(config);
+    : EncoderBase(config, std::move(store), options), intermediate_size_(config.intermediate_size) {
   // The task models nest the encoder under "distilbert."; DistilBertModel is saved without a
   // prefix, though some checkpoints carry one anyway.
   std::string base = "distilbert.";
@@ -120,10 +112,7 @@ void DistilBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
 
 const ArchitectureFamily kDistilBertFamily = {
     &read_distilbert_family_config,
-    [](const ModelConfig& config, WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<DistilBertEncoder>(config, std::move(store), options);
-    },
+    &load_family_encoder<DistilBertEncoder, &shared_config>,
 };
 
 }  // namespace onepass::model

@@ -22,6 +22,7 @@
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_base.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/precision_check.h"
@@ -33,19 +34,15 @@ namespace {
 using weights::ModelConfig;
 using weights::WeightStore;
 
-class ElectraEncoder final : public Encoder {
+class ElectraEncoder final : public EncoderBase {
  public:
   ElectraEncoder(const ElectraConfig& config, WeightStore store, const LoadOptions& options);
-  const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
   void embed(std::span<const SequenceInput> batch, const std::size_t* offsets, float* x,
              tensor::ScratchArena& arena) const;
 
-  WeightStore store_;  // owns the mapping every weight pointer below points into
-  ModelInfo info_;
-  int threads_ = 0;
   std::int64_t embedding_size_ = 0;
   std::int64_t intermediate_size_ = 0;
   const float* word_embeddings_ = nullptr;        // [vocab_size, embedding_size]
@@ -55,17 +52,13 @@ class ElectraEncoder final : public Encoder {
   bool project_ = false;                          // embedding_size != hidden_size
   kernels::Linear embeddings_project_;            // [hidden, embedding_size]
   std::vector<BertLayer> layers_;
-  EncoderHeads task_heads_;
-  mutable tensor::ArenaPool arenas_;
 };
 
 ElectraEncoder::ElectraEncoder(const ElectraConfig& config, WeightStore store,
                                const LoadOptions& options)
-    : store_(std::move(store)),
-      threads_(options.threads),
+    : EncoderBase(config, std::move(store), options),
       embedding_size_(config.embedding_size),
       intermediate_size_(config.intermediate_size) {
-  info_ = describe_checkpoint(config);
   const bool sequence_head = info_.head == HeadKind::kSequenceClassification;
   const bool token_head = per_token_head(info_.head);
   if (config.position_embedding_type != "absolute") {
@@ -162,10 +155,7 @@ void ElectraEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput
 
 const ArchitectureFamily kElectraFamily = {
     &read_electra_family_config,
-    [](const ModelConfig& config, WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<ElectraEncoder>(electra_config(config), std::move(store), options);
-    },
+    &load_family_encoder<ElectraEncoder, &electra_config>,
 };
 
 }  // namespace onepass::model

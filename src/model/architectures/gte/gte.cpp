@@ -26,6 +26,7 @@
 #include "model/architectures/gte/gte_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_base.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/layers/post_attention.h"
@@ -40,16 +41,12 @@ using kernels::Activation;
 using weights::ModelConfig;
 using weights::WeightStore;
 
-class GteEncoder final : public Encoder {
+class GteEncoder final : public EncoderBase {
  public:
   GteEncoder(const GteConfig& config, WeightStore store, const LoadOptions& options);
-  const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
-  WeightStore store_;  // owns the mapping every weight pointer below points into
-  ModelInfo info_;
-  int threads_ = 0;
   RotaryLayerShape shape_;
   const float* word_embeddings_ = nullptr;        // [vocab_size, hidden]
   const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
@@ -58,19 +55,15 @@ class GteEncoder final : public Encoder {
   // then the gate), mlp.down_proj, mlp_ln.
   std::vector<RotaryLayer> layers_;
   RotaryTable rotary_;
-  EncoderHeads task_heads_;
-  mutable tensor::ArenaPool arenas_;
 };
 
 GteEncoder::GteEncoder(const GteConfig& config, WeightStore store, const LoadOptions& options)
-    : store_(std::move(store)),
-      threads_(options.threads),
+    : EncoderBase(config, std::move(store), options),
       shape_{config.num_attention_heads, config.head_dim(), config.intermediate_size,
              /*gated_mlp=*/true,
              kernels::attention_precision(options.precision, kernels::AttentionKind::kStandard,
                                           config.head_dim())
                  .bf16_scores} {
-  info_ = describe_checkpoint(config);
   const bool task_model = info_.head != HeadKind::kBaseModel;
   // Task models nest the encoder under "new."; NewModel is saved without a prefix.
   std::string base = "new.";
@@ -145,10 +138,7 @@ void GteEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& ou
 
 const ArchitectureFamily kGteFamily = {
     &read_gte_family_config,
-    [](const ModelConfig& config, WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<GteEncoder>(gte_config(config), std::move(store), options);
-    },
+    &load_family_encoder<GteEncoder, &gte_config>,
 };
 
 }  // namespace onepass::model

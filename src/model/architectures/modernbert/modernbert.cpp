@@ -30,6 +30,7 @@
 #include "model/architectures/architectures.h"
 #include "model/architectures/modernbert/modernbert_config.h"
 #include "model/batch_check.h"
+#include "model/layers/encoder_base.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/layers/post_attention.h"
@@ -68,10 +69,9 @@ struct ModernBertScratch {
   float* attention = nullptr;     // kernels::self_attention_scratch_floats
 };
 
-class ModernBertEncoder final : public Encoder {
+class ModernBertEncoder final : public EncoderBase {
  public:
   ModernBertEncoder(const ModernBertConfig& config, WeightStore store, const LoadOptions& options);
-  const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
@@ -87,9 +87,6 @@ class ModernBertEncoder final : public Encoder {
   void pool_sequences(const float* x, const std::size_t* offsets, std::size_t num_seqs,
                       float* pooled) const;
 
-  WeightStore store_;  // owns the mapping every weight pointer below points into
-  ModelInfo info_;
-  int threads_ = 0;
   std::int64_t heads_ = 0;
   std::int64_t head_dim_ = 0;
   std::int64_t intermediate_size_ = 0;
@@ -108,13 +105,11 @@ class ModernBertEncoder final : public Encoder {
   LayerNormWeights head_norm_;
   kernels::Linear classifier_;  // [num_labels, hidden]
   MaskedLmHead masked_lm_;      // ModernBertForMaskedLM: head, then decoder
-  mutable tensor::ArenaPool arenas_;
 };
 
 ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore store,
                                      const LoadOptions& options)
-    : store_(std::move(store)),
-      threads_(options.threads),
+    : EncoderBase(config, std::move(store), options),
       heads_(config.num_attention_heads),
       head_dim_(config.head_dim()),
       intermediate_size_(config.intermediate_size),
@@ -122,7 +117,6 @@ ModernBertEncoder::ModernBertEncoder(const ModernBertConfig& config, WeightStore
                           options.precision, kernels::AttentionKind::kStandard, config.head_dim())
                           .bf16_scores),
       mean_pooling_(config.classifier_pooling == "mean") {
-  info_ = describe_checkpoint(config);
   const bool task_model = info_.head != HeadKind::kBaseModel;
   // Task models nest the encoder under "model."; ModernBertModel is saved without a prefix.
   std::string base = "model.";
@@ -314,11 +308,7 @@ void ModernBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
 
 const ArchitectureFamily kModernBertFamily = {
     &read_modernbert_family_config,
-    [](const ModelConfig& config, WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<ModernBertEncoder>(modernbert_config(config), std::move(store),
-                                                 options);
-    },
+    &load_family_encoder<ModernBertEncoder, &modernbert_config>,
 };
 
 }  // namespace onepass::model

@@ -26,6 +26,7 @@
 #include "model/batch_check.h"
 #include "model/layers/bert_layer.h"
 #include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_base.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/masked_lm_head.h"
 #include "model/layers/positions.h"
@@ -64,16 +65,12 @@ int relative_bucket(std::int64_t key_minus_query) {
   return bucket + std::min(kHalf - 1, kExact + static_cast<int>(scaled));
 }
 
-class MpnetEncoder final : public Encoder {
+class MpnetEncoder final : public EncoderBase {
  public:
   MpnetEncoder(const MpnetConfig& config, WeightStore store, const LoadOptions& options);
-  const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
-  WeightStore store_;  // owns the mapping every weight pointer below points into
-  ModelInfo info_;
-  int threads_ = 0;
   std::int64_t intermediate_size_ = 0;
   const float* word_embeddings_ = nullptr;      // [vocab_size, hidden]
   const float* position_embeddings_ = nullptr;  // [max_position_embeddings, hidden]
@@ -83,15 +80,10 @@ class MpnetEncoder final : public Encoder {
   // once at load: the layers read it in place.
   std::vector<float> distance_bias_;
   kernels::DistanceBias bias_view_;
-  EncoderHeads task_heads_;
-  mutable tensor::ArenaPool arenas_;
 };
 
 MpnetEncoder::MpnetEncoder(const MpnetConfig& config, WeightStore store, const LoadOptions& options)
-    : store_(std::move(store)),
-      threads_(options.threads),
-      intermediate_size_(config.intermediate_size) {
-  info_ = describe_checkpoint(config);
+    : EncoderBase(config, std::move(store), options), intermediate_size_(config.intermediate_size) {
   const bool classifier = info_.head != HeadKind::kBaseModel;
   // Task models nest the encoder under "mpnet."; MPNetModel is saved without a prefix, though
   // some checkpoints carry one anyway.
@@ -177,10 +169,7 @@ void MpnetEncoder::forward(std::span<const SequenceInput> batch, ForwardOutput& 
 
 const ArchitectureFamily kMpnetFamily = {
     &read_mpnet_family_config,
-    [](const ModelConfig& config, WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<MpnetEncoder>(mpnet_config(config), std::move(store), options);
-    },
+    &load_family_encoder<MpnetEncoder, &mpnet_config>,
 };
 
 }  // namespace onepass::model

@@ -22,6 +22,7 @@
 #include "model/architectures/nomic_bert/nomic_bert_config.h"
 #include "model/batch_check.h"
 #include "model/layers/bert_stack_pass.h"
+#include "model/layers/encoder_base.h"
 #include "model/layers/encoder_heads.h"
 #include "model/layers/post_attention.h"
 #include "model/layers/rotary_layer.h"
@@ -35,16 +36,12 @@ using kernels::Activation;
 using weights::ModelConfig;
 using weights::WeightStore;
 
-class NomicBertEncoder final : public Encoder {
+class NomicBertEncoder final : public EncoderBase {
  public:
   NomicBertEncoder(const NomicBertConfig& config, WeightStore store, const LoadOptions& options);
-  const ModelInfo& info() const override { return info_; }
   void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override;
 
  private:
-  WeightStore store_;  // owns the mapping every weight pointer below points into
-  ModelInfo info_;
-  int threads_ = 0;
   RotaryLayerShape shape_;
   const float* word_embeddings_ = nullptr;        // [vocab_size, hidden]
   const float* token_type_embeddings_ = nullptr;  // [type_vocab_size, hidden] or null
@@ -54,21 +51,17 @@ class NomicBertEncoder final : public Encoder {
   std::vector<RotaryLayer> layers_;
   NomicBertRotary rotary_config_;
   RotaryTable rotary_;  // rotary_emb_base: every sequence that rotary_config_ does not scale
-  EncoderHeads task_heads_;
-  mutable tensor::ArenaPool arenas_;
 };
 
 NomicBertEncoder::NomicBertEncoder(const NomicBertConfig& config, WeightStore store,
                                    const LoadOptions& options)
-    : store_(std::move(store)),
-      threads_(options.threads),
+    : EncoderBase(config, std::move(store), options),
       shape_{config.num_attention_heads, config.head_dim(), config.intermediate_size,
              config.gated_mlp,
              kernels::attention_precision(options.precision, kernels::AttentionKind::kStandard,
                                           config.head_dim())
                  .bf16_scores},
       rotary_config_(config.rotary) {
-  info_ = describe_checkpoint(config);
   const bool task_model = info_.head != HeadKind::kBaseModel;
   // Task models nest the encoder under "bert."; NomicBertModel is saved without a prefix.
   std::string base = "bert.";
@@ -154,11 +147,7 @@ void NomicBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOutp
 
 const ArchitectureFamily kNomicBertFamily = {
     &read_nomic_bert_family_config,
-    [](const ModelConfig& config, WeightStore store,
-       const LoadOptions& options) -> std::unique_ptr<Encoder> {
-      return std::make_unique<NomicBertEncoder>(nomic_bert_config(config), std::move(store),
-                                                options);
-    },
+    &load_family_encoder<NomicBertEncoder, &nomic_bert_config>,
 };
 
 }  // namespace onepass::model
