@@ -1,6 +1,6 @@
 // Shared by the API fuzz targets: sends fuzz bytes through the real api::Api (routing, model
 // selection, the dialect's decoder and validation, submit, the completion's encoder and the
-// error mapping) over FuzzService, and checks what must hold for any request:
+// error mapping) over the fake service (fake_service.h), and checks what must hold for any request:
 //   - exactly one answer, after the service's completions ran;
 //   - a status from docs/api.md's error classes, never 500 (an internal error on client input is a
 //     bug: a decoder let an exception escape, or an encoder met a result it did not expect);
@@ -10,7 +10,8 @@
 //   - header names and values without CR, LF or NUL (no response splitting).
 //
 // Compiled once (api_fuzz_common.cpp, library onepass_api_fuzz_support) rather than in each of
-// the targets: the harness and FuzzService were most of every target's compile.
+// the targets, as the fake service is (onepass_api_fake_service): they were most of every
+// target's compile.
 #pragma once
 
 #include <cstddef>
