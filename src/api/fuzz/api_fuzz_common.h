@@ -9,9 +9,9 @@
 //   - an error body under 1 KiB: client text is quoted as a short prefix, never echoed whole;
 //   - header names and values without CR, LF or NUL (no response splitting).
 //
-// Compiled once (api_fuzz_common.cpp, library onepass_api_fuzz_support) rather than in each of
-// the targets, as the fake service is (onepass_api_fake_service): they were most of every
-// target's compile.
+// Compiled once with the fake service (api_fuzz_common.cpp, library onepass_api_fuzz_support)
+// rather than in each of the targets: the harness and the fake were most of every target's
+// compile.
 #pragma once
 
 #include <cstddef>
