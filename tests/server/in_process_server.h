@@ -6,10 +6,12 @@
 #include <thread>
 
 #include "api/api.h"
-#include "fake_service.h"
+#include "api/fuzz/fake_service.h"
 #include "http/server.h"
 
 namespace onepass::testing {
+
+using api::fuzzing::FakeService;
 
 class InProcessServer {
  public:

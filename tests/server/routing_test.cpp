@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "api/api.h"
-#include "fake_service.h"
+#include "api/fuzz/fake_service.h"
 
 namespace onepass::testing {
 namespace {
+
+using api::fuzzing::FakeService;
 
 class RoutingTest : public ::testing::Test {
  protected:

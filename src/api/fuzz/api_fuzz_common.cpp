@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "api/fuzz/api_fuzz_endpoint.h"
-#include "api/fuzz/fuzz_service.h"
+#include "api/fuzz/fake_service.h"
+#include "api/fuzz/planted_folders.h"
 
 namespace onepass::api::fuzzing {
 namespace {
@@ -90,11 +91,31 @@ void check_response(const http::Response& response) {
     fail("an nlohmann exception leaked into the error message", response);
 }
 
+namespace {
+
+// The fake service as the fuzzer needs it: single-threaded (completions run in exchange()), small
+// limits the fuzzer reaches, loads that read a folder with the real readers and register
+// nothing, so that no input changes what the next one meets.
+FakeServiceOptions fuzz_service_options(const std::vector<std::string>& models) {
+  FakeServiceOptions options;
+  options.models = models;
+  options.limits.hidden_size = 8;
+  options.limits.max_tokens = 32;
+  options.limits.max_input_bytes = 512;
+  options.workers = 0;
+  options.read_folder = read_model_folder;
+  options.fixed_models = true;
+  options.nan_marker = false;
+  return options;
+}
+
+}  // namespace
+
 Endpoint::Endpoint(const std::vector<std::string>& models, ApiOptions options)
-    : service(std::make_unique<FuzzService>(models)),
+    : service(std::make_unique<FakeService>(fuzz_service_options(models))),
       api(std::make_unique<Api>(*service, std::move(options))) {}
 
-// Here, where FuzzService is complete.
+// Here, where FakeService is complete.
 Endpoint::~Endpoint() = default;
 
 http::Response Endpoint::exchange(http::Request request) {
@@ -113,7 +134,7 @@ http::Response Endpoint::exchange(http::Request request) {
 ApiOptions fuzz_options() {
   ApiOptions options;
   options.max_client_batch_size = 8;       // small, so the fuzzer reaches the limit
-  options.enable_model_management = true;  // FuzzService reads folders, registers nothing
+  options.enable_model_management = true;  // the fake reads folders, registers nothing
   return options;
 }
 

@@ -1,6 +1,6 @@
 // Shared by the API fuzz targets: sends fuzz bytes through the real api::Api (routing, model
 // selection, the dialect's decoder and validation, submit, the completion's encoder and the
-// error mapping) over FuzzService, and checks what must hold for any request:
+// error mapping) over the fake service (fake_service.h), and checks what must hold for any request:
 //   - exactly one answer, after the service's completions ran;
 //   - a status from docs/api.md's error classes, never 500 (an internal error on client input is a
 //     bug: a decoder let an exception escape, or an encoder met a result it did not expect);
@@ -9,8 +9,9 @@
 //   - an error body under 1 KiB: client text is quoted as a short prefix, never echoed whole;
 //   - header names and values without CR, LF or NUL (no response splitting).
 //
-// Compiled once (api_fuzz_common.cpp, library onepass_api_fuzz_support) rather than in each of
-// the targets: the harness and FuzzService were most of every target's compile.
+// Compiled once with the fake service (api_fuzz_common.cpp, library onepass_api_fuzz_support)
+// rather than in each of the targets: the harness and the fake were most of every target's
+// compile.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// One api::Api over one FuzzService, for the fuzz targets that build their own requests (the raw
-// HTTP path); the JSON route targets use post_to_each_task (api_fuzz_common.h).
+// One api::Api over one FakeService (fake_service.h), for the fuzz targets that build their own
+// requests (the raw HTTP path); the JSON route targets use post_to_each_task (api_fuzz_common.h).
 #pragma once
 
 #include <memory>
@@ -11,13 +11,13 @@
 
 namespace onepass::api::fuzzing {
 
-class FuzzService;
+class FakeService;
 
 // Api's options for fuzzing: a small client batch, model management on.
 ApiOptions fuzz_options();
 
 struct Endpoint {
-  std::unique_ptr<FuzzService> service;
+  std::unique_ptr<FakeService> service;
   std::unique_ptr<Api> api;
 
   Endpoint(const std::vector<std::string>& models, ApiOptions options);

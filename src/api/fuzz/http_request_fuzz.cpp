@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as what a client sends on one connection before closing it.
 // They go through the server's own wire rules (http/wire.h: the Beast parser with the server's
 // limits, the header checks, the read-error statuses), then api::Api's routing, authentication,
-// model selection and dialects over a FuzzService, and each answer goes back through the
+// model selection and dialects over a FakeService, and each answer goes back through the
 // server's response writer. No socket: the bytes are fed to the parser the way the server's
 // reads feed it, pipelined requests included. Checked for every answer: api_fuzz_common.h's
 // rules, and that the bytes on the wire parse back as exactly one HTTP response with the same

@@ -1,5 +1,5 @@
 // Model folders planted for the multi-model fuzz targets (POST /models), and the read of a
-// folder that FuzzService's load_model performs in place of a real load.
+// folder that the fake service's load_model performs in place of a real load.
 //
 // The folders hold what an operator's storage (or an attacker who can write to it) may hold:
 // a config.json that is a named pipe, a link to /dev/zero, a directory, a dangling link, a

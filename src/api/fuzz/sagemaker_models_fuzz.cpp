@@ -1,6 +1,6 @@
 // libFuzzer target: SageMaker multi-model POST /models request bodies (model name and folder
 // checks, the load's error mapping), against model folders planted under kPlantedRoot
-// (planted_folders.h) that FuzzService reads as a load would. Besides the rules every answer
+// (planted_folders.h) that the fake service reads as a load would. Besides the rules every answer
 // keeps (api_fuzz_common.h): a planted hostile folder is refused with 400 or 404, at once.
 #include <nlohmann/json.hpp>
 #include <string>
