@@ -134,5 +134,21 @@ TEST(Cli, BadFlagsAreOneLineErrors) {
   EXPECT_EQ(onepass("bench report /nonexistent.json").exit_code, 2);
 }
 
+TEST(Cli, BadSageMakerFlagsSayWhatIsWrong) {
+  // All refused before any credential lookup or request.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bench --sagemaker-endpoint bad_name", "not a SageMaker endpoint name"},
+      {"bench --sagemaker-endpoint a --endpoint http://127.0.0.1:1", "bench compare"},
+      {"bench compare --sagemaker-endpoint nameless", "--sagemaker-endpoint NAME=VALUE"},
+      {"bench compare --sagemaker-endpoint a=-x", "not a SageMaker endpoint name"},
+      {"bench compare --region eu-west-1", "--sagemaker-endpoint NAME=ENDPOINT"},
+  };
+  for (const auto& [args, words] : cases) {
+    const CliResult run = onepass(args);
+    EXPECT_EQ(run.exit_code, 2) << args;
+    EXPECT_NE(run.err.find(words), std::string::npos) << args << ": " << run.err;
+  }
+}
+
 }  // namespace
 }  // namespace onepass::bench::testing
