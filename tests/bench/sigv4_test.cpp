@@ -1,6 +1,6 @@
 // onepass's SigV4 signer against two oracles: the published SigV4 test suite (canonical request,
 // string to sign, Authorization) and SageMaker requests signed by the AWS SDK's own signer
-// (@smithy/signature-v4; the goldens are re-checked against it by the sigv4_goldens client test).
+// (@smithy/signature-v4; the goldens are re-checked against it by the sagemaker client test).
 #include "aws/sigv4.h"
 
 #include <gtest/gtest.h>

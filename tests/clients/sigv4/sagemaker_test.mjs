@@ -5,16 +5,21 @@
 // SageMaker endpoint and a URL; throttling retried and counted; a rejected signature, an
 // unknown endpoint, an expired token and clock skew stopping the run with exit code 2; and no
 // secret or token in stdout, stderr or the results JSON.
-// usage: node sagemaker_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR
+// First, the signing goldens and published suite cases sigv4_test.cpp holds onepass to are
+// re-signed by the SDK's signer (goldens.mjs), so that they cannot drift from it.
+// usage: node sagemaker_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR SIGV4_GOLDENS_JSON
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { checkGoldens, checkSuite } from "./goldens.mjs";
 import { check, startServe } from "./serve.mjs";
 import { startSageMakerRuntime } from "./sagemaker_runtime.mjs";
 
-const [binary, models] = process.argv.slice(2);
+const [binary, models, goldens] = process.argv.slice(2);
+await checkGoldens(goldens);
+await checkSuite(join(dirname(goldens), "aws-sig-v4-test-suite.json"));
 const dir = mkdtempSync(join(tmpdir(), "onepass-sigv4-"));
 const secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
 const token = "IQoJb3JpZ2luX2VjEXAMPLE+session/token==";
