@@ -79,7 +79,7 @@ TEST(Cli, SwappingServerFailsTheCommand) {
   SwapPairs swap([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   FakeServer server([&](const FakeRequest& r) { return swap(r); });
   const CliResult run =
-      onepass("bench --endpoint " + server.url() + " -n 30 --concurrency 4 --no-progress");
+      onepass("bench --endpoint " + server.url() + " -n 12 --concurrency 4 --no-progress");
   EXPECT_EQ(run.exit_code, 3) << run.out;
   EXPECT_NE(run.out.find("CONTENT VERIFICATION FAILED"), std::string::npos);
 }
