@@ -154,7 +154,21 @@ TEST(AwsCredentials, WebIdentityThroughSts) {
   ASSERT_TRUE(c.expiration.has_value());
   EXPECT_EQ(calls.load(), 1);
 
+  // The same role from a profile of the config file (web_identity_token_file + role_arn).
+  env.vars.erase("AWS_WEB_IDENTITY_TOKEN_FILE");
+  env.vars.erase("AWS_ROLE_ARN");
+  env.write(".aws/config",
+            "[profile eks]\nrole_arn = arn:aws:iam::123456789012:role/bench\n"
+            "web_identity_token_file = " +
+                (env.home.path() / "token").string() + "\n");
+  ChainOptions eks;
+  eks.profile = "eks";
+  EXPECT_EQ(default_credential_chain(env.getenv(), eks)->get().access_key_id, "ASIASTS");
+  EXPECT_EQ(calls.load(), 2);
+
   env.write("token", "another.token\n");
+  env.vars["AWS_WEB_IDENTITY_TOKEN_FILE"] = (env.home.path() / "token").string();
+  env.vars["AWS_ROLE_ARN"] = "arn:aws:iam::123456789012:role/bench";
   const std::string message = error_of([&] { default_credential_chain(env.getenv(), {}); });
   EXPECT_NE(message.find("InvalidIdentityToken"), std::string::npos) << message;
   EXPECT_EQ(message.find("another.token"), std::string::npos) << message;
