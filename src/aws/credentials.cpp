@@ -7,8 +7,8 @@ namespace onepass::aws {
 
 std::string Credentials::describe() const {
   std::string out =
-      "key ..." + (access_key_id.size() > 4 ? access_key_id.substr(access_key_id.size() - 4)
-                                            : std::string("?"));
+      "key ..." + (access_key_id.size() >= 4 ? access_key_id.substr(access_key_id.size() - 4)
+                                             : std::string("?"));
   if (!source.empty()) out += " from " + source;
   if (expiration) out += ", expires " + format_iso8601(*expiration);
   return out;
