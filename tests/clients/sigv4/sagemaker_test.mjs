@@ -1,10 +1,10 @@
 // `onepass bench --sagemaker-endpoint` against the loopback SageMaker Runtime stand-in
 // (sagemaker_runtime.mjs), which checks every request's signature with the AWS SDK's signer and
 // forwards it to `onepass serve`: credentials from the environment (with a session token), a
-// shared-files profile and the container credentials endpoint; `bench compare` across a
-// SageMaker endpoint and a URL; throttling retried and counted; a rejected signature, an
-// unknown endpoint, an expired token and clock skew stopping the run with exit code 2; and no
-// secret or token in stdout, stderr or the results JSON.
+// shared-files profile and the container credentials endpoint (fetched again when they near
+// their expiry); `bench compare` across a SageMaker endpoint and a URL; throttling retried and
+// counted; a rejected signature, an unknown endpoint, an expired token and clock skew stopping
+// the run with exit code 2; and no secret or token in stdout, stderr or the results JSON.
 // First, the signing goldens and published suite cases sigv4_test.cpp holds onepass to are
 // re-signed by the SDK's signer (goldens.mjs), so that they cannot drift from it.
 // usage: node sagemaker_test.mjs ONEPASS_BINARY FIXTURE_MODELS_DIR SIGV4_GOLDENS_JSON
@@ -96,23 +96,29 @@ try {
   noSecrets("profile run", r.out, r.err);
 
   // 3. The container credentials endpoint (ECS, EKS Pod Identity) with its authorization token.
-  let containerCalls = 0;
+  let containerCalls = 0, lifetimeMs = 3600e3;
   const credentialsServer = createServer((req, res) => {
     ++containerCalls;
     if (req.headers.authorization !== "pod-identity-token") { res.writeHead(401); return res.end(); }
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ AccessKeyId: "ASIACONTAINERKEY", SecretAccessKey: containerSecret,
-                             Token: containerToken, Expiration: new Date(Date.now() + 3600e3).toISOString() }));
+                             Token: containerToken, Expiration: new Date(Date.now() + lifetimeMs).toISOString() }));
   });
   await new Promise((ok) => credentialsServer.listen(0, "127.0.0.1", ok));
   writeFileSync(`${dir}/pod-token`, "pod-identity-token\n");
-  r = await run(["bench", "--sagemaker-endpoint", "nli", ...quick], {
+  const containerEnv = {
     AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME: runtime.url, AWS_REGION: "us-east-1",
     AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://127.0.0.1:${credentialsServer.address().port}/v1/credentials`,
-    AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: `${dir}/pod-token` });
-  credentialsServer.close();
+    AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: `${dir}/pod-token` };
+  r = await run(["bench", "--sagemaker-endpoint", "nli", ...quick], containerEnv);
   check(r.code === 0 && containerCalls === 1, `container credentials: exit ${r.code}, ${containerCalls} calls: ${r.err}`);
   noSecrets("container run", r.out, r.err);
+  // Credentials inside the 5-minute refresh window are fetched again before a request is signed.
+  containerCalls = 0;
+  lifetimeMs = 4 * 60e3;
+  r = await run(["bench", "--sagemaker-endpoint", "nli", ...quick], containerEnv);
+  check(r.code === 0 && containerCalls > 12, `refreshed: exit ${r.code}, ${containerCalls} calls: ${r.err}`);
+  credentialsServer.close();
 
   // 4. compare: a SageMaker endpoint beside a plain URL, the same workload, side by side.
   r = await run(["bench", "compare", "--sagemaker-endpoint", "sm=nli", "--endpoint", `direct=${container}`,
