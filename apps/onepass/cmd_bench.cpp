@@ -14,8 +14,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
+#include "apps/onepass/cmd_bench_sagemaker.h"
 #include "apps/onepass/command.h"
+#include "aws/shared_config.h"
 #include "base/error.h"
 #include "bench/bench.h"
 #include "bench/report.h"
@@ -29,8 +32,9 @@ using bench::EndpointSpec;
 using bench::Workload;
 
 struct BenchFlags {
-  std::vector<std::string> endpoints, dialects{"onepass"}, models;
-  std::string name, target_model, target_container, inference_component, api_key;
+  std::vector<std::string> endpoints, sagemaker_endpoints, dialects{"onepass"}, models;
+  std::vector<std::string> target_model, target_container, inference_component;
+  std::string name, api_key, region, profile;
   std::string task = "auto", dataset, request_rate = "inf", burstiness = "1.0";
   std::string sweep_batch, sweep_concurrency, tokenizer_dir, label_names, output;
   std::size_t requests = 100, warmup = 3, concurrency = 1, batch_size = 1, max_len = 512;
@@ -41,19 +45,29 @@ struct BenchFlags {
 
 void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
   app.add_option(
-         "--endpoint", f.endpoints,
-         compare ? "NAME=URL of each endpoint (repeat)" : "base URL, e.g. http://127.0.0.1:8080")
-      ->required();
+      "--endpoint", f.endpoints,
+      compare ? "NAME=URL of each endpoint (repeat)" : "base URL, e.g. http://127.0.0.1:8080");
+  app.add_option("--sagemaker-endpoint", f.sagemaker_endpoints,
+                 compare ? "NAME=ENDPOINT of each SageMaker endpoint (repeat; beside --endpoint)"
+                         : "SageMaker endpoint name: InvokeEndpoint, SigV4-signed");
+  app.add_option("--region", f.region,
+                 "AWS region of the SageMaker endpoints (default: AWS_REGION, "
+                 "AWS_DEFAULT_REGION, the profile's)");
+  app.add_option("--profile", f.profile,
+                 "AWS shared-files profile for credentials and region (wins over the "
+                 "environment's keys)");
   app.add_option(
       "--dialect", f.dialects,
       "onepass|hf|tei|triton|vllm|openai|cohere; in compare mode also NAME=DIALECT per endpoint");
   app.add_option("--model", f.models, "model name for routes and bodies (NAME=MODEL per endpoint)");
   if (!compare) app.add_option("--name", f.name, "endpoint name in the results (default: dialect)");
-  app.add_option("--target-model", f.target_model, "X-Amzn-SageMaker-Target-Model header");
+  const char* per = compare ? " (NAME=VALUE per endpoint)" : "";
+  app.add_option("--target-model", f.target_model,
+                 std::string("X-Amzn-SageMaker-Target-Model header") + per);
   app.add_option("--target-container", f.target_container,
-                 "X-Amzn-SageMaker-Target-Container-Hostname header");
+                 std::string("X-Amzn-SageMaker-Target-Container-Hostname header") + per);
   app.add_option("--inference-component", f.inference_component,
-                 "X-Amzn-SageMaker-Inference-Component header");
+                 std::string("X-Amzn-SageMaker-Inference-Component header") + per);
   app.add_option("--api-key", f.api_key, "sent as Authorization: Bearer KEY");
   app.add_option("--task", f.task,
                  "auto|classify|embed|tokens|sparse|qa (auto: what the endpoint answers; tokens: "
@@ -164,18 +178,27 @@ void attach_tokenizer(const std::string& dir, bench::DialectOptions& options) {
   for (const auto& [index, label] : by_index) options.label_names.push_back(label);
 }
 
+// The value of a per-endpoint flag: in compare mode "NAME=VALUE" entries pick their endpoint
+// and a plain entry is everyone's; a single endpoint takes the last entry as written.
+std::string per_endpoint(const std::vector<std::string>& entries, const std::string& endpoint,
+                         bool compare) {
+  if (entries.empty()) return {};
+  return compare ? value_for(entries, endpoint, "") : entries.back();
+}
+
+std::pair<std::string, std::string> split_named(const std::string& entry, const char* flag) {
+  const auto eq = entry.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size()) {
+    throw Error(ErrorKind::kInvalidArgument,
+                std::string("compare needs ") + flag + " NAME=VALUE, got '" + entry + "'");
+  }
+  return {entry.substr(0, eq), entry.substr(eq + 1)};
+}
+
 std::vector<EndpointSpec> endpoint_specs(const BenchFlags& f, bool compare) {
   bench::DialectOptions common;
   common.pad_to_max = f.pad_to_max;
   common.max_len = f.max_len;
-  if (!f.target_model.empty())
-    common.headers.emplace_back("X-Amzn-SageMaker-Target-Model", f.target_model);
-  if (!f.target_container.empty()) {
-    common.headers.emplace_back("X-Amzn-SageMaker-Target-Container-Hostname", f.target_container);
-  }
-  if (!f.inference_component.empty()) {
-    common.headers.emplace_back("X-Amzn-SageMaker-Inference-Component", f.inference_component);
-  }
   if (!f.api_key.empty()) common.headers.emplace_back("Authorization", "Bearer " + f.api_key);
   if (!f.label_names.empty()) {
     std::stringstream in(f.label_names);
@@ -183,28 +206,58 @@ std::vector<EndpointSpec> endpoint_specs(const BenchFlags& f, bool compare) {
   }
   if (!f.tokenizer_dir.empty()) attach_tokenizer(f.tokenizer_dir, common);
 
-  std::vector<EndpointSpec> specs;
+  if (!compare && f.endpoints.size() + f.sagemaker_endpoints.size() > 1) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "one --endpoint or --sagemaker-endpoint; use `onepass bench compare` for more");
+  }
+  // Each entry: (name, url or SageMaker endpoint name, is SageMaker).
+  std::vector<std::tuple<std::string, std::string, bool>> entries;
   for (const auto& entry : f.endpoints) {
+    if (compare) {
+      auto [name, url] = split_named(entry, "--endpoint");
+      entries.emplace_back(name, url, false);
+    } else {
+      entries.emplace_back("", entry, false);
+    }
+  }
+  for (const auto& entry : f.sagemaker_endpoints) {
+    if (compare) {
+      auto [name, endpoint] = split_named(entry, "--sagemaker-endpoint");
+      entries.emplace_back(name, endpoint, true);
+    } else {
+      entries.emplace_back("", entry, true);
+    }
+  }
+  std::optional<SageMakerAccess> access;
+  std::vector<EndpointSpec> specs;
+  for (const auto& [name, where, is_sagemaker] : entries) {
     EndpointSpec spec;
     spec.options = common;
-    if (compare) {
-      const auto eq = entry.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        throw Error(ErrorKind::kInvalidArgument,
-                    "compare needs --endpoint NAME=URL, got '" + entry + "'");
-      }
-      spec.name = entry.substr(0, eq);
-      spec.url = entry.substr(eq + 1);
-    } else {
-      if (f.endpoints.size() > 1) {
-        throw Error(ErrorKind::kInvalidArgument,
-                    "one --endpoint; use `onepass bench compare` for more");
-      }
-      spec.url = entry;
-    }
+    spec.name = name;
     spec.dialect = value_for(f.dialects, spec.name, "onepass");
     spec.options.model = value_for(f.models, spec.name, "");
     if (!compare) spec.name = f.name.empty() ? spec.dialect : f.name;
+    for (const auto& [header, values] :
+         {std::pair{"X-Amzn-SageMaker-Target-Model", &f.target_model},
+          std::pair{"X-Amzn-SageMaker-Target-Container-Hostname", &f.target_container},
+          std::pair{"X-Amzn-SageMaker-Inference-Component", &f.inference_component}}) {
+      const std::string value = per_endpoint(*values, name, compare);
+      if (!value.empty()) spec.options.headers.emplace_back(header, value);
+    }
+    if (is_sagemaker) {
+      // Validated before any credential lookup: a typo is the user's, not AWS's.
+      spec.url = bench::sagemaker_endpoint_url(aws::process_environment(), "", where);
+      if (!access) access = resolve_sagemaker_access(f.region, f.profile);
+      spec.url = bench::sagemaker_endpoint_url(aws::process_environment(), access->region, where);
+      spec.options.sagemaker = make_sagemaker_runtime(*access, where);
+    } else {
+      spec.url = where;
+    }
+    for (const auto& other : specs) {
+      if (compare && other.name == spec.name) {
+        throw Error(ErrorKind::kInvalidArgument, "two endpoints are named '" + spec.name + "'");
+      }
+    }
     bench::make_dialect(spec.dialect, spec.options);  // validates the name early
     specs.push_back(std::move(spec));
   }
@@ -292,18 +345,25 @@ CommandRegistration registration{Command{
       add_workload_flags(*compare_app, *compared, true);
       report_app->add_option("results", report->inputs, "results JSON files")->required();
       report_app->add_option("-o,--output", report->output, "HTML file")->capture_default_str();
-      // The plain form's --endpoint is checked at run time: `bench compare` does not need it.
+      // --endpoint and --sagemaker-endpoint are checked at run time: one of them is needed.
       add_workload_flags(sub, *single, false);
-      sub.get_option("--endpoint")->required(false);
       return [&sub, compare_app, report_app, single, compared, report]() -> int {
-        if (compare_app->parsed()) return run_bench_command(*compared, true);
+        if (compare_app->parsed()) {
+          if (compared->endpoints.empty() && compared->sagemaker_endpoints.empty()) {
+            throw Error(ErrorKind::kInvalidArgument,
+                        "bench compare needs --endpoint NAME=URL or --sagemaker-endpoint "
+                        "NAME=ENDPOINT (repeat)");
+          }
+          return run_bench_command(*compared, true);
+        }
         if (report_app->parsed()) {
           bench::write_report(report->inputs, report->output);
           std::printf("wrote %s\n", report->output.c_str());
           return 0;
         }
-        if (single->endpoints.empty()) {
-          throw Error(ErrorKind::kInvalidArgument, "bench needs --endpoint URL");
+        if (single->endpoints.empty() && single->sagemaker_endpoints.empty()) {
+          throw Error(ErrorKind::kInvalidArgument,
+                      "bench needs --endpoint URL or --sagemaker-endpoint NAME");
         }
         (void)sub;
         return run_bench_command(*single, false);

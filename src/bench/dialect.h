@@ -13,6 +13,7 @@
 
 #include "bench/answer.h"
 #include "bench/dataset.h"
+#include "bench/sagemaker_runtime.h"
 #include "http/client.h"
 
 namespace onepass::bench {
@@ -34,6 +35,9 @@ struct DialectOptions {
   std::vector<std::string> label_names;  // index -> label for dialects that answer logits
   TokenizeFn tokenize;                   // empty: send text
   std::int64_t pad_id = 0;
+  // Set: the endpoint is reached through the SageMaker Runtime API (sagemaker_runtime.h); the
+  // dialect shapes the payload, the load generator routes, signs and retries.
+  std::shared_ptr<const SageMakerRuntime> sagemaker;
 };
 
 class Dialect {

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <mutex>
+#include <random>
 #include <thread>
 
 #include "base/error.h"
@@ -14,9 +16,73 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Outcome {
-  std::string error;  // empty when the request succeeded
+  std::string error;          // empty when the request succeeded
+  std::string error_message;  // what the server said, when it said something worth showing
+  std::string stop;           // set: no request can succeed (SageMaker refused the caller)
   std::vector<Answer> answers;
+  std::string variant;          // SageMaker's x-Amzn-Invoked-Production-Variant
+  std::size_t throttled = 0;    // throttling answers received
+  std::size_t sdk_retries = 0;  // attempts resent by the AWS standard retry mode
 };
+
+double uniform01() {
+  thread_local std::mt19937_64 generator{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(generator);
+}
+
+// Sends through the SageMaker Runtime API: /invocations, signed per attempt, SageMaker's errors
+// read, throttling and transient failures retried as the AWS SDK's standard mode does.
+http::Response send_to_sagemaker(const SageMakerRuntime& runtime, http::Connection& connection,
+                                 http::Request request, Outcome& outcome) {
+  request.target = "/invocations";
+  int held = 0;  // quota tokens the current retry holds
+  for (std::size_t attempt = 1;; ++attempt) {
+    try {
+      runtime.sign(request, connection.url());
+    } catch (const Error& e) {
+      // Credentials that cannot be refreshed mid-run: no later request can be signed either.
+      outcome.error = "credentials";
+      outcome.stop = std::string("cannot sign the request: ") + e.what();
+      return {};
+    }
+    http::Response response;
+    bool timed_out = false;
+    std::optional<SageMakerError> error;
+    try {
+      response = connection.send(request);
+      if (response.status >= 200 && response.status <= 299) {
+        runtime.quota.release(held > 0 ? held : RetryQuota::kSuccessRefund);
+        return response;
+      }
+      error = read_sagemaker_error(response);
+    } catch (const http::TransportError& e) {
+      if (e.failure() == http::TransportFailure::kProtocol) throw;
+      timed_out = e.failure() == http::TransportFailure::kTimeout;
+      if (attempt >= runtime.max_attempts) throw;
+      // connect and io failures are transient: fall through to a retry below
+      if (!runtime.quota.acquire(timed_out ? RetryQuota::kTimeoutCost : RetryQuota::kRetryCost))
+        throw;
+      held = timed_out ? RetryQuota::kTimeoutCost : RetryQuota::kRetryCost;
+      ++outcome.sdk_retries;
+      std::this_thread::sleep_for(runtime.backoff(attempt, uniform01()));
+      continue;
+    }
+    const ErrorDisposition disposition = classify(*error);
+    if (disposition == ErrorDisposition::kRetryThrottled) ++outcome.throttled;
+    const bool retryable = disposition == ErrorDisposition::kRetryThrottled ||
+                           disposition == ErrorDisposition::kRetryTransient;
+    if (!retryable || attempt >= runtime.max_attempts ||
+        !runtime.quota.acquire(RetryQuota::kRetryCost)) {
+      outcome.error = error_key(*error);
+      outcome.error_message = error_text(*error);
+      if (disposition == ErrorDisposition::kStop) outcome.stop = runtime.stop_message(*error);
+      return response;
+    }
+    held = RetryQuota::kRetryCost;
+    ++outcome.sdk_retries;
+    std::this_thread::sleep_for(runtime.backoff(attempt, uniform01()));
+  }
+}
 
 // One request: build, send, parse. Never throws for the server's faults; they become an error
 // key, because a benchmark under load must count failures, not stop at the first.
@@ -24,16 +90,21 @@ Outcome exchange(const Dialect& dialect, http::Connection& connection,
                  std::span<const Sample* const> batch, Task task) {
   Outcome outcome;
   http::Response response;
+  const SageMakerRuntime* sagemaker = dialect.options().sagemaker.get();
   try {
-    response = connection.send(dialect.build(batch, task));
+    response = sagemaker != nullptr
+                   ? send_to_sagemaker(*sagemaker, connection, dialect.build(batch, task), outcome)
+                   : connection.send(dialect.build(batch, task));
   } catch (const http::TransportError& e) {
     outcome.error = http::transport_failure_name(e.failure());
     return outcome;
   }
+  if (!outcome.error.empty()) return outcome;
   if (response.status < 200 || response.status > 299) {
     outcome.error = std::to_string(response.status);
     return outcome;
   }
+  if (sagemaker != nullptr) outcome.variant = response.header("x-Amzn-Invoked-Production-Variant");
   try {
     outcome.answers = dialect.parse(response, batch.size(), task);
   } catch (const Error&) {
@@ -50,7 +121,8 @@ struct Record {
   double latency_s = 0;
   Clock::time_point sent, finished;
   std::size_t samples = 0, verified = 0, mismatches = 0, labelled = 0, correct = 0;
-  std::size_t retries = 0;
+  std::size_t retries = 0, throttled = 0, sdk_retries = 0;
+  std::string error_message, variant;
 };
 
 }  // namespace
@@ -102,6 +174,7 @@ Reference reference_pass(const Dialect& dialect, const http::Url& url,
     // Until one task has answered, try each candidate on this sample.
     for (std::size_t c = 0; c < candidates.size(); ++c) {
       outcome = exchange(dialect, connection, one, candidates[c]);
+      if (!outcome.stop.empty()) throw Error(ErrorKind::kInvalidArgument, outcome.stop);
       if (outcome.error.empty()) {
         reference.task = candidates[c];
         candidates = {candidates[c]};
@@ -110,10 +183,19 @@ Reference reference_pass(const Dialect& dialect, const http::Url& url,
     }
     if (!outcome.error.empty()) {
       ++reference.errors[outcome.error];
-      last_error = outcome.error;
+      if (!outcome.error_message.empty())
+        reference.error_messages.try_emplace(outcome.error, outcome.error_message);
+      last_error = outcome.error_message.empty() ? outcome.error : outcome.error_message;
+      // Nothing listens there: three refused connections say so without trying every sample
+      // (each one retried with backoff on the SageMaker path).
+      if (answered == 0 && i + 1 >= 3 && reference.errors.size() == 1 &&
+          reference.errors.count("connect") == 1) {
+        break;
+      }
       continue;
     }
     ++answered;
+    if (!outcome.variant.empty()) ++reference.variants[outcome.variant];
     Answer& answer = outcome.answers.front();
     if (samples[i].label && !answer.label.empty() && answer.label_named) {
       ++reference.labelled;
@@ -163,9 +245,13 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
 
   std::vector<Record> records(n);
   std::atomic<std::size_t> next{0}, finished{0};
+  std::atomic<bool> stopped{false};
+  std::mutex stop_mutex;
+  std::string stop_message;
   const Clock::time_point start = Clock::now() + std::chrono::milliseconds(5);
   auto work = [&](http::Connection& connection) {
     for (;;) {
+      if (stopped.load()) return;
       const std::size_t i = next.fetch_add(1);
       if (i >= n) return;
       const Clock::time_point due = start + offsets[i];
@@ -178,7 +264,15 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
       r.finished = Clock::now();
       r.retries = connection.retries() - retries_before;
       r.latency_s = seconds(r.finished - (paced ? due : r.sent));
+      if (!outcome.stop.empty()) {
+        std::lock_guard<std::mutex> lock(stop_mutex);
+        if (!stopped.exchange(true)) stop_message = outcome.stop;
+      }
       r.error = std::move(outcome.error);
+      r.error_message = std::move(outcome.error_message);
+      r.variant = std::move(outcome.variant);
+      r.throttled = outcome.throttled;
+      r.sdk_retries = outcome.sdk_retries;
       r.samples = b;
       for (std::size_t k = 0; k < outcome.answers.size(); ++k) {
         const std::size_t sample = (i * b + k) % samples.size();
@@ -200,13 +294,14 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w) threads.emplace_back(work, std::ref(*connections[w]));
   if (progress) {
-    while (finished.load() < n) {
+    while (finished.load() < n && !stopped.load()) {
       progress(finished.load(), n);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    progress(n, n);
+    if (!stopped.load()) progress(n, n);
   }
   for (auto& t : threads) t.join();
+  if (stopped.load()) throw Error(ErrorKind::kInvalidArgument, stop_message);
 
   RunResult result;
   result.spec = spec;
@@ -221,10 +316,14 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
     result.labelled += r.labelled;
     result.correct += r.correct;
     result.retries += r.retries;
+    result.throttled += r.throttled;
+    result.sdk_retries += r.sdk_retries;
     if (!r.error.empty()) {
       ++result.errors[r.error];
+      if (!r.error_message.empty()) result.error_messages.try_emplace(r.error, r.error_message);
       continue;
     }
+    if (!r.variant.empty()) ++result.variants[r.variant];
     ++result.ok_requests;
     result.ok_samples += r.samples;
     latencies_ms.push_back(r.latency_s * 1e3);

@@ -36,7 +36,9 @@ struct Reference {
   Task task = Task::kClassify;                 // what the endpoint turned out to answer
   std::vector<std::optional<Answer>> answers;  // per sample; empty where the request failed
   ErrorCounts errors;
-  std::size_t labelled = 0, correct = 0;  // accuracy against the dataset's labels
+  std::map<std::string, std::string> error_messages;  // error key -> the first answer's words
+  std::map<std::string, std::size_t> variants;        // SageMaker production variant -> answers
+  std::size_t labelled = 0, correct = 0;              // accuracy against the dataset's labels
   std::optional<double> accuracy() const;
   // What the answers are, whatever was asked: kEmbed when they carry no label (an embedder
   // behind a route that serves both, like /invocations or KServe).
@@ -45,7 +47,9 @@ struct Reference {
 
 // Sends samples[0..count) one per request. With Task::kAuto, tries the dialect's tasks in order
 // on the first sample and keeps the first that answers 2xx. Throws Error(kUnavailable) when no
-// sample gets an answer at all (a wrong URL should stop the bench, not produce a table of zeros).
+// sample gets an answer at all (a wrong URL should stop the bench, not produce a table of zeros),
+// and Error(kInvalidArgument) with SageMaker's reason when it refuses the caller
+// (sagemaker_runtime.h).
 Reference reference_pass(const Dialect& dialect, const http::Url& url,
                          const std::vector<Sample>& samples, std::size_t count, Task task,
                          std::chrono::milliseconds timeout);
@@ -70,6 +74,10 @@ struct RunResult {
   double achieved_rate = 0;  // requests actually sent per second (first to last send)
   LatencySummary latency_ms;
   ErrorCounts errors;
+  std::map<std::string, std::string> error_messages;  // error key -> the first answer's words
+  std::map<std::string, std::size_t> variants;        // SageMaker production variant -> answers
+  std::size_t throttled = 0;                 // SageMaker throttling answers, retried or not
+  std::size_t sdk_retries = 0;               // attempts resent by the AWS standard retry mode
   std::size_t verified = 0, mismatches = 0;  // samples checked against the reference
   std::size_t retries = 0;  // requests sent twice because a reused connection failed (client.h)
   std::size_t labelled = 0, correct = 0;
@@ -81,7 +89,8 @@ struct RunResult {
 using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 
 // Request i carries samples (i*batch_size + k) mod samples.size(); samples must be non-empty
-// and reference.answers must cover the ones that are checked.
+// and reference.answers must cover the ones that are checked. Throws Error(kInvalidArgument) with
+// SageMaker's reason, once the requests in flight end, when SageMaker refuses the caller.
 RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vector<Sample>& samples,
                    const Reference& reference, const RunSpec& spec,
                    const ProgressFn& progress = {});

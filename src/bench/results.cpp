@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 namespace onepass::bench {
@@ -21,14 +23,17 @@ json optional_number(const std::optional<double>& value) {
   return *value;
 }
 
-json errors_json(const ErrorCounts& errors) {
+json errors_json(const ErrorCounts& errors,
+                 const std::map<std::string, std::string>& messages = {}) {
   json by_status = json::object();
   std::size_t total = 0;
   for (const auto& [key, count] : errors) {
     by_status[key] = count;
     total += count;
   }
-  return {{"total", total}, {"by_status", by_status}};
+  json out = {{"total", total}, {"by_status", by_status}};
+  if (!messages.empty()) out["messages"] = messages;
+  return out;
 }
 
 json run_json(const RunResult& r) {
@@ -52,7 +57,10 @@ json run_json(const RunResult& r) {
             {"p95", l.p95},
             {"p99", l.p99},
             {"max", l.max}}},
-          {"errors", errors_json(r.errors)},
+          {"errors", errors_json(r.errors, r.error_messages)},
+          {"throttled", r.throttled},
+          {"sdk_retries", r.sdk_retries},
+          {"variants", r.variants},
           {"verified", r.verified},
           {"mismatches", r.mismatches},
           {"retries", r.retries},
@@ -78,6 +86,28 @@ std::string rate_text(double rate) {
   return std::isinf(rate) ? std::string("inf") : fmt::format("{:.1f}", rate);
 }
 
+// Every endpoint ran the same plan: one row per endpoint under each run, so the deployments
+// read side by side (the study's cross-deployment comparison).
+void print_side_by_side(const BenchResult& result, std::FILE* out) {
+  std::size_t width = 8;
+  for (const auto& e : result.endpoints) width = std::max(width, e.spec.name.size());
+  fmt::print(out, "\nside by side\n{:>5} {:>5} {:<{}} {:>9} {:>10} {:>8} {:>8} {:>6} {:>9} {:>7}\n",
+             "batch", "conc", "endpoint", width, "req/s", "samples/s", "p50 ms", "p99 ms", "eff",
+             "throttled", "errors");
+  const std::size_t runs = result.endpoints.front().runs.size();
+  for (std::size_t i = 0; i < runs; ++i) {
+    for (const auto& e : result.endpoints) {
+      if (i >= e.runs.size()) continue;
+      const RunResult& r = e.runs[i];
+      fmt::print(out, "{:>5} {:>5} {:<{}} {:>9.1f} {:>10.1f} {:>8.2f} {:>8.2f} {:>6} {:>9} {:>7}\n",
+                 r.spec.batch_size, r.spec.concurrency, e.spec.name, width, r.requests_per_s,
+                 r.samples_per_s, r.latency_ms.p50, r.latency_ms.p99,
+                 r.batch_efficiency ? fmt::format("{:.2f}", *r.batch_efficiency) : "-", r.throttled,
+                 error_summary(r.errors));
+    }
+  }
+}
+
 }  // namespace
 
 json to_json(const BenchResult& result) {
@@ -88,7 +118,17 @@ json to_json(const BenchResult& result) {
     for (const auto& a : e.reference.answers) answered += a.has_value();
     json runs = json::array();
     for (const auto& r : e.runs) runs.push_back(run_json(r));
+    json sagemaker = nullptr;
+    if (const auto& sm = e.spec.options.sagemaker) {
+      std::map<std::string, std::size_t> variants = e.reference.variants;
+      for (const auto& r : e.runs) {
+        for (const auto& [variant, count] : r.variants) variants[variant] += count;
+      }
+      sagemaker = {
+          {"endpoint_name", sm->endpoint_name}, {"region", sm->region}, {"variants", variants}};
+    }
     endpoints.push_back({{"name", e.spec.name},
+                         {"sagemaker", std::move(sagemaker)},
                          {"url", e.spec.url},
                          {"dialect", e.spec.dialect},
                          {"model", e.spec.options.model},
@@ -96,7 +136,7 @@ json to_json(const BenchResult& result) {
                          {"reference",
                           {{"samples", e.reference.answers.size()},
                            {"answered", answered},
-                           {"errors", errors_json(e.reference.errors)},
+                           {"errors", errors_json(e.reference.errors, e.reference.error_messages)},
                            {"accuracy", optional_number(e.reference.accuracy())}}},
                          {"runs", std::move(runs)}});
   }
@@ -135,6 +175,19 @@ void print_tables(const BenchResult& result, std::FILE* out) {
     fmt::print(out, "\n== {} ({} dialect, {}) task {}: reference {}/{} answered, accuracy {}\n",
                e.spec.name, e.spec.dialect, e.spec.url, task_name(e.reference.answered_task()),
                answered, e.reference.answers.size(), percent(e.reference.accuracy()));
+    if (const auto& sm = e.spec.options.sagemaker) {
+      std::map<std::string, std::size_t> variants = e.reference.variants;
+      for (const auto& r : e.runs) {
+        for (const auto& [variant, count] : r.variants) variants[variant] += count;
+      }
+      std::string answered_by;
+      for (const auto& [variant, count] : variants) {
+        answered_by += (answered_by.empty() ? "" : ", ") + fmt::format("{} ({})", variant, count);
+      }
+      fmt::print(out, "SageMaker endpoint {} in {}, answered by variant {}\n", sm->endpoint_name,
+                 sm->region, answered_by.empty() ? "-" : answered_by);
+    }
+    std::map<std::string, std::string> messages = e.reference.error_messages;
     std::string kind;
     for (const auto& r : e.runs) {
       if (r.spec.kind != kind) {
@@ -155,8 +208,15 @@ void print_tables(const BenchResult& result, std::FILE* out) {
                  l.p99, l.max, error_summary(r.errors),
                  fmt::format("{}/{}", r.mismatches, r.verified), percent(r.accuracy()),
                  r.batch_efficiency ? fmt::format("{:.2f}", *r.batch_efficiency) : "-");
+      if (r.throttled > 0 || r.sdk_retries > 0) {
+        fmt::print(out, "      throttled {} times, {} attempts retried (AWS standard retry mode)\n",
+                   r.throttled, r.sdk_retries);
+      }
+      messages.insert(r.error_messages.begin(), r.error_messages.end());
     }
+    for (const auto& [key, message] : messages) fmt::print(out, "{}: {}\n", key, message);
   }
+  if (result.endpoints.size() > 1) print_side_by_side(result, out);
   if (!result.agreement.empty()) fmt::print(out, "\n");
   for (const auto& a : result.agreement) {
     fmt::print(out, "agreement {} vs {}: {} of {} samples ({})\n", a.a, a.b, a.agreeing, a.compared,

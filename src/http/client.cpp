@@ -149,6 +149,11 @@ std::string Url::to_string() const {
   return (tls ? "https://" : "http://") + host + ":" + std::to_string(port) + prefix;
 }
 
+std::string Url::authority() const {
+  const bool default_port = port == (tls ? 443 : 80);
+  return default_port ? host : host + ":" + std::to_string(port);
+}
+
 std::string Response::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (iequals(key, name)) return value;
@@ -356,7 +361,7 @@ Response Connection::exchange(const Request& request, Clock::time_point deadline
   std::string out;
   out.reserve(request.body.size() + 256);
   out += request.method + " " + url_.prefix + request.target + " HTTP/1.1\r\n";
-  out += "Host: " + url_.host + ":" + std::to_string(url_.port) + "\r\n";
+  out += "Host: " + url_.authority() + "\r\n";
   for (const auto& [key, value] : request.headers) out += key + ": " + value + "\r\n";
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
     out += "Content-Length: " + std::to_string(request.body.size()) + "\r\n";

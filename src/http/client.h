@@ -38,6 +38,9 @@ struct Url {
   // port.
   static Url parse(std::string_view text);
   std::string to_string() const;
+  // The Host header's value: the host, and the port unless it is the scheme's default (as
+  // browsers and the AWS SDKs send it; a SigV4 signature covers this exact text).
+  std::string authority() const;
 };
 
 struct Request {

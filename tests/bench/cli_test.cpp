@@ -79,7 +79,7 @@ TEST(Cli, SwappingServerFailsTheCommand) {
   SwapPairs swap([](const FakeRequest& r) { return answer_like_onepass(r, false); });
   FakeServer server([&](const FakeRequest& r) { return swap(r); });
   const CliResult run =
-      onepass("bench --endpoint " + server.url() + " -n 30 --concurrency 4 --no-progress");
+      onepass("bench --endpoint " + server.url() + " -n 12 --concurrency 4 --no-progress");
   EXPECT_EQ(run.exit_code, 3) << run.out;
   EXPECT_NE(run.out.find("CONTENT VERIFICATION FAILED"), std::string::npos);
 }
@@ -132,6 +132,22 @@ TEST(Cli, BadFlagsAreOneLineErrors) {
   EXPECT_EQ(onepass("bench --endpoint http://127.0.0.1:1 --sweep-batch 1,x").exit_code, 2);
   EXPECT_EQ(onepass("bench compare --endpoint nameless").exit_code, 2);
   EXPECT_EQ(onepass("bench report /nonexistent.json").exit_code, 2);
+}
+
+TEST(Cli, BadSageMakerFlagsSayWhatIsWrong) {
+  // All refused before any credential lookup or request.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bench --sagemaker-endpoint bad_name", "not a SageMaker endpoint name"},
+      {"bench --sagemaker-endpoint a --endpoint http://127.0.0.1:1", "bench compare"},
+      {"bench compare --sagemaker-endpoint nameless", "--sagemaker-endpoint NAME=VALUE"},
+      {"bench compare --sagemaker-endpoint a=-x", "not a SageMaker endpoint name"},
+      {"bench compare --region eu-west-1", "--sagemaker-endpoint NAME=ENDPOINT"},
+  };
+  for (const auto& [args, words] : cases) {
+    const CliResult run = onepass(args);
+    EXPECT_EQ(run.exit_code, 2) << args;
+    EXPECT_NE(run.err.find(words), std::string::npos) << args << ": " << run.err;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,6 @@ if ! cmp -s "$src/package.json" "$work/package.json" || [ ! -d "$work/node_modul
   cp "$src/package.json" "$work/package.json"
   (cd "$work" && npm install --no-audit --no-fund --ignore-scripts --no-package-lock >&2)
 fi
-cp "$src/$script" "$src/../serve.mjs" "$work/"
+cp "$src"/*.mjs "$src/../serve.mjs" "$work/"
 cd "$work"
 exec node "$script" "$@"
