@@ -15,6 +15,8 @@
 #   scripts/test.sh asan -- -R serve_e2e --output-on-failure -V
 #
 # ONEPASS_TEST_STAGES="release format" does the same as naming stages (when none is named).
+# Before release or asan, tests/clients/install.sh installs the npm client tests' packages into
+# build/npm-clients (once; ctest downloads nothing).
 # ONEPASS_STAGE_LOG=FILE appends "STAGE.build SECONDS" and "STAGE.test SECONDS" lines (.ci/run's
 # table). docs/ci.md has each stage's budget and the times of the last runs.
 set -euo pipefail
@@ -62,6 +64,15 @@ format_check() {
   done < <(git ls-files -- '*.cpp' '*.cc' '*.h' '*.hpp')
   return "$bad"
 }
+
+# The npm client tests' packages, installed once for every stage that runs ctest (the tests
+# download nothing; tests/clients/install.sh leaves an unchanged folder alone).
+if [[ " ${stages[*]} " == *" release "* || " ${stages[*]} " == *" asan "* ]] &&
+  command -v npm >/dev/null; then
+  start=$(date +%s)
+  tests/clients/install.sh || echo "tests/clients/install.sh failed: the npm client tests will fail" >&2
+  log_time npm.install $(($(date +%s) - start))
+fi
 
 for stage in "${stages[@]}"; do
   start=$(date +%s)
