@@ -4,13 +4,13 @@
 // @kubernetes-models/knative, KEDA's ScaledObject with @kubernetes-models/keda, and KServe's
 // kinds and KEDA's HTTPScaledObject (no npm package models it) against the openAPIV3Schema of
 // their CRDs (kserve-schema.json from kserve_schema.py, keda-http-schema.json from
-// crd_schema.py) with the small structural checker below: types, required fields, enums, and no field the schema does not
-// declare (what the API server prunes or, with strict field validation, refuses).
+// crd_schema.py) with the small structural checker below: types, required fields, enums, and
+// no field the schema does not declare (what the API server prunes or, with strict field
+// validation, refuses).
 //
-// Rendering: `kubectl kustomize` when kubectl is installed; otherwise the few kustomize
-// features these kustomizations use (resources: files and folders; labels with
-// includeSelectors; patches that delete an object), implemented here. Both renderings are validated when both exist, and must
-// agree.
+// Rendering: `kubectl kustomize` when kubectl is installed, and always render.mjs (the few
+// kustomize features these kustomizations use). Both renderings are validated when both
+// exist, and must agree.
 //
 //   node deploy/validate/validate.mjs      (after npm ci in deploy/validate)
 import { execFileSync } from "node:child_process";
@@ -18,6 +18,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import yaml from "js-yaml";
+import { renderOwn } from "./render.mjs";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
@@ -56,44 +57,7 @@ function checkKnativeAnnotations(name, annotations) {
   }
 }
 
-// --- rendering without kubectl -------------------------------------------------------------
-function addLabels(obj, pairs, includeSelectors) {
-  obj.metadata.labels = { ...(obj.metadata.labels || {}), ...pairs };
-  if (!includeSelectors) return;
-  const spec = obj.spec || {};
-  if (obj.kind === "Service") spec.selector = { ...(spec.selector || {}), ...pairs };
-  if (spec.selector && spec.selector.matchLabels)
-    spec.selector.matchLabels = { ...spec.selector.matchLabels, ...pairs };
-  if (spec.template && spec.template.metadata)
-    spec.template.metadata.labels = { ...(spec.template.metadata.labels || {}), ...pairs };
-}
-
-function renderOwn(dir) {
-  const k = yaml.load(fs.readFileSync(path.join(dir, "kustomization.yaml"), "utf8"));
-  const known = new Set(["apiVersion", "kind", "resources", "labels", "patches"]);
-  for (const key of Object.keys(k))
-    if (!known.has(key)) throw new Error(`${dir}: kustomization field '${key}' not supported here`);
-  let objects = [];
-  for (const resource of k.resources || []) {
-    const target = path.join(dir, resource);
-    if (fs.statSync(target).isDirectory()) objects.push(...renderOwn(target));
-    else objects.push(...yaml.loadAll(fs.readFileSync(target, "utf8")).filter(Boolean));
-  }
-  // patches: only `$patch: delete` of one object, named by apiVersion, kind and name.
-  for (const patch of k.patches || []) {
-    const p = yaml.load(fs.readFileSync(path.join(dir, patch.path), "utf8"));
-    if (Object.keys(patch).length !== 1 || p.$patch !== "delete")
-      throw new Error(`${dir}: only patches deleting an object are supported here`);
-    const before = objects.length;
-    objects = objects.filter((o) => !(o.apiVersion === p.apiVersion && o.kind === p.kind &&
-                                      o.metadata.name === p.metadata.name));
-    if (objects.length !== before - 1) throw new Error(`${dir}: ${patch.path} deletes nothing`);
-  }
-  for (const entry of k.labels || [])
-    for (const obj of objects) addLabels(obj, entry.pairs, entry.includeSelectors);
-  return objects;
-}
-
+// --- rendering with kubectl, when installed -----------------------------------------------
 function renderKubectl(dir) {
   try {
     const out = execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8", stdio: "pipe" });
