@@ -11,8 +11,9 @@ scale-from-zero request sees it once a node is there. Three ways the model reach
              (tests/hub/hub_server.py serving MODEL_DIR as acme/tiny-nli@v1): MB/s is the
              bytes of the downloaded blobs over the time hub-cold takes beyond hub-warm.
 
-  scripts/cold_start.py IMAGE MODEL_DIR [RUNS]     (as root, with CONTAINERS_CONF set as
-                                                    scripts/image-test.sh sets it)
+  scripts/cold_start.py IMAGE MODEL_DIR [RUNS [KEY=VALUE...]]
+      as root, with CONTAINERS_CONF set as scripts/image-test.sh sets it; KEY=VALUE are passed
+      to every container's environment
 
 Every run uses host networking (the Hub's redirects name 127.0.0.1) and a read-only root
 filesystem; the page cache is warmed before each series (the weights read once), as on a node
@@ -46,8 +47,12 @@ def podman(*args, check=True):
     return subprocess.run(["podman", *args], check=check, capture_output=True, text=True).stdout
 
 
+EXTRA_ENV = {}
+
+
 def first_answer(image, env, volumes):
     """Seconds from `podman run` to the first 200, and onepass's model_load duration_ms."""
+    env = {**EXTRA_ENV, **env}
     port = free_port()
     name = f"cold-start-{port}"
     args = ["run", "-d", "--name", name, "--network", "host", "--read-only",
@@ -146,4 +151,5 @@ def main(image, model_dir, runs):
 
 
 if __name__ == "__main__":
+    EXTRA_ENV.update(arg.split("=", 1) for arg in sys.argv[4:])
     main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3)
