@@ -7,6 +7,8 @@
                                                X-Request-Id of each answer to IDS
   image_check.py logs LOG IDS                  every line but "listening on" is JSON; start,
                                                model load, one request line per id, drain
+  image_check.py probes URL POD_YAML           each probe of the pod spec's first container
+                                               (httpGet path) answers 200 within its timeout
 """
 import json
 import sys
@@ -124,6 +126,31 @@ def logs(log_file, ids_file):
     print(f"{len(events)} JSON log lines; {len(ids)} request lines; drain {phases}")
 
 
+def probes(url, pod_yaml):
+    # The rendered Deployment is YAML written by js-yaml; the probes are found without a YAML
+    # parser (standard library only): each "xxxProbe:" block's "path:" and "timeoutSeconds:".
+    found = {}
+    current = None
+    with open(pod_yaml) as f:
+        for line in f:
+            text = line.strip()
+            if text.endswith("Probe:"):
+                current = text[:-1]
+                found[current] = {"timeout": 1.0}
+            elif current and text.startswith("path:"):
+                found[current]["path"] = text.split(":", 1)[1].strip()
+            elif current and text.startswith("timeoutSeconds:"):
+                found[current]["timeout"] = float(text.split(":", 1)[1])
+    if sorted(found) != ["livenessProbe", "readinessProbe", "startupProbe"]:
+        fail(f"probes in the pod spec: {sorted(found)}")
+    for name, probe in sorted(found.items()):
+        t0 = time.time()
+        status, _, _ = request(url + probe["path"], timeout=probe["timeout"])
+        if status != 200:
+            fail(f"{name} {probe['path']}: {status}")
+        print(f"{name} {probe['path']}: 200 in {(time.time() - t0) * 1000:.1f} ms")
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"ping": ping, "load": load, "golden": golden, "logs": logs}[command](*args)
+    {"ping": ping, "load": load, "golden": golden, "logs": logs, "probes": probes}[command](*args)

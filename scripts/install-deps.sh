@@ -13,8 +13,9 @@ BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates cca
   libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev"
 # --image-test: what scripts/image-test.sh needs on the host (Podman with runc, a debootstrap
-# base image, QEMU to run the image on an emulated CPU without AVX-512).
-IMAGE_TEST_PACKAGES="podman runc uidmap slirp4netns fuse-overlayfs debootstrap curl python3 qemu-user-static"
+# base image, QEMU to run the image on an emulated CPU without AVX-512, catatonit for the pod
+# that `podman kube play` starts).
+IMAGE_TEST_PACKAGES="podman runc catatonit uidmap slirp4netns fuse-overlayfs debootstrap curl python3 qemu-user-static"
 if [ "${1:-}" = "--image-test" ]; then
   $SUDO apt-get update -qq
   # shellcheck disable=SC2086

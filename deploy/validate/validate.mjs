@@ -1,14 +1,16 @@
 // Renders every kustomization under deploy/kubernetes and validates each rendered object
 // offline: Kubernetes kinds with kubernetes-models (the OpenAPI schemas of Kubernetes), the
-// ServiceMonitor with @kubernetes-models/prometheus-operator, and KServe's kinds against the
-// openAPIV3Schema of KServe's CRDs (kserve-schema.json, from kserve_schema.py) with the small
-// structural checker below: types, required fields, enums, and no field the schema does not
-// declare (what the API server prunes or, with strict field validation, refuses).
+// ServiceMonitor with @kubernetes-models/prometheus-operator, the Knative Service with
+// @kubernetes-models/knative, KEDA's ScaledObject with @kubernetes-models/keda, and KServe's
+// kinds and KEDA's HTTPScaledObject (no npm package models it) against the openAPIV3Schema of
+// their CRDs (kserve-schema.json from kserve_schema.py, keda-http-schema.json from
+// crd_schema.py) with the small structural checker below: types, required fields, enums, and
+// no field the schema does not declare (what the API server prunes or, with strict field
+// validation, refuses).
 //
-// Rendering: `kubectl kustomize` when kubectl is installed; otherwise the few kustomize
-// features these kustomizations use (resources: files and folders; labels with
-// includeSelectors), implemented here. Both renderings are validated when both exist, and must
-// agree.
+// Rendering: `kubectl kustomize` when kubectl is installed, and always render.mjs (the few
+// kustomize features these kustomizations use). Both renderings are validated when both
+// exist, and must agree.
 //
 //   node deploy/validate/validate.mjs      (after npm ci in deploy/validate)
 import { execFileSync } from "node:child_process";
@@ -16,15 +18,19 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import yaml from "js-yaml";
+import { renderOwn } from "./render.mjs";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Service } from "kubernetes-models/v1";
 import { ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
+import { Service as KnativeService } from "@kubernetes-models/knative/serving.knative.dev/v1";
+import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../kubernetes");
-const kserveSchemas = JSON.parse(fs.readFileSync(path.join(here, "kserve-schema.json"), "utf8"));
+const readJson = (name) => JSON.parse(fs.readFileSync(path.join(here, name), "utf8"));
+const crdSchemas = { ...readJson("kserve-schema.json"), ...readJson("keda-http-schema.json") };
 
 const models = {
   "apps/v1/Deployment": Deployment,
@@ -32,36 +38,26 @@ const models = {
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "monitoring.coreos.com/v1/ServiceMonitor": ServiceMonitor,
+  "serving.knative.dev/v1/Service": KnativeService,
+  "keda.sh/v1alpha1/ScaledObject": ScaledObject,
 };
 
-// --- rendering without kubectl -------------------------------------------------------------
-function addLabels(obj, pairs, includeSelectors) {
-  obj.metadata.labels = { ...(obj.metadata.labels || {}), ...pairs };
-  if (!includeSelectors) return;
-  const spec = obj.spec || {};
-  if (obj.kind === "Service") spec.selector = { ...(spec.selector || {}), ...pairs };
-  if (spec.selector && spec.selector.matchLabels)
-    spec.selector.matchLabels = { ...spec.selector.matchLabels, ...pairs };
-  if (spec.template && spec.template.metadata)
-    spec.template.metadata.labels = { ...(spec.template.metadata.labels || {}), ...pairs };
-}
-
-function renderOwn(dir) {
-  const k = yaml.load(fs.readFileSync(path.join(dir, "kustomization.yaml"), "utf8"));
-  const known = new Set(["apiVersion", "kind", "resources", "labels"]);
-  for (const key of Object.keys(k))
-    if (!known.has(key)) throw new Error(`${dir}: kustomization field '${key}' not supported here`);
-  let objects = [];
-  for (const resource of k.resources || []) {
-    const target = path.join(dir, resource);
-    if (fs.statSync(target).isDirectory()) objects.push(...renderOwn(target));
-    else objects.push(...yaml.loadAll(fs.readFileSync(target, "utf8")).filter(Boolean));
+// Knative reads its autoscaling settings from annotations, which no schema checks: a misspelt
+// key is silently ignored (and a pod kept forever, or never scaled). Every autoscaling.knative.dev
+// key must be one Knative knows, and the scale-to-zero ones must say what we mean.
+const knativeAutoscaling = new Set(["class", "metric", "target", "target-utilization-percentage",
+  "target-burst-capacity", "min-scale", "max-scale", "initial-scale", "activation-scale",
+  "scale-down-delay", "scale-to-zero-pod-retention-period", "window", "panic-window-percentage",
+  "panic-threshold-percentage", "metric-aggregation-algorithm"]);
+function checkKnativeAnnotations(name, annotations) {
+  for (const key of Object.keys(annotations || {})) {
+    const [prefix, setting] = key.split("/");
+    if (prefix === "autoscaling.knative.dev" && !knativeAutoscaling.has(setting))
+      throw new Error(`${name}: unknown Knative annotation ${key}`);
   }
-  for (const entry of k.labels || [])
-    for (const obj of objects) addLabels(obj, entry.pairs, entry.includeSelectors);
-  return objects;
 }
 
+// --- rendering with kubectl, when installed -----------------------------------------------
 function renderKubectl(dir) {
   try {
     const out = execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8", stdio: "pipe" });
@@ -113,11 +109,14 @@ function check(schema, value, where, errors) {
 function validate(obj) {
   const id = `${obj.apiVersion}/${obj.kind}`;
   const name = `${obj.kind}/${obj.metadata && obj.metadata.name}`;
+  checkKnativeAnnotations(name, obj.metadata && obj.metadata.annotations);
+  if (obj.kind === "Service" && obj.spec && obj.spec.template)
+    checkKnativeAnnotations(name, obj.spec.template.metadata && obj.spec.template.metadata.annotations);
   if (models[id]) {
     new models[id](obj).validate();  // throws with the schema error
     return name;
   }
-  const schema = kserveSchemas[id];
+  const schema = crdSchemas[id];
   if (!schema) throw new Error(`${name}: no schema for ${id}`);
   const errors = [];
   // metadata is ObjectMeta, checked by the API server itself; the CRD schema leaves it open.
@@ -126,7 +125,7 @@ function validate(obj) {
   check({ ...schema, properties: { ...schema.properties,
                              metadata: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } },
         { ...rest, metadata }, "", errors);
-  if (errors.length) throw new Error(`${name} against KServe's CRD:\n  ${errors.join("\n  ")}`);
+  if (errors.length) throw new Error(`${name} against its CRD:\n  ${errors.join("\n  ")}`);
   return name;
 }
 
@@ -174,6 +173,15 @@ const broken = [
     spec: { containers: [{ name: "c", image: "i", ports: [{ containerPort: "8080" }] }] } },
   { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x" },
     spec: { selector: {}, template: { spec: { containers: [{ name: "c", ports: [{ containerPort: "8080" }] }] } } } },
+  { apiVersion: "serving.knative.dev/v1", kind: "Service", metadata: { name: "x" },
+    spec: { template: { spec: { containerConcurrency: "512", containers: [{ image: "i" }] } } } },
+  { apiVersion: "serving.knative.dev/v1", kind: "Service", metadata: { name: "x" },
+    spec: { template: { metadata: { annotations: { "autoscaling.knative.dev/minScale0": "0" } },
+                        spec: { containers: [{ image: "i" }] } } } },
+  { apiVersion: "keda.sh/v1alpha1", kind: "ScaledObject", metadata: { name: "x" },
+    spec: { scaleTargetRef: { name: "d" }, minReplicaCount: "0", triggers: [] } },
+  { apiVersion: "http.keda.sh/v1alpha1", kind: "HTTPScaledObject", metadata: { name: "x" },
+    spec: { scaleTargetRef: { name: "d", port: 8080 }, replicas: { min: 0 } } },
 ];
 for (const obj of broken) {
   let refused = false;
