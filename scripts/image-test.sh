@@ -185,8 +185,14 @@ pid=$(podman inspect --format '{{.State.Pid}}' "$KUBE")
   || { echo "FAIL: capabilities left"; exit 1; }
 podman exec "$KUBE" sh -c 'touch /tmp/w /var/cache/onepass/w && ! touch /w 2>/dev/null' \
   || { echo "FAIL: emptyDir volumes not writable, or the root is"; exit 1; }
+# conmon writes the container's log after the fact: the start line may reach `podman logs` a
+# moment after the probes answer (one run in several read it too early).
+for _ in $(seq 50); do
+  podman logs "$KUBE" 2>&1 | grep -q "\"threads\":$threads[,}]" && break
+  sleep 0.1
+done
 podman logs "$KUBE" 2>&1 | grep -q "\"threads\":$threads[,}]" \
-  || { echo "FAIL: not $threads threads"; exit 1; }
+  || { echo "FAIL: not $threads threads"; podman logs "$KUBE" 2>&1 | head -3; exit 1; }
 echo "pod: no capabilities, read-only root, emptyDirs writable, $threads threads (limits.cpu)"
 $CHECK golden "$URL" "$FIXTURES/$MODEL" /invocations "$WORK/kube.ids"
 t0=$(date +%s)
