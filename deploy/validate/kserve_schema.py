@@ -14,13 +14,7 @@ import sys
 
 import yaml
 
-
-def strip(node):
-    if isinstance(node, dict):
-        return {k: strip(v) for k, v in node.items() if k != "description"}
-    if isinstance(node, list):
-        return [strip(v) for v in node]
-    return node
+from crd_schema import strip
 
 
 def main(checkout):

@@ -18,6 +18,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// What the container behind the endpoint answers: the request as SageMaker forwards it, to
+// /invocations, answered as onepass answers it.
+FakeResponse answer_as_container(FakeRequest request) {
+  request.target = "/invocations";
+  return answer_like_onepass(request, false);
+}
+
 Workload sagemaker_workload() {
   Workload w;
   w.dataset_name = "default";
@@ -76,9 +83,7 @@ TEST(SageMakerLoad, EveryDialectGoesToInvocationsSignedPerAttempt) {
       ++throttles;
       return FakeResponse{400, R"({"__type":"ThrottlingException","message":"Rate exceeded"})"};
     }
-    FakeRequest as_container = r;
-    as_container.target = "/invocations";
-    return answer_like_onepass(as_container, false);
+    return answer_as_container(r);
   });
   const BenchResult result =
       run_bench({sagemaker_endpoint(server, signatures)}, sagemaker_workload());
@@ -101,18 +106,14 @@ TEST(SageMakerLoad, ModelErrorsAndExhaustedRetriesAreCountedWithTheirWords) {
   FakeServer server([&](const FakeRequest& r) {
     const int i = ++requests;
     if (i <= 6) {  // the reference pass
-      FakeRequest as_container = r;
-      as_container.target = "/invocations";
-      return answer_like_onepass(as_container, false);
+      return answer_as_container(r);
     }
     // One connection, so in order: request 2 is throttled on all three attempts (8, 9, 10),
     // requests 5 and 9 (13 and 17) get the container's 422.
     if (i >= 8 && i <= 10)
       return FakeResponse{429, R"({"__type":"ThrottlingException","message":"slow down"})"};
     if (i == 13 || i == 17) return model_error(422);
-    FakeRequest as_container = r;
-    as_container.target = "/invocations";
-    return answer_like_onepass(as_container, false);
+    return answer_as_container(r);
   });
   const BenchResult result =
       run_bench({sagemaker_endpoint(server, signatures)}, sagemaker_workload());
@@ -137,9 +138,7 @@ TEST(SageMakerLoad, AStoppingErrorEndsTheRunWithItsReason) {
       return FakeResponse{
           403, R"({"__type":"ExpiredTokenException","message":"The security token is expired"})"};
     }
-    FakeRequest as_container = r;
-    as_container.target = "/invocations";
-    return answer_like_onepass(as_container, false);
+    return answer_as_container(r);
   });
   Workload w = sagemaker_workload();
   w.requests = 200;
@@ -156,11 +155,7 @@ TEST(SageMakerLoad, AStoppingErrorEndsTheRunWithItsReason) {
 
 TEST(SageMakerLoad, CredentialsThatCannotBeRefreshedStopTheRun) {
   std::atomic<int> signatures{0};
-  FakeServer server([&](const FakeRequest& r) {
-    FakeRequest as_container = r;
-    as_container.target = "/invocations";
-    return answer_like_onepass(as_container, false);
-  });
+  FakeServer server([&](const FakeRequest& r) { return answer_as_container(r); });
   const EndpointSpec e =
       sagemaker_endpoint(server, [&signatures](http::Request& request, const http::Url&) {
         if (++signatures > 6) throw Error(ErrorKind::kInvalidArgument, "STS said no");
