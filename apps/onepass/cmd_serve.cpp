@@ -21,6 +21,7 @@
 
 #include "api/api.h"
 #include "apps/onepass/command.h"
+#include "apps/onepass/model_reference.h"
 #include "apps/onepass/sagemaker_environment.h"
 #include "apps/onepass/serve_settings.h"
 #include "base/error.h"
@@ -144,8 +145,7 @@ std::vector<runtime::ModelSpec> model_specs(const ServeSettings& settings) {
 runtime::AutoPrecisionOptions auto_precision_options(const ServeSettings& settings,
                                                      const hub::Environment& hub_env) {
   runtime::AutoPrecisionOptions options;
-  options.state_dir = !settings.state_dir.empty() ? std::filesystem::path(settings.state_dir)
-                                                  : hub_env.cache_dir.parent_path() / "onepass";
+  options.state_dir = precision_state_dir(settings.state_dir, hub_env.cache_dir);
   if (!settings.precision_check_data.empty()) {
     try {
       options.check_data = runtime::read_check_data(settings.precision_check_data);

@@ -154,7 +154,7 @@ fs::path VerdictCache::verdict_path(const VerdictKey& key) const {
   return dir_ / "precision-verdicts" / (key.id() + ".json");
 }
 
-std::string VerdictCache::cached_file_sha256(const fs::path& file) const {
+std::string VerdictCache::cached_file_sha256(const fs::path& file, bool remember) const {
   std::error_code ec;
   const fs::path canonical = fs::canonical(file, ec);
   const auto size = fs::file_size(file, ec);
@@ -172,11 +172,12 @@ std::string VerdictCache::cached_file_sha256(const fs::path& file) const {
   }
   const std::string digest = file_sha256_hex(file);
   std::string ignored;  // a folder we cannot write only costs the next start a rehash
-  write_atomically(memo, stamp + ' ' + digest + '\n', ignored);
+  if (remember) write_atomically(memo, stamp + ' ' + digest + '\n', ignored);
   return digest;
 }
 
-VerdictKey VerdictCache::key(const fs::path& model_dir, std::string_view check_data_sha256) const {
+VerdictKey VerdictCache::key(const fs::path& model_dir, std::string_view check_data_sha256,
+                             bool remember) const {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(model_dir, ec)) {
@@ -185,7 +186,8 @@ VerdictKey VerdictCache::key(const fs::path& model_dir, std::string_view check_d
   if (ec) throw Error(ErrorKind::kNotFound, "the model folder cannot be listed");
   std::sort(files.begin(), files.end());
   std::string listing;
-  for (const auto& f : files) listing += f.filename().string() + ' ' + cached_file_sha256(f) + '\n';
+  for (const auto& f : files)
+    listing += f.filename().string() + ' ' + cached_file_sha256(f, remember) + '\n';
   VerdictKey key;
   key.files_sha256 = sha256_hex(listing);
   key.version = std::string(version());

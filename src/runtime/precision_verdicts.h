@@ -49,9 +49,11 @@ class VerdictCache {
   explicit VerdictCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
   const std::filesystem::path& dir() const { return dir_; }
 
-  // The key of `model_dir` now. Hashes what the file digests do not already hold (and remembers
-  // them when the folder can be written). Throws onepass::Error(kNotFound) for an unreadable file.
-  VerdictKey key(const std::filesystem::path& model_dir, std::string_view check_data_sha256) const;
+  // The key of `model_dir` now. Hashes what the file digests do not already hold, and remembers
+  // them when `remember` and the folder can be written (a reader such as `onepass info` writes
+  // nothing). Throws onepass::Error(kNotFound) for an unreadable file.
+  VerdictKey key(const std::filesystem::path& model_dir, std::string_view check_data_sha256,
+                 bool remember = true) const;
 
   // The saved verdict of `key`; nullopt when there is none or it cannot be used, with `problem`
   // saying why in the latter case (a corrupt file, a key that does not match its name).
@@ -64,7 +66,7 @@ class VerdictCache {
   std::filesystem::path verdict_path(const VerdictKey& key) const;
 
  private:
-  std::string cached_file_sha256(const std::filesystem::path& file) const;
+  std::string cached_file_sha256(const std::filesystem::path& file, bool remember) const;
   std::filesystem::path dir_;
 };
 
