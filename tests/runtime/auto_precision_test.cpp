@@ -33,9 +33,11 @@ RuntimeOptions auto_options(const std::filesystem::path& state_dir) {
 }
 
 // The precision each model was served in, after one runtime loaded them all.
-std::map<std::string, PrecisionSelection> serve_once(const RuntimeOptions& o) {
+std::map<std::string, PrecisionSelection> serve_once(const RuntimeOptions& o,
+                                                     std::string* metrics = nullptr) {
   Runtime rt(o);
   EXPECT_TRUE(rt.wait_ready(120s));
+  if (metrics) *metrics = rt.render_metrics();
   std::map<std::string, PrecisionSelection> out;
   for (const auto& spec : o.models) {
     const auto d = rt.find_model(spec.name);
@@ -133,8 +135,13 @@ TEST(AutoPrecision, ASavedVerdictSkipsTheGateAndACorruptOneIsReplaced) {
   const std::string saved = read_text(file);
   EXPECT_EQ(nlohmann::json::parse(saved).at("chosen"), first.precision);
 
-  const auto second = serve_once(o).at("nli");
+  std::string metrics;
+  const auto second = serve_once(o, &metrics).at("nli");
   EXPECT_EQ(second.source, "cache");
+  EXPECT_NE(metrics.find("onepass_model_precision{model=\"nli\",precision=\"" + first.precision +
+                         "\",mode=\"auto\",source=\"cache\"} 1\n"),
+            std::string::npos)
+      << metrics;
   EXPECT_EQ(second.precision, first.precision);
   EXPECT_EQ(second.verdict, first.verdict);
 
