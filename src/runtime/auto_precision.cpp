@@ -86,9 +86,11 @@ std::unique_ptr<model::Encoder> load_auto_precision_model(
   selection.mode = "auto";
   std::optional<VerdictCache> cache;
   std::optional<VerdictKey> key;
+  double key_seconds = 0;  // hashing the folder's files (their digests when remembered)
   if (!options.state_dir.empty()) {
     cache.emplace(options.state_dir);
     key = cache->key(dir, options.check_data_sha256);
+    key_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::string problem;
     if (auto verdict = cache->find(*key, problem)) {
       model::LoadOptions chosen = load_options;
@@ -104,6 +106,8 @@ std::unique_ptr<model::Encoder> load_auto_precision_model(
                                       .add("precision", selection.precision)
                                       .add("source", selection.source)
                                       .add("verdict", selection.verdict)
+                                      .add("key_s", key_seconds)
+                                      .add("choose_s", selection.choose_seconds)
                                       .add("cache_file", cache->verdict_path(*key).string()));
       return encoder;
     }
@@ -126,6 +130,7 @@ std::unique_ptr<model::Encoder> load_auto_precision_model(
       .add("precision", selection.precision)
       .add("source", selection.source)
       .add("verdict", selection.verdict)
+      .add("key_s", key_seconds)
       .add("choose_s", selection.choose_seconds);
   if (cache) {
     std::string problem;
