@@ -83,6 +83,7 @@ void log_config(const ServeSettings& settings, const std::vector<runtime::ModelS
   for (const auto& spec : specs) {
     if (!models.empty()) models += ',';
     models += spec.name + "=" + spec.dir.string();
+    if (spec.precision) models += "#" + model::precision_mode_name(*spec.precision);
   }
   const char* spin = std::getenv("GOMP_SPINCOUNT");  // openmp_spin.h
   log::info("start", log::Fields()
