@@ -55,9 +55,10 @@ std::string read_text(const std::filesystem::path& path) {
 bool cpu_runs(model::Precision p) { return *kernels::precision_unsupported_reason(p) == '\0'; }
 
 // int8 refused -> bf16 where it passes (or fp32), the reason in the verdict; int8 passing ->
-// int8. The refused fixtures come from the catalogue's flag, the passing ones are two tasks the
-// gate compares differently (an embedder by cosine, a classifier by labels).
-TEST(AutoPrecision, FallsBackWhereInt8IsRefusedAndServesInt8WhereItPasses) {
+// int8; a model's own precision over auto. The refused fixtures come from the catalogue's flag, the
+// passing ones are two tasks the gate compares differently (an embedder by cosine, a classifier by
+// labels).
+TEST(AutoPrecision, FallsBackWhereInt8IsRefusedServesInt8WhereItPassesAndObeysAModel) {
   TempDir state("auto_state");
   RuntimeOptions o = auto_options(state.path());
   const auto refused = onepass::testing::fixtures_where(
@@ -66,7 +67,13 @@ TEST(AutoPrecision, FallsBackWhereInt8IsRefusedAndServesInt8WhereItPasses) {
   for (const auto& m : refused) o.models.push_back({m, fixture_model(m)});
   for (const char* m : {"bert-tiny-embed", "bert-tiny-nli"})
     o.models.push_back({m, fixture_model(m)});
+  // A model's own precision (REF#fp32) wins over --precision auto.
+  o.models.push_back(
+      parse_model_spec("fixed=" + fixture_model("bert-tiny-embed").string() + "#fp32"));
   const auto served = serve_once(o);
+  EXPECT_EQ(served.at("fixed").precision, "fp32");
+  EXPECT_EQ(served.at("fixed").mode, "fp32");
+  EXPECT_EQ(served.at("fixed").source, "");
   for (const auto& m : refused) {
     SCOPED_TRACE(m);
     const PrecisionSelection& p = served.at(m);
@@ -84,21 +91,6 @@ TEST(AutoPrecision, FallsBackWhereInt8IsRefusedAndServesInt8WhereItPasses) {
     EXPECT_EQ(served.at(m).precision, "int8");
     EXPECT_NE(served.at(m).verdict.find("int8 passed"), std::string::npos);
   }
-}
-
-// A model's own precision (REF#fp32, REF#int8) wins over --precision auto.
-TEST(AutoPrecision, AModelsOwnPrecisionWins) {
-  TempDir state("auto_state");
-  RuntimeOptions o = auto_options(state.path());
-  o.models.push_back(
-      parse_model_spec("fixed=" + fixture_model("bert-tiny-embed").string() + "#fp32"));
-  o.models.push_back(parse_model_spec("embed=" + fixture_model("bert-tiny-embed").string()));
-  const auto served = serve_once(o);
-  EXPECT_EQ(served.at("fixed").precision, "fp32");
-  EXPECT_EQ(served.at("fixed").mode, "fp32");
-  EXPECT_EQ(served.at("fixed").source, "");
-  EXPECT_EQ(served.at("embed").precision, "int8");
-  EXPECT_EQ(served.at("embed").mode, "auto");
 }
 
 TEST(AutoPrecision, ModelSpecsTakeAPrecisionAfterAHash) {
