@@ -160,6 +160,10 @@ std::string VerdictCache::cached_file_sha256(const fs::path& file, bool remember
   const auto size = fs::file_size(file, ec);
   const auto mtime = fs::last_write_time(file, ec);
   if (ec) throw Error(ErrorKind::kNotFound, file.filename().string() + " cannot be read");
+  // A Hugging Face cache stores a large (LFS) file as blobs/<its SHA-256>, which the download
+  // checked (hub/resolve.cpp): a first start from the cache hashes nothing.
+  if (canonical.parent_path().filename() == "blobs" && is_hex64(canonical.filename().string()))
+    return canonical.filename().string();
   const std::string stamp =
       std::to_string(size) + ' ' + std::to_string(mtime.time_since_epoch().count());
   const fs::path memo = dir_ / "file-digests" / sha256_hex(canonical.string());

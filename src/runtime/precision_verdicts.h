@@ -9,7 +9,8 @@
 // checkpoint takes about a second, so each file's digest is remembered under the cache folder by
 // its path, size and modification time and read back while those still match (a file rewritten
 // in place to the same size within the same nanosecond timestamp would be missed; a Hub cache
-// never rewrites a blob).
+// never rewrites a blob). A file in a Hugging Face cache's blobs/ folder named by a SHA-256 (an
+// LFS file, checked against that name at download) is not read at all: its name is its digest.
 //
 // Layout of the folder (--state-dir, else `onepass` beside the Hugging Face hub cache):
 //   precision-verdicts/<key>.json   one verdict, with the key's parts for a reader

@@ -180,6 +180,34 @@ TEST(AutoPrecision, TheKeyFollowsTheFilesAndRemembersTheirDigests) {
   EXPECT_NE(cache.key(model.path(), "").id(), before.id());
 }
 
+// In a Hugging Face cache layout (snapshots/<commit>/FILE -> blobs/<sha256>), a blob named by a
+// SHA-256 is taken at its name: the key does not read it (here its bytes differ from the name).
+TEST(AutoPrecision, AHubBlobIsKeyedByItsName) {
+  TempDir state("auto_state");
+  TempDir hub("auto_hub");
+  const auto blobs = hub.path() / "blobs";
+  const auto snapshot = hub.path() / "snapshots" / "abc";
+  std::filesystem::create_directories(blobs);
+  std::filesystem::create_directories(snapshot);
+  const std::string named(64, 'b');
+  std::ofstream(blobs / named) << "not the weights whose digest names this blob";
+  std::filesystem::create_symlink(blobs / named, snapshot / "model.safetensors");
+  std::ofstream(snapshot / "config.json") << "{}";
+  const VerdictCache cache(state.path());
+  const auto key = cache.key(snapshot, "");
+  const std::string listing = "config.json " + file_sha256_hex(snapshot / "config.json") +
+                              "\nmodel.safetensors " + named + "\n";
+  EXPECT_EQ(key.files_sha256, sha256_hex(listing));
+  // A blob whose name is not a SHA-256 (a git blob id: small files) is hashed.
+  const std::string git_id(40, 'c');
+  std::ofstream(blobs / git_id) << "tokenizer";
+  std::filesystem::create_symlink(blobs / git_id, snapshot / "vocab.txt");
+  const std::string listing2 = "config.json " + file_sha256_hex(snapshot / "config.json") +
+                               "\nmodel.safetensors " + named + "\nvocab.txt " +
+                               sha256_hex("tokenizer") + "\n";
+  EXPECT_EQ(cache.key(snapshot, "").files_sha256, sha256_hex(listing2));
+}
+
 TEST(AutoPrecision, CheckDataIsReadOrRefusedNamingTheLine) {
   TempDir dir("auto_data");
   const auto path = dir.path() / "texts.jsonl";
