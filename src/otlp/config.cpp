@@ -211,4 +211,20 @@ std::unique_ptr<trace::Tracer> make_tracer(const TracingConfig& config) {
                                          std::make_unique<HttpExporter>(config.exporter));
 }
 
+std::unique_ptr<trace::Tracer> tracer_from_environment(std::string_view flag_endpoint,
+                                                       const Environment& environment,
+                                                       TracingSummary* summary) {
+  const TracingConfig config = tracing_config(flag_endpoint, environment);
+  if (!config.enabled) return nullptr;
+  if (summary != nullptr) {
+    summary->endpoint = config.endpoint;
+    summary->protocol =
+        config.exporter.protocol == Protocol::kHttpJson ? "http/json" : "http/protobuf";
+    summary->sampler = environment("OTEL_TRACES_SAMPLER").value_or("parentbased_always_on");
+    summary->ratio =
+        config.sampler.root() == trace::Sampler::Root::kAlwaysOff ? 0.0 : config.sampler.ratio();
+  }
+  return make_tracer(config);
+}
+
 }  // namespace onepass::otlp

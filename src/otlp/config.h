@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "otlp/exporter.h"
+#include "otlp/setup.h"
 #include "trace/sampler.h"
 #include "trace/tracer.h"
 
@@ -23,10 +24,6 @@ struct TracingConfig {
   trace::BatchOptions batch;
   std::string endpoint;  // the URL spans go to, for the start-up line (headers never logged)
 };
-
-// An environment variable's value, or nullopt when unset (tests pass a map).
-using Environment = std::function<std::optional<std::string>(const char* name)>;
-Environment process_environment();
 
 // `flag_endpoint` (--otlp-endpoint, empty when not given) is a base URL like
 // OTEL_EXPORTER_OTLP_ENDPOINT, and wins over both endpoint variables; /v1/traces is appended to

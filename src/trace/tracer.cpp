@@ -34,7 +34,11 @@ Tracer::Tracer(Sampler sampler, BatchOptions options, std::unique_ptr<Exporter> 
   thread_ = std::thread([this] { export_loop(); });
 }
 
-Tracer::~Tracer() { shutdown(Clock::now()); }
+Tracer::~Tracer() {
+  Tracer* self = this;
+  g_tracer.compare_exchange_strong(self, nullptr);  // no hook may find it any more
+  shutdown(Clock::now());
+}
 
 SpanContext Tracer::start(const SpanContext* parent) const {
   SpanContext context;
