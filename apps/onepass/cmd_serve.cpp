@@ -240,7 +240,7 @@ int serve(ServeSettings& settings) {
   log_config(settings, specs);
   check_runtime_settings(settings);
   // Before the runtime, so that it outlives every thread that records spans.
-  const std::unique_ptr<trace::Tracer> tracer = start_tracing(settings);
+  std::unique_ptr<trace::Tracer> tracer = start_tracing(settings);
   runtime::Runtime runtime(std::move(options));
 
   api::Api api(runtime, api_options(settings, long_input));
@@ -277,9 +277,11 @@ int serve(ServeSettings& settings) {
   }
   runtime.wait_idle(std::chrono::seconds(5));
   if (tracer) {
-    // What is queued goes to the collector now, within its own short deadline.
-    const bool flushed = tracer->flush(std::chrono::steady_clock::now() + kTraceFlushDeadline);
+    // What is queued goes to the collector now, within its own short deadline. An export still
+    // waiting on a slow collector then is not waited for: the tracer is left to the exit.
+    const bool flushed = tracer->shutdown(std::chrono::steady_clock::now() + kTraceFlushDeadline);
     log::info("drain", log::Fields().add("phase", "traces").add("flushed", flushed));
+    if (!flushed) static_cast<void>(tracer.release());
   }
   log::info("drain", log::Fields()
                          .add("phase", "done")

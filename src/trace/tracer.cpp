@@ -37,7 +37,7 @@ Tracer::Tracer(Sampler sampler, BatchOptions options, std::unique_ptr<Exporter> 
 Tracer::~Tracer() {
   Tracer* self = this;
   g_tracer.compare_exchange_strong(self, nullptr);  // no hook may find it any more
-  shutdown(Clock::now());
+  if (!shutdown(Clock::now()) && thread_.joinable()) thread_.join();
 }
 
 SpanContext Tracer::start(const SpanContext* parent) const {
@@ -74,17 +74,20 @@ bool Tracer::flush(Clock::time_point deadline) {
   return done;
 }
 
-void Tracer::shutdown(Clock::time_point deadline) {
+bool Tracer::shutdown(Clock::time_point deadline) {
   flush(deadline);
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     stopping_ = true;
     // Whatever the deadline left behind is lost, and counted.
     g_dropped_queue_full.fetch_add(queue_.size(), std::memory_order_relaxed);
     queue_.clear();
+    wake_.notify_all();
+    if (!progress_.wait_until(lock, deadline, [&] { return stopped_; }) && thread_.joinable())
+      return false;
   }
-  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  return true;
 }
 
 void Tracer::export_loop() {
@@ -97,7 +100,7 @@ void Tracer::export_loop() {
       return stopping_ || flush_requests_ != flushes_seen ||
              queue_.size() >= options_.max_export_batch_size;
     });
-    if (stopping_) return;
+    if (stopping_) break;
     flushes_seen = flush_requests_;
     // Everything queued goes out now, a batch at a time (a flush waits for all of it).
     while (!queue_.empty() && !stopping_) {
@@ -127,6 +130,8 @@ void Tracer::export_loop() {
     }
     progress_.notify_all();
   }
+  stopped_ = true;
+  progress_.notify_all();
 }
 
 }  // namespace onepass::trace

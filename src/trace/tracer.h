@@ -69,8 +69,11 @@ class Tracer {
   // Exports everything queued now; true when it all left (or failed for good) before
   // `deadline`. The drain on SIGTERM calls it with what is left of its deadline.
   bool flush(std::chrono::steady_clock::time_point deadline);
-  // flush(), then stops the export thread. Later record() calls drop.
-  void shutdown(std::chrono::steady_clock::time_point deadline);
+  // flush(), then stops the export thread. Later record() calls drop. False when an export was
+  // still in flight at `deadline` (a collector slower than the deadline): the thread then ends
+  // once that POST returns (OTEL_EXPORTER_OTLP_TIMEOUT at most), and a process about to exit may
+  // leave the tracer alive rather than wait for it (cmd_serve.cpp).
+  bool shutdown(std::chrono::steady_clock::time_point deadline);
 
  private:
   void export_loop();
@@ -88,6 +91,7 @@ class Tracer {
   std::chrono::steady_clock::time_point flush_deadline_ =
       std::chrono::steady_clock::time_point::max();
   bool stopping_ = false;
+  bool stopped_ = false;  // the export thread returned
   std::thread thread_;
 };
 

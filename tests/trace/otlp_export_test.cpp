@@ -233,7 +233,7 @@ TEST(Tracer, DropsWhenTheQueueIsFullAndFlushesWhatIsQueued) {
   trace::BatchOptions batch;
   batch.max_queue_size = 4;
   batch.max_export_batch_size = 2;
-  batch.schedule_delay = 10ms;
+  batch.schedule_delay = 60s;  // only a flush or a full batch (2 spans) sends
   const auto before = trace::counters();
   trace::Tracer tracer(trace::Sampler(), batch,
                        std::make_unique<HttpExporter>(options_for(receiver)));
@@ -251,6 +251,43 @@ TEST(Tracer, DropsWhenTheQueueIsFullAndFlushesWhatIsQueued) {
   std::size_t received = 0;
   for (const auto& e : receiver.exports()) received += testing::decode(e).spans.size();
   EXPECT_EQ(received, exported);
+}
+
+TEST(Tracer, ShutdownStopsAtItsDeadline) {
+  OtlpReceiver receiver;
+  receiver.answer(200, 1s);  // slower than the deadlines below
+  trace::BatchOptions batch;
+  batch.max_export_batch_size = 2;
+  batch.schedule_delay = 60s;  // only a flush or a full batch (2 spans) sends
+  auto tracer = std::make_unique<trace::Tracer>(
+      trace::Sampler(), batch, std::make_unique<HttpExporter>(options_for(receiver)));
+  // An export the flush starts gets the flush's deadline: the POST gives up in time.
+  const auto failures = trace::counters().export_failures;
+  auto start = std::chrono::steady_clock::now();
+  tracer->record(sample_spans()[0]);
+  tracer->flush(start + 200ms);  // the POST and this wait end at the same deadline
+  // The POST gave up then, long before the collector's answer would have come.
+  for (int i = 0; i < 50 && trace::counters().export_failures == failures; ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(trace::counters().export_failures, failures + 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 700ms);
+  // An export already waiting on the collector when shutdown begins is not waited for.
+  tracer->record(sample_spans()[0]);
+  tracer->record(sample_spans()[1]);
+  ASSERT_TRUE(receiver.wait_for(2, 2s));
+  start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(tracer->shutdown(start + 200ms));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 700ms);
+  tracer.reset();  // waits for that POST, then ends
+
+  // With a prompt collector, shutdown sends what is queued and stops.
+  OtlpReceiver prompt;
+  trace::Tracer quick(trace::Sampler(), trace::BatchOptions{},
+                      std::make_unique<HttpExporter>(options_for(prompt)));
+  quick.record(sample_spans()[0]);
+  EXPECT_TRUE(quick.shutdown(std::chrono::steady_clock::now() + 5s));
+  ASSERT_EQ(prompt.count(), 1u);
+  EXPECT_EQ(testing::decode(prompt.exports()[0]).spans.size(), 1u);
 }
 
 TEST(Tracer, ChildrenShareTheTraceAndFollowTheSampler) {
