@@ -94,4 +94,27 @@ void record_job_spans(const Job& job) {
   tracer->record(std::move(inference));
 }
 
+void record_model_span(std::string_view span_name, std::string_view model,
+                       std::span<const std::pair<std::string_view, std::string_view>> attributes,
+                       Clock::time_point start, Clock::time_point end, std::string_view error) {
+  trace::Tracer* tracer = trace::active();
+  if (tracer == nullptr) return;
+  const trace::SpanContext context = tracer->start(nullptr);
+  if (!context.sampled()) return;
+  trace::SpanData span;
+  span.trace_id = context.trace_id;
+  span.span_id = context.span_id;
+  span.flags = context.flags;
+  span.name = std::string(span_name);
+  span.start_unix_ns = trace::unix_nanos(start);
+  span.end_unix_ns = trace::unix_nanos(end);
+  span.set("gen_ai.request.model", model);
+  for (const auto& [key, value] : attributes) span.set(std::string(key), value);
+  if (!error.empty()) {
+    span.status = trace::StatusCode::kError;
+    span.status_message = std::string(error);
+  }
+  tracer->record(std::move(span));
+}
+
 }  // namespace onepass::runtime

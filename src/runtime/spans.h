@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "runtime/job.h"
 
@@ -29,5 +30,13 @@ void record_batch_span(const BatchSpan& batch, std::span<const Job* const> jobs)
 // A finished sampled job's admission (waiting for a tokenizer thread, or for its model to load),
 // tokenization, batch queue and inference spans.
 void record_job_spans(const Job& job);
+
+// A model's Hub resolution (onepass.hub.resolve: the download, or the cache hit) or load
+// (onepass.model.load): the root of a trace of its own, sampled as the sampler samples new
+// traces; ERROR with `error` when it failed (empty: it succeeded).
+void record_model_span(std::string_view span_name, std::string_view model,
+                       std::span<const std::pair<std::string_view, std::string_view>> attributes,
+                       std::chrono::steady_clock::time_point start,
+                       std::chrono::steady_clock::time_point end, std::string_view error);
 
 }  // namespace onepass::runtime

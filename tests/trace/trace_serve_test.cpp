@@ -146,6 +146,15 @@ TEST(TraceServe, RequestSpansFollowTheCallerAndLinkTheirBatch) {
   EXPECT_FALSE(refused->attributes.at("onepass.error.message").empty());
   EXPECT_EQ(refused->status_code, 0);
 
+  // The start-up load, a trace of its own.
+  const DecodedSpan* load = find_named(spans, "onepass.model.load");
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->parent_span_id, "");
+  EXPECT_EQ(load->attributes.at("gen_ai.request.model"), "nli");
+  EXPECT_EQ(load->attributes.at("onepass.model.architecture"), "BertForSequenceClassification");
+  EXPECT_EQ(load->attributes.at("onepass.precision"), "fp32");
+  EXPECT_EQ(load->status_code, 0);
+
   EXPECT_EQ(decode(receiver.exports().front()).resource.at("service.name"), "embedder-under-test");
   EXPECT_NE(server.log().find(std::string("\"trace_id\":\"") + kCallerA + "\""), std::string::npos);
   EXPECT_GT(metric(server, "onepass_trace_spans_exported_total"), 0);
