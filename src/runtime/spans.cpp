@@ -24,9 +24,7 @@ trace::SpanData child_of(const trace::SpanContext& parent, std::string name,
   return span;
 }
 
-}  // namespace
-
-void record_batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) {
+void batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) {
   trace::Tracer* tracer = trace::active();
   if (tracer == nullptr) return;
   std::vector<const Job*> sampled;
@@ -56,7 +54,7 @@ void record_batch_span(const BatchSpan& batch, std::span<const Job* const> jobs)
   tracer->record(std::move(span));
 }
 
-void record_job_spans(const Job& job) {
+void job_spans(const Job& job) {
   trace::Tracer* tracer = trace::active();
   const trace::SpanContext& parent = job.request.trace;
   if (tracer == nullptr || !parent.sampled()) return;
@@ -94,27 +92,49 @@ void record_job_spans(const Job& job) {
   tracer->record(std::move(inference));
 }
 
+}  // namespace
+
+void record_batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) noexcept {
+  try {
+    batch_span(batch, jobs);
+  } catch (...) {
+    // A span is never worth a compute thread (an allocation failure here is dropped).
+  }
+}
+
+void record_job_spans(const Job& job) noexcept {
+  try {
+    job_spans(job);
+  } catch (...) {
+  }
+}
+
 void record_model_span(std::string_view span_name, std::string_view model,
                        std::span<const std::pair<std::string_view, std::string_view>> attributes,
-                       Clock::time_point start, Clock::time_point end, std::string_view error) {
-  trace::Tracer* tracer = trace::active();
-  if (tracer == nullptr) return;
-  const trace::SpanContext context = tracer->start(nullptr);
-  if (!context.sampled()) return;
-  trace::SpanData span;
-  span.trace_id = context.trace_id;
-  span.span_id = context.span_id;
-  span.flags = context.flags;
-  span.name = std::string(span_name);
-  span.start_unix_ns = trace::unix_nanos(start);
-  span.end_unix_ns = trace::unix_nanos(end);
-  span.set("gen_ai.request.model", model);
-  for (const auto& [key, value] : attributes) span.set(std::string(key), value);
-  if (!error.empty()) {
-    span.status = trace::StatusCode::kError;
-    span.status_message = std::string(error);
+                       Clock::time_point start, Clock::time_point end,
+                       std::string_view error) noexcept {
+  try {
+    trace::Tracer* tracer = trace::active();
+    if (tracer == nullptr) return;
+    const trace::SpanContext context = tracer->start(nullptr);
+    if (!context.sampled()) return;
+    trace::SpanData span;
+    span.trace_id = context.trace_id;
+    span.span_id = context.span_id;
+    span.flags = context.flags;
+    span.name = std::string(span_name);
+    span.start_unix_ns = trace::unix_nanos(start);
+    span.end_unix_ns = trace::unix_nanos(end);
+    span.set("gen_ai.request.model", model);
+    for (const auto& [key, value] : attributes) span.set(std::string(key), value);
+    if (!error.empty()) {
+      span.status = trace::StatusCode::kError;
+      span.status_message = std::string(error);
+    }
+    tracer->record(std::move(span));
+  } catch (...) {
+    // Tracing never fails a load.
   }
-  tracer->record(std::move(span));
 }
 
 }  // namespace onepass::runtime

@@ -25,11 +25,11 @@ struct BatchSpan {
 
 // One span for the forward pass, in a trace of its own, when at least one of `jobs` (one entry
 // per sequence of the batch, a job repeated for each of its sequences) is sampled.
-void record_batch_span(const BatchSpan& batch, std::span<const Job* const> jobs);
+void record_batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) noexcept;
 
 // A finished sampled job's admission (waiting for a tokenizer thread, or for its model to load),
 // tokenization, batch queue and inference spans.
-void record_job_spans(const Job& job);
+void record_job_spans(const Job& job) noexcept;
 
 // A model's Hub resolution (onepass.hub.resolve: the download, or the cache hit) or load
 // (onepass.model.load): the root of a trace of its own, sampled as the sampler samples new
@@ -37,6 +37,6 @@ void record_job_spans(const Job& job);
 void record_model_span(std::string_view span_name, std::string_view model,
                        std::span<const std::pair<std::string_view, std::string_view>> attributes,
                        std::chrono::steady_clock::time_point start,
-                       std::chrono::steady_clock::time_point end, std::string_view error);
+                       std::chrono::steady_clock::time_point end, std::string_view error) noexcept;
 
 }  // namespace onepass::runtime

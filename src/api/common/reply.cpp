@@ -97,6 +97,14 @@ void Reply::set_inference(std::size_t tokens, std::size_t inputs, std::chrono::n
 }
 
 void Reply::start_trace(const http::Request& request) {
+  try {
+    start_trace_context(request);
+  } catch (...) {
+    state_->trace = {};  // the request goes on untraced
+  }
+}
+
+void Reply::start_trace_context(const http::Request& request) {
   trace::Tracer* tracer = trace::active();
   if (tracer == nullptr) return;
   std::optional<trace::SpanContext> parent;
@@ -116,19 +124,23 @@ const trace::SpanContext& Reply::trace_context() const { return state_->trace; }
 
 void Reply::record_child_span(std::string_view name, std::chrono::steady_clock::time_point start,
                               std::chrono::steady_clock::time_point end) const {
-  trace::Tracer* tracer = trace::active();
-  const trace::SpanContext& parent = state_->trace;
-  if (tracer == nullptr || !parent.sampled()) return;
-  trace::SpanData span;
-  span.trace_id = parent.trace_id;
-  span.span_id = trace::random_span_id();
-  span.parent_span_id = parent.span_id;
-  span.trace_state = parent.trace_state;
-  span.flags = parent.flags;
-  span.name = std::string(name);
-  span.start_unix_ns = trace::unix_nanos(start);
-  span.end_unix_ns = trace::unix_nanos(end);
-  tracer->record(std::move(span));
+  try {
+    trace::Tracer* tracer = trace::active();
+    const trace::SpanContext& parent = state_->trace;
+    if (tracer == nullptr || !parent.sampled()) return;
+    trace::SpanData span;
+    span.trace_id = parent.trace_id;
+    span.span_id = trace::random_span_id();
+    span.parent_span_id = parent.span_id;
+    span.trace_state = parent.trace_state;
+    span.flags = parent.flags;
+    span.name = std::string(name);
+    span.start_unix_ns = trace::unix_nanos(start);
+    span.end_unix_ns = trace::unix_nanos(end);
+    tracer->record(std::move(span));
+  } catch (...) {
+    // Never the answer's problem.
+  }
 }
 
 void Reply::send(http::Response response) { finish(std::move(response), {}); }

@@ -44,7 +44,8 @@ class Reply {
   void start_trace(const http::Request& request);
   // The request span's context; not valid() when tracing is off.
   const trace::SpanContext& trace_context() const;
-  // Records a sampled child span of the request span (a phase of the API layer itself).
+  // Records a sampled child span of the request span (a phase of the API layer itself); never
+  // throws.
   void record_child_span(std::string_view name, std::chrono::steady_clock::time_point start,
                          std::chrono::steady_clock::time_point end) const;
 
@@ -57,6 +58,7 @@ class Reply {
   struct State;  // opaque; reply.cpp's helpers read it
 
  private:
+  void start_trace_context(const http::Request& request);
   void finish(http::Response response, std::string error);
   std::shared_ptr<State> state_;
 };
