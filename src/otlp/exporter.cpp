@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/version.h"
 
 namespace onepass::otlp {
 namespace {
@@ -44,6 +45,7 @@ bool HttpExporter::export_spans(std::span<const trace::SpanData> spans,
   request.method = "POST";
   request.target = options_.url.prefix.empty() ? "/" : "";
   request.headers = options_.headers;
+  request.headers.emplace_back("User-Agent", "onepass-otlp/" + std::string(onepass::version()));
   if (options_.protocol == Protocol::kHttpJson) {
     request.headers.emplace_back("Content-Type", "application/json");
     request.body = encode_json(options_.resource, spans);

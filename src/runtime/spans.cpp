@@ -28,7 +28,9 @@ void batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) {
   trace::Tracer* tracer = trace::active();
   if (tracer == nullptr) return;
   std::vector<const Job*> sampled;
+  std::vector<const Job*> requests;
   for (const Job* job : jobs) {
+    if (std::find(requests.begin(), requests.end(), job) == requests.end()) requests.push_back(job);
     if (job->request.trace.sampled() &&
         std::find(sampled.begin(), sampled.end(), job) == sampled.end())
       sampled.push_back(job);
@@ -45,7 +47,7 @@ void batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) {
       .set("onepass.model.architecture", batch.architecture)
       .set("onepass.precision", batch.precision)
       .set("onepass.batch.sequences", batch.sequences)
-      .set("onepass.batch.requests", sampled.size())
+      .set("onepass.batch.requests", requests.size())
       .set("onepass.batch.tokens", batch.tokens);
   for (const Job* job : sampled) {
     const trace::SpanContext& request = job->request.trace;

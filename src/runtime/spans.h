@@ -24,7 +24,8 @@ struct BatchSpan {
 };
 
 // One span for the forward pass, in a trace of its own, when at least one of `jobs` (one entry
-// per sequence of the batch, a job repeated for each of its sequences) is sampled.
+// per sequence of the batch, a job repeated for each of its sequences) is sampled: linked to each
+// sampled request's span, counting every request of the batch.
 void record_batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) noexcept;
 
 // A finished sampled job's admission (waiting for a tokenizer thread, or for its model to load),

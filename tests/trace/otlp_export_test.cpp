@@ -188,6 +188,10 @@ TEST(OtlpExporter, RetriesRetryableStatusesThenDelivers) {
   bool auth = false;
   for (const auto& [name, value] : exports[2].headers)
     auth |= name == "authorization" && value == "Bearer k";
+  bool agent = false;
+  for (const auto& [name, value] : exports[2].headers)
+    agent |= name == "user-agent" && value.rfind("onepass-otlp/", 0) == 0;
+  EXPECT_TRUE(agent);  // OTLP exporters name themselves
   EXPECT_TRUE(auth);
   expect_decoded(testing::decode(exports[2]), spans);
 }
