@@ -23,6 +23,7 @@
 #include "bench/bench.h"
 #include "bench/report.h"
 #include "bench/results.h"
+#include "bench/task.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::app {
@@ -69,10 +70,7 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
   app.add_option("--inference-component", f.inference_component,
                  std::string("X-Amzn-SageMaker-Inference-Component header") + per);
   app.add_option("--api-key", f.api_key, "sent as Authorization: Bearer KEY");
-  app.add_option("--task", f.task,
-                 "auto|classify|embed|tokens|sparse|qa (auto: what the endpoint answers; tokens: "
-                 "NER entities, aggregation_strategy simple; sparse: SPLADE, tei only; qa: "
-                 "each sample's text_pair asked about its text, onepass/hf only)");
+  app.add_option("--task", f.task, bench::task_help());
   app.add_option("--dataset", f.dataset,
                  "JSON lines {text[,text_pair][,label]} (default: bundled "
                  "multilingual NLI set)");

@@ -37,6 +37,8 @@
 #include "model/layers/cpu_pinning.h"
 #include "model/precision_check.h"
 #include "runtime/model_config.h"
+#include "runtime/outputs.h"
+#include "runtime/tasks.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::app {
@@ -161,37 +163,39 @@ Item parse_line(const std::string& text, std::size_t line, const model::ModelInf
   return item;
 }
 
-void append_floats(fmt::memory_buffer& out, const float* v, std::size_t n, std::size_t line) {
+// The values are finite: extract_output has checked them.
+void append_floats(fmt::memory_buffer& out, std::span<const float> values) {
   out.push_back('[');
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i]))
-      throw Error(ErrorKind::kBackend,
-                  "line " + std::to_string(line) + ": the model produced NaN or Inf");
+  for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) out.push_back(',');
-    fmt::format_to(std::back_inserter(out), "{}", v[i]);
+    fmt::format_to(std::back_inserter(out), "{}", values[i]);
   }
   out.push_back(']');
 }
 
+// Formats each input's answer: the task the folder serves (runtime::describe_model_folder, as
+// `serve` describes it) picks the output (runtime::primary_output, the task table's first) and
+// the runtime's own extract_output cuts it out of the batch, pooling and Dense included, so
+// `run` and the server answer from one path.
 class Runner {
  public:
-  Runner(const RunOptions& options, const model::Encoder& encoder, bool regression,
-         std::vector<model::heads::DenseModule> dense)
+  Runner(const RunOptions& options, const model::Encoder& encoder,
+         const runtime::ModelDescription& described, std::vector<model::heads::DenseModule> dense)
       : options_(options),
         encoder_(encoder),
         info_(encoder.info()),
-        regression_(regression),
+        task_(described.task),
+        output_(runtime::primary_output(described.task)),
+        pooling_(described.pooling),
         dense_(std::move(dense)) {}
 
   // Runs one batch and appends its answer lines to `out`.
   void run(const std::vector<Item>& items, std::size_t begin, std::size_t end,
            fmt::memory_buffer& out) {
-    batch_.clear();
-    for (std::size_t i = begin; i < end; ++i)
-      batch_.push_back({items[i].input_ids, items[i].token_type_ids});
-    encoder_.forward(batch_, forward_);
+    forward_only(items, begin, end);
     for (std::size_t i = begin; i < end; ++i) format_item(items[i], i - begin, out);
   }
+  runtime::ModelTask task() const { return task_; }
   void forward_only(const std::vector<Item>& items, std::size_t begin, std::size_t end) {
     batch_.clear();
     for (std::size_t i = begin; i < end; ++i)
@@ -201,95 +205,100 @@ class Runner {
 
  private:
   void format_item(const Item& item, std::size_t index, fmt::memory_buffer& out) {
+    if (!runtime::extract_output(info_, output_, pooling_, dense_, forward_, index, output_item_))
+      throw Error(ErrorKind::kBackend,
+                  "line " + std::to_string(item.line) + ": the model produced NaN or Inf");
+    const std::vector<float>& values = output_item_.values;
     out.push_back('{');
     if (item.id_json) fmt::format_to(std::back_inserter(out), "\"id\":{},", *item.id_json);
-    if (info_.head == model::HeadKind::kSequenceClassification) {
-      const auto n = static_cast<std::size_t>(info_.num_labels);
-      const std::span<const float> logits(forward_.logits.data() + index * n, n);
-      probs_.resize(n);
-      model::heads::probabilities(logits, info_.multi_label, probs_);
-      if (n == 1) {
-        const float score = regression_ ? logits[0] : probs_[0];
-        if (!std::isfinite(score)) append_floats(out, &score, 1, item.line);  // throws
-        fmt::format_to(std::back_inserter(out), "\"score\":{}", score);
-      } else {
+    switch (task_) {
+      case runtime::ModelTask::kClassifier: {
+        probs_.resize(values.size());
+        model::heads::probabilities(values, info_.multi_label, probs_);
         out.append(std::string_view("\"logits\":"));
-        append_floats(out, logits.data(), n, item.line);
+        append_floats(out, values);
         out.append(std::string_view(",\"probs\":"));
-        append_floats(out, probs_.data(), n, item.line);
+        append_floats(out, probs_);
         out.append(std::string_view(",\"label\":"));
-        out.append(json(model::heads::label_for(logits, info_.id2label)).dump());
+        out.append(json(model::heads::label_for(values, info_.id2label)).dump());
+        break;
       }
-    } else if (info_.head == model::HeadKind::kTokenClassification) {
-      // Every token's logits (special tokens included) and its arg-max label; the entity
-      // grouping of the token-classification pipeline is the server's (docs/api.md).
-      const auto n = static_cast<std::size_t>(info_.num_labels);
-      const std::size_t first = forward_.token_offsets[index];
-      const std::size_t tokens = forward_.token_offsets[index + 1] - first;
-      out.append(std::string_view("\"logits\":["));
-      for (std::size_t t = 0; t < tokens; ++t) {
-        if (t > 0) out.push_back(',');
-        append_floats(out, forward_.logits.data() + (first + t) * n, n, item.line);
+      case runtime::ModelTask::kReranker: {
+        // One label: its sigmoid, or the raw logit for problem_type "regression".
+        probs_.resize(1);
+        model::heads::probabilities(values, info_.multi_label, probs_);
+        const float score = info_.problem_type == "regression" ? values[0] : probs_[0];
+        fmt::format_to(std::back_inserter(out), "\"score\":{}", score);
+        break;
       }
-      out.append(std::string_view("],\"labels\":["));
-      for (std::size_t t = 0; t < tokens; ++t) {
-        if (t > 0) out.push_back(',');
-        const std::span<const float> row(forward_.logits.data() + (first + t) * n, n);
-        out.append(json(model::heads::label_for(row, info_.id2label)).dump());
-      }
-      out.push_back(']');
-    } else if (info_.head == model::HeadKind::kQuestionAnswering) {
-      // Every token's start and end logit (special tokens included), the model's own outputs;
-      // picking the answer span is the server's question-answering pipeline (docs/api.md).
-      const std::size_t first = forward_.token_offsets[index];
-      const std::size_t tokens = forward_.token_offsets[index + 1] - first;
-      for (const char* name : {"start_logits", "end_logits"}) {
-        const std::size_t column = name[0] == 's' ? 0 : 1;
+      case runtime::ModelTask::kTokenClassifier:
+        // Every token's logits (special tokens included) and its arg-max label; the entity
+        // grouping of the token-classification pipeline is the server's (docs/api.md).
+        write_token_rows(values, out);
+        break;
+      case runtime::ModelTask::kQuestionAnswerer: {
+        // Every token's start and end logit (special tokens included), the model's own outputs;
+        // picking the answer span is the server's question-answering pipeline (docs/api.md).
+        const std::size_t tokens = values.size() / 2;
         column_.resize(tokens);
-        for (std::size_t t = 0; t < tokens; ++t)
-          column_[t] = forward_.logits[(first + t) * 2 + column];
-        if (column == 1) out.push_back(',');
-        fmt::format_to(std::back_inserter(out), "\"{}\":", name);
-        append_floats(out, column_.data(), tokens, item.line);
+        for (std::size_t t = 0; t < tokens; ++t) column_[t] = values[t * 2];
+        out.append(std::string_view("\"start_logits\":"));
+        append_floats(out, column_);
+        for (std::size_t t = 0; t < tokens; ++t) column_[t] = values[t * 2 + 1];
+        out.append(std::string_view(",\"end_logits\":"));
+        append_floats(out, column_);
+        break;
       }
-    } else if (info_.head == model::HeadKind::kMaskedLm) {
-      // The SPLADE vector's non-zero entries, as TEI's /embed_sparse lists them.
-      const auto vocab = static_cast<std::size_t>(info_.vocab_size);
-      const float* row = forward_.logits.data() + index * vocab;
-      out.append(std::string_view("\"sparse\":["));
-      bool first = true;
-      for (std::size_t v = 0; v < vocab; ++v) {
-        if (!std::isfinite(row[v])) append_floats(out, row + v, 1, item.line);  // throws
-        if (row[v] == 0.0f) continue;
-        fmt::format_to(std::back_inserter(out), "{}{{\"index\":{},\"value\":{}}}", first ? "" : ",",
-                       v, row[v]);
-        first = false;
+      case runtime::ModelTask::kMaskedLm: {
+        // The SPLADE vector's non-zero entries, as TEI's /embed_sparse lists them.
+        out.append(std::string_view("\"sparse\":["));
+        bool first = true;
+        for (std::size_t v = 0; v < values.size(); ++v) {
+          if (values[v] == 0.0f) continue;
+          fmt::format_to(std::back_inserter(out), "{}{{\"index\":{},\"value\":{}}}",
+                         first ? "" : ",", v, values[v]);
+          first = false;
+        }
+        out.push_back(']');
+        break;
       }
-      out.push_back(']');
-    } else {
-      const auto h = static_cast<std::size_t>(info_.hidden_size);
-      embedding_.resize(h);
-      model::heads::pool(
-          forward_, h, index,
-          model::heads::pooling_from_name(options_.pooling).value_or(model::heads::Pooling::kMean),
-          embedding_);
-      for (const auto& module : dense_) embedding_ = module.apply(embedding_);
-      if (options_.normalize) model::heads::l2_normalize(embedding_);
-      out.append(std::string_view("\"embedding\":"));
-      append_floats(out, embedding_.data(), embedding_.size(), item.line);
+      case runtime::ModelTask::kEmbedder:
+        if (options_.normalize) model::heads::l2_normalize(output_item_.values);
+        out.append(std::string_view("\"embedding\":"));
+        append_floats(out, values);
+        break;
     }
     out.append(std::string_view("}\n"));
+  }
+
+  void write_token_rows(const std::vector<float>& values, fmt::memory_buffer& out) {
+    const auto n = static_cast<std::size_t>(info_.num_labels);
+    const std::size_t tokens = values.size() / n;
+    out.append(std::string_view("\"logits\":["));
+    for (std::size_t t = 0; t < tokens; ++t) {
+      if (t > 0) out.push_back(',');
+      append_floats(out, std::span<const float>(values.data() + t * n, n));
+    }
+    out.append(std::string_view("],\"labels\":["));
+    for (std::size_t t = 0; t < tokens; ++t) {
+      if (t > 0) out.push_back(',');
+      const std::span<const float> row(values.data() + t * n, n);
+      out.append(json(model::heads::label_for(row, info_.id2label)).dump());
+    }
+    out.push_back(']');
   }
 
   const RunOptions& options_;
   const model::Encoder& encoder_;
   const model::ModelInfo& info_;
-  bool regression_;
+  runtime::ModelTask task_;
+  runtime::OutputKind output_;
+  runtime::Pooling pooling_;
   std::vector<model::heads::DenseModule> dense_;  // the folder's sentence-transformers modules
   std::vector<model::SequenceInput> batch_;
   model::ForwardOutput forward_;
+  runtime::ItemOutput output_item_;
   std::vector<float> probs_;
-  std::vector<float> embedding_;
   std::vector<float> column_;  // one column of a question-answering model's logits
 };
 
@@ -320,7 +329,8 @@ int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& it
     ms.push_back(batch_ms);
     seconds += batch_ms / 1000.0;
   }
-  json report{{"batch_size", options.batch_size},
+  json report{{"task", runtime::task_name(runner.task())},
+              {"batch_size", options.batch_size},
               {"idle_ms", options.idle_ms},
               {"precision", options.precision},
               {"batches", ms.size()},
@@ -378,21 +388,20 @@ int run_command(const RunOptions& options) {
       };
     }
   }
+  // The folder described as `serve` describes it (task, pooling, Dense modules) before the
+  // weights load, so a folder that cannot be served fails here as it would there.
+  runtime::FolderOptions folder;
+  folder.pooling = model::heads::pooling_from_name(options.pooling);
+  const auto described = runtime::describe_model_folder(
+      std::filesystem::path(options.model_dir).filename().string(), options.model_dir, folder);
   const auto encoder = model::load_encoder(options.model_dir, load);
   const auto& info = encoder->info();
-  RunOptions resolved = options;
   std::vector<model::heads::DenseModule> dense;
-  if (info.head == model::HeadKind::kBaseModel) {
-    // The folder's pooling and Dense modules, described and checked where `serve` reads them: a
-    // CLS-pooled model (BGE, ...) or one with Dense modules (LaBSE, ...) must not get other
-    // vectors here than from the server.
-    const auto described = runtime::describe_model_folder(
-        std::filesystem::path(options.model_dir).filename().string(), options.model_dir);
-    if (resolved.pooling.empty()) resolved.pooling = runtime::pooling_name(described.pooling);
-    for (const auto& module : described.dense_modules)
-      dense.push_back(model::heads::DenseModule::load(options.model_dir, module));
-  }
-  Runner runner(resolved, *encoder, info.problem_type == "regression", std::move(dense));
+  // An embedder's Dense modules, as the server runs them: a model with Dense modules (LaBSE,
+  // ...) must not get other vectors here than from the server.
+  for (const auto& module : described.dense_modules)
+    dense.push_back(model::heads::DenseModule::load(options.model_dir, module));
+  Runner runner(options, *encoder, described, std::move(dense));
   LazyTokenizer tok(options.model_dir);
 
   std::vector<Item> items;

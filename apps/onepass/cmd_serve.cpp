@@ -33,9 +33,11 @@
 #include "model/auto_precision.h"
 #include "model/heads/postprocess.h"
 #include "model/precision_check.h"
+#include "otlp/setup.h"
 #include "runtime/model_config.h"
 #include "runtime/precision_verdicts.h"
 #include "runtime/runtime.h"
+#include "trace/tracer.h"
 
 namespace onepass::app {
 namespace {
@@ -115,6 +117,25 @@ void check_settings(const ServeSettings& settings) {
   if (!(settings.max_batch_turn_ms >= 0 && settings.max_batch_turn_ms <= 3600000))
     throw Error(ErrorKind::kInvalidArgument,
                 flag_of(&ServeSettings::max_batch_turn_ms) + " must be between 0 and 3600000");
+}
+
+// The drain's last step: the spans still queued, sent within this much time.
+constexpr std::chrono::seconds kTraceFlushDeadline{5};
+
+// The tracer when an OTLP endpoint is configured (--otlp-endpoint or OTEL_*), installed for the
+// hooks in src/api and src/runtime; null otherwise, and then no hook records anything.
+std::unique_ptr<trace::Tracer> start_tracing(const ServeSettings& settings) {
+  otlp::TracingSummary summary;
+  auto tracer =
+      otlp::tracer_from_environment(settings.otlp_endpoint, otlp::process_environment(), &summary);
+  if (!tracer) return nullptr;
+  trace::install(tracer.get());
+  log::info("tracing", log::Fields()
+                           .add("endpoint", summary.endpoint)
+                           .add("protocol", summary.protocol)
+                           .add("sampler", summary.sampler)
+                           .add("ratio", summary.ratio));
+  return tracer;
 }
 
 runtime::LongInput parse_long_input(const ServeSettings& settings) {
@@ -248,6 +269,8 @@ int serve(ServeSettings& settings) {
   const auto specs = options.models;
   log_config(settings, specs);
   check_runtime_settings(settings);
+  // Before the runtime, so that it outlives every thread that records spans.
+  std::unique_ptr<trace::Tracer> tracer = start_tracing(settings);
   runtime::Runtime runtime(std::move(options));
 
   api::Api api(runtime, api_options(settings, long_input));
@@ -283,6 +306,13 @@ int serve(ServeSettings& settings) {
     std::_Exit(1);
   }
   runtime.wait_idle(std::chrono::seconds(5));
+  if (tracer) {
+    // What is queued goes to the collector now, within its own short deadline. An export still
+    // waiting on a slow collector then is not waited for: the tracer is left to the exit.
+    const bool flushed = tracer->shutdown(std::chrono::steady_clock::now() + kTraceFlushDeadline);
+    log::info("drain", log::Fields().add("phase", "traces").add("flushed", flushed));
+    if (!flushed) static_cast<void>(tracer.release());
+  }
   log::info("drain", log::Fields()
                          .add("phase", "done")
                          .add_ms("duration_ms", std::chrono::steady_clock::now() - drain_start));

@@ -79,6 +79,9 @@ const std::array kServeSettings = {
                "seconds allowed to send a request header, a body, or read a response"},
   ServeSetting{"--log-format", &S::log_format, "text or json (one object per line)"},
   ServeSetting{"--log-level", &S::log_level, "debug, info, warn, error or off"},
+  ServeSetting{"--otlp-endpoint", &S::otlp_endpoint,
+               "export traces over OTLP/HTTP to this collector URL (/v1/traces is appended); the "
+               "OTEL_* variables configure the rest (docs/tracing.md)"},
   ServeSetting{"--sagemaker-model-dir", &S::sagemaker_model_dir,
                "the model folder served when no --model is given"},
 };

@@ -58,6 +58,7 @@ struct ServeSettings {
   double http_timeout_seconds = std::chrono::duration<double>(http::kDefaultTimeout).count();
   std::string log_format = "text";
   std::string log_level = "info";
+  std::string otlp_endpoint;  // empty: OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, else no tracing
   std::string sagemaker_model_dir = "/opt/ml/model";  // tests point it elsewhere
 
   // The flags given on the command line or through their environment variable: SageMaker's

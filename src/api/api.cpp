@@ -16,6 +16,7 @@
 #include "api/vllm/vllm.h"
 #include "base/client_text.h"
 #include "base/log.h"
+#include "trace/tracer.h"
 
 namespace onepass::api {
 
@@ -173,6 +174,7 @@ void Api::handle(http::Request request, http::Respond respond) {
   // The method is any token a client sends: the log line keeps a short prefix of it.
   reply.set_request(request.method.substr(0, kLoggedMethodBytes),
                     log::request_id_from(request.header("x-request-id")));
+  if (trace::active() != nullptr) reply.start_trace(request);
   try {
     const bool open = match.route && (match.route->flags & kRouteOpen);
     if (!options_.api_key.empty() && !open && !authorized(request, options_.api_key))

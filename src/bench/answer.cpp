@@ -8,36 +8,6 @@
 
 namespace onepass::bench {
 
-const char* task_name(Task task) {
-  switch (task) {
-    case Task::kAuto:
-      return "auto";
-    case Task::kClassify:
-      return "classify";
-    case Task::kEmbed:
-      return "embed";
-    case Task::kTokens:
-      return "tokens";
-    case Task::kSparse:
-      return "sparse";
-    case Task::kQuestion:
-      return "qa";
-  }
-  return "auto";
-}
-
-Task parse_task(std::string_view name) {
-  if (name == "auto") return Task::kAuto;
-  if (name == "classify") return Task::kClassify;
-  if (name == "embed") return Task::kEmbed;
-  if (name == "tokens") return Task::kTokens;
-  if (name == "sparse") return Task::kSparse;
-  if (name == "qa") return Task::kQuestion;
-  throw Error(ErrorKind::kInvalidArgument, "--task '" + std::string(name) +
-                                               "' is not one of auto, classify, embed, tokens, "
-                                               "sparse, qa");
-}
-
 bool same_label(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==

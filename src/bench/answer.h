@@ -7,15 +7,9 @@
 #include <string_view>
 #include <vector>
 
-namespace onepass::bench {
+#include "bench/task.h"
 
-// kTokens: token classification (NER, PII), the pipeline's entities grouped with
-// aggregation_strategy "simple". kSparse: SPLADE vectors (TEI's /embed_sparse). kQuestion:
-// extractive question answering (the toolkit's question-answering pipeline).
-enum class Task { kAuto, kClassify, kEmbed, kTokens, kSparse, kQuestion };
-const char* task_name(Task task);
-// "auto" | "classify" | "embed" | "tokens" | "sparse" | "qa"; throws kInvalidArgument
-Task parse_task(std::string_view name);
+namespace onepass::bench {
 
 struct Answer {
   // Classification: the top label and its score (probability). Empty label for embeddings.

@@ -48,9 +48,18 @@ HugePageBuffer pack_stream_panels(const float* w, std::int64_t out, std::int64_t
   const std::int64_t panels = (out + kPanel - 1) / kPanel;
   HugePageBuffer packed(static_cast<std::size_t>(panels * in * kPanel) * sizeof(float));
   auto* dst = static_cast<float*>(packed.data());  // zero-filled: the ragged panel's padding
-  for (std::int64_t c = 0; c < out; ++c) {
-    float* column = dst + (c / kPanel) * in * kPanel + c % kPanel;
-    for (std::int64_t k = 0; k < in; ++k) column[k * kPanel] = w[c * in + k];
+  // Most of a model's load is here, and most of it is the first touch of the packed pages (the
+  // kernel zeroing each huge page as it faults in; in a VM the host backing it too), which runs
+  // on the thread that touches the page. So the panels are packed in parallel, each thread a
+  // contiguous run of them (its own huge pages), each panel written front to back.
+#pragma omp parallel for schedule(static) if (panels > 1)
+  for (std::int64_t p = 0; p < panels; ++p) {
+    float* panel = dst + p * in * kPanel;
+    const float* rows = w + p * kPanel * in;
+    const std::int64_t width = std::min<std::int64_t>(kPanel, out - p * kPanel);
+    for (std::int64_t k = 0; k < in; ++k) {
+      for (std::int64_t j = 0; j < width; ++j) panel[k * kPanel + j] = rows[j * in + k];
+    }
   }
   return packed;
 }

@@ -51,9 +51,10 @@ struct Job {
   bool first_batch_started = false;
 
   Clock::time_point admitted;
-  Clock::time_point queued;         // tokenization ended, items entered the batcher
-  Clock::time_point compute_start;  // the first batch holding one of its items started
-  Clock::time_point compute_end;    // the last one ended
+  Clock::time_point tokenize_start;  // a tokenizer thread took the job
+  Clock::time_point queued;          // tokenization ended, items entered the batcher
+  Clock::time_point compute_start;   // the first batch holding one of its items started
+  Clock::time_point compute_end;     // the last one ended
 };
 
 using JobRef = std::shared_ptr<Job>;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/tracer.h"
+
 namespace onepass::runtime {
 namespace {
 
@@ -212,6 +214,17 @@ std::string Metrics::render(const RuntimeGauges& gauges) const {
         it, "onepass_model_precision{{{},precision=\"{}\",mode=\"{}\",source=\"{}\"}} 1\n",
         model_label(m.model), m.precision.precision, m.precision.mode, m.precision.source);
   }
+  // Tracing (docs/tracing.md): spans sent, and spans lost rather than ever delaying a request.
+  const trace::Counters spans = trace::counters();
+  family(out, "onepass_trace_spans_exported_total", "counter",
+         "Trace spans the OTLP collector accepted.");
+  fmt::format_to(it, "onepass_trace_spans_exported_total {}\n", spans.exported);
+  family(out, "onepass_trace_spans_dropped_total", "counter",
+         "Trace spans lost: the export queue was full, or the collector failed their batch.");
+  fmt::format_to(it, "onepass_trace_spans_dropped_total{{reason=\"queue_full\"}} {}\n",
+                 spans.dropped_queue_full);
+  fmt::format_to(it, "onepass_trace_spans_dropped_total{{reason=\"export_failed\"}} {}\n",
+                 spans.dropped_export);
   return out;
 }
 

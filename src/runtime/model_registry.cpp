@@ -14,6 +14,7 @@
 #include "model/precision_check.h"
 #include "runtime/fill_mask.h"
 #include "runtime/model_config.h"
+#include "runtime/spans.h"
 #include "runtime/tasks.h"
 
 namespace onepass::runtime {
@@ -150,10 +151,23 @@ void ModelRegistry::add(const ModelSpec& spec, bool eager) {
   }
   auto slot = std::make_shared<Slot>();
   slot->spec = spec;
+  const std::string reference = spec.dir.string();
+  const std::pair<std::string_view, std::string_view> resolved[] = {
+      {"onepass.hub.reference", reference}};
+  const auto resolve_start = Clock::now();
   try {
     // A Hub id becomes its snapshot folder (downloaded now) before config.json can be read.
     if (options_->loaders.resolve) {
-      slot->spec.dir = options_->loaders.resolve(spec.dir.string());
+      try {
+        slot->spec.dir = options_->loaders.resolve(reference);
+      } catch (const std::exception& e) {
+        record_model_span("onepass.hub.resolve", spec.name, resolved, resolve_start, Clock::now(),
+                          e.what());
+        throw;
+      }
+      if (slot->spec.dir != spec.dir)
+        record_model_span("onepass.hub.resolve", spec.name, resolved, resolve_start, Clock::now(),
+                          {});
       if (slot->spec.dir != spec.dir)
         log::info("model_resolved", log::Fields()
                                         .add("model", spec.name)
@@ -352,13 +366,18 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load(const RegistryOptions& op
                                                        ModelDescription description) {
   const auto start = Clock::now();
   log::Fields fields;
-  fields.add("model", spec.name)
-      .add("source", spec.dir.string())
-      .add("precision_asked",
-           model::precision_mode_name(spec.precision.value_or(
-               model::PrecisionMode{options.auto_precision, options.load.precision})));
+  // What was asked (a precision, or auto); once loaded, the span and the log name the one
+  // served.
+  const std::string asked = model::precision_mode_name(spec.precision.value_or(
+      model::PrecisionMode{options.auto_precision, options.load.precision}));
+  fields.add("model", spec.name).add("source", spec.dir.string()).add("precision_asked", asked);
+  std::pair<std::string_view, std::string_view> span_attributes[] = {
+      {"onepass.precision", asked}, {"onepass.model.architecture", ""}};
   try {
     auto model = load_files(options, spec, std::move(description));
+    span_attributes[0].second = model->description.precision.precision;
+    span_attributes[1].second = model->description.info.architecture;
+    record_model_span("onepass.model.load", spec.name, span_attributes, start, Clock::now(), {});
     fields.add("precision", model->description.precision.precision)
         .add_ms("duration_ms", Clock::now() - start)
         .add("rss_bytes", rss_bytes())
@@ -368,6 +387,8 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load(const RegistryOptions& op
   } catch (const std::exception& e) {
     fields.add_ms("duration_ms", Clock::now() - start).add("error", e.what());
     log::error("model_load_failed", fields);
+    record_model_span("onepass.model.load", spec.name, std::span(span_attributes, 1), start,
+                      Clock::now(), e.what());
     throw;
   }
 }

@@ -146,6 +146,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   scheduler_options.max_windows_per_request = o.max_windows_per_request;
   scheduler_options.threads_per_forward = threads_per_forward;
   scheduler_options.pin_threads = o.pin_threads;
+  scheduler_options.precision = kernels::precision_name(o.precision);
   Impl* impl = impl_.get();
   impl_->scheduler = std::make_unique<Scheduler>(
       scheduler_options, impl_->metrics, [impl](const JobRef& job) { impl->complete(job); });

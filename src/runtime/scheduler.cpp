@@ -11,7 +11,9 @@
 #include "runtime/fill_mask.h"
 #include "runtime/finish_outputs.h"
 #include "runtime/outputs.h"
+#include "runtime/spans.h"
 #include "runtime/windows.h"
+#include "trace/tracer.h"
 
 namespace onepass::runtime {
 namespace {
@@ -132,6 +134,7 @@ void Scheduler::tokenizer_loop() {
     lock.unlock();
 
     const auto start = Clock::now();
+    job->tokenize_start = start;
     std::exception_ptr error;
     try {
       job->prepared.reserve(job->request.items.size());
@@ -262,6 +265,14 @@ void Scheduler::compute_loop(int index) {
     finished.clear();
     const std::size_t tokens = live.empty() ? 0 : run_batch(live, scratch, results);
     const auto end = Clock::now();
+    if (!live.empty() && trace::active() != nullptr) {
+      const LoadedModel& model = *live.front().job->model;
+      std::vector<const Job*> jobs;
+      for (const ItemRef& item : live) jobs.push_back(item.job.get());
+      record_batch_span({model.description.name, model.description.info.architecture,
+                         options_.precision, live.size(), tokens, start, end},
+                        jobs);
+    }
 
     lock.lock();
     if (!live.empty())
@@ -384,6 +395,7 @@ void Scheduler::finish(const JobRef& job) {
     const auto waited = job->compute_start - job->admitted - result.timings.tokenization;
     result.timings.queue = std::max(waited, Clock::duration::zero());
   }
+  if (job->request.trace.sampled() && trace::active() != nullptr) record_job_spans(*job);
   on_complete_(job);
 }
 

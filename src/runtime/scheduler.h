@@ -37,6 +37,8 @@ struct SchedulerOptions {
   // (model/layers/cpu_pinning.h), when pin_threads.
   int threads_per_forward = 1;
   bool pin_threads = false;
+  // For the forward passes' spans (kernels::precision_name).
+  std::string precision = "fp32";
 };
 
 class Scheduler {

@@ -21,6 +21,7 @@
 #include "model/heads/postprocess.h"
 #include "model/heads/token_classification.h"
 #include "tokenizer/tokenizer.h"
+#include "trace/context.h"
 
 namespace onepass::runtime {
 
@@ -182,6 +183,9 @@ struct InferenceRequest {
   // they were combined): a reranker's score as CrossEncoder.predict, TEI or Cohere give it.
   // nullopt: the logits as the model gave them.
   std::optional<model::heads::Activation> score_activation;
+  // The request's span (set by the API when tracing is on): when it is sampled, the runtime
+  // records its phases as children of it and links the forward passes it rode in to it.
+  trace::SpanContext trace;
 };
 
 // One window of a chunked input: its output and its token count, special tokens included.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 #include "base/error.h"
 
@@ -74,6 +75,12 @@ const char* task_name(ModelTask task) { return task_row(task).name.data(); }
 
 bool task_produces(ModelTask task, OutputKind output) {
   return (task_row(task).outputs & bits_of({output})) != 0;
+}
+
+OutputKind primary_output(ModelTask task) {
+  const unsigned outputs = task_row(task).outputs;
+  ONEPASS_CHECK(outputs != 0, "every task produces an output");
+  return static_cast<OutputKind>(std::countr_zero(outputs));
 }
 
 const char* output_name(OutputKind output) {

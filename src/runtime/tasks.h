@@ -43,6 +43,10 @@ const char* task_name(ModelTask task);
 
 bool task_produces(ModelTask task, OutputKind output);
 
+// The first output the task's row produces, in OutputKind order: what `onepass run` prints for
+// the task (logits, the pooled embedding, token logits, the sparse vector).
+OutputKind primary_output(ModelTask task);
+
 // "logits", "pooled embeddings", ...: what a request asked for, in messages.
 const char* output_name(OutputKind output);
 

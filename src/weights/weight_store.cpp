@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/read_file.h"
+#include "weights/finite_scan.h"
 #include "weights/torch_checkpoint.h"
 
 namespace onepass::weights {
@@ -83,27 +84,6 @@ std::map<std::string, std::vector<std::string>> read_index(const fs::path& path)
     by_shard[file].push_back(name);
   }
   return by_shard;
-}
-
-// Index of the first NaN/Inf in data[0, n), or n. Every load scans every float of the file, so
-// blocks are checked with a branch-free exponent test the compiler vectorises, and only a block
-// that holds a non-finite value is searched element by element.
-std::size_t first_non_finite(const float* data, std::size_t n) {
-  constexpr std::size_t kBlock = 4096;
-  for (std::size_t begin = 0; begin < n; begin += kBlock) {
-    const std::size_t end = std::min(n, begin + kBlock);
-    std::uint32_t all_ones_exponent = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      std::uint32_t bits;
-      std::memcpy(&bits, data + i, sizeof(bits));
-      all_ones_exponent |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-    }
-    if (all_ones_exponent == 0) continue;
-    for (std::size_t i = begin; i < end; ++i) {
-      if (!std::isfinite(data[i])) return i;
-    }
-  }
-  return n;
 }
 
 // Converts one stored element to float (F32, F16 or BF16; `bytes` may be unaligned).

@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "hub_server.h"
 #include "tests/support/cli_runner.h"
@@ -19,6 +21,8 @@
 #include "tests/support/http_client.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
+#include "tests/trace/otlp_decode.h"
+#include "tests/trace/otlp_receiver.h"
 
 namespace onepass::testing {
 namespace {
@@ -159,10 +163,31 @@ TEST_F(HubServe, DownloadsWithProgressServesGoldensThenServesOfflineFromTheCache
   EXPECT_EQ(hub_.log().size(), seen_online);  // offline: not one request
 }
 
+// The onepass.hub.resolve span (docs/tracing.md) of the `--model` Hub id `reference`, once the
+// server exported it to `receiver`; nullopt after a few seconds.
+std::optional<DecodedSpan> resolve_span(const OtlpReceiver& receiver,
+                                        const std::string& reference) {
+  for (int i = 0; i < 200; ++i) {
+    for (const auto& span : all_spans(receiver.exports()))
+      if (span.name == "onepass.hub.resolve" && span.attributes.count("onepass.hub.reference") &&
+          span.attributes.at("onepass.hub.reference") == reference)
+        return span;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return std::nullopt;
+}
+
 TEST_F(HubServe, ModelIsNamedAfterTheRepo) {
   const auto env = hub_env();
-  ServeProcess server({"--model", "acme/tiny-nli@v1"});
+  OtlpReceiver collector;
+  ServeProcess server({"--model", "acme/tiny-nli@v1", "--otlp-endpoint", collector.url()},
+                      {"OTEL_BSP_SCHEDULE_DELAY=20"});
   ASSERT_TRUE(server.wait_ready()) << server.log();
+  // The download is traced.
+  const auto resolved = resolve_span(collector, "acme/tiny-nli@v1");
+  ASSERT_TRUE(resolved.has_value());
+  EXPECT_EQ(resolved->attributes.at("gen_ai.request.model"), "tiny-nli");
+  EXPECT_EQ(resolved->status_code, 0);
   const auto r =
       post_json(server.port(), "/invocations",
                 json{{"inputs", "A man is playing a guitar on a busy street corner."}}.dump(),
@@ -208,7 +233,9 @@ TEST_F(HubServe, SentenceTransformersFilesComeWithTheModel) {
 
 TEST_F(HubServe, FailedDownloadIsAFailedModelInPingMetricsAndLog) {
   const auto env = hub_env();
-  ServeProcess server({"--model", "broken=acme/no-such-repo"});
+  OtlpReceiver collector;
+  ServeProcess server({"--model", "broken=acme/no-such-repo", "--otlp-endpoint", collector.url()},
+                      {"OTEL_BSP_SCHEDULE_DELAY=20"});
   const auto ping = get(server.port(), "/ping");
   EXPECT_EQ(ping.status, 503);
   const auto metrics = get(server.port(), "/metrics");
@@ -226,6 +253,10 @@ TEST_F(HubServe, FailedDownloadIsAFailedModelInPingMetricsAndLog) {
     }
   }
   EXPECT_TRUE(logged) << server.log();
+  const auto resolved = resolve_span(collector, "acme/no-such-repo");
+  ASSERT_TRUE(resolved.has_value());
+  EXPECT_EQ(resolved->status_code, 2);  // ERROR, with the reason
+  EXPECT_NE(resolved->status_message.find("not found on the Hub"), std::string::npos);
 }
 
 TEST_F(HubServe, HfModelIdWithRevisionTokenAndTaskAsTheToolkitReadsThem) {

@@ -108,6 +108,31 @@ TEST(RunCli, SparseEmbeddingsOfEveryCase) {
   }
 }
 
+// A token classifier's answer: every token's logits and arg-max label, for the first fixture of
+// the task (the engine's goldens cover every family; this is run's formatting of the task).
+TEST(RunCli, TokenLogitsAndLabelsOfEveryCase) {
+  const auto models = testing::fixtures_with_task({testing::FixtureTask::kTokenClassifier});
+  ASSERT_FALSE(models.empty());
+  const std::string& model = models.front();
+  const auto g = read_golden(model);
+  const auto r =
+      run_onepass({"run", "--model", model_dir(model).string(), "--batch-size", "3"}, id_lines(g));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = output_lines(r.out);
+  ASSERT_EQ(lines.size(), g["cases"].size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& expected = g["cases"][i];
+    ASSERT_EQ(lines[i]["logits"].size(), expected["logits"].size()) << i;
+    ASSERT_EQ(lines[i]["labels"].size(), expected["logits"].size()) << i;
+    for (std::size_t t = 0; t < expected["logits"].size(); ++t) {
+      EXPECT_LE(max_abs_diff(lines[i]["logits"][t], expected["logits"][t]), 1e-4) << i << ":" << t;
+      if (expected.contains("labels")) {
+        EXPECT_EQ(lines[i]["labels"][t], expected["labels"][t]) << i << ":" << t;
+      }
+    }
+  }
+}
+
 // A question-answering model's answer: every token's start and end logit; each golden case is
 // one window of a (question, context), its ids as the pipeline cuts them.
 TEST(RunCli, QuestionAnsweringLogitsOfEveryWindow) {
@@ -212,6 +237,7 @@ TEST(RunCli, BenchPrintsOneReport) {
   const auto lines = output_lines(r.out);
   ASSERT_EQ(lines.size(), 1u);
   const auto& report = lines[0];
+  EXPECT_EQ(report["task"], "classifier");  // the task table's name for the folder's task
   EXPECT_EQ(report["batch_size"], 8);
   EXPECT_EQ(report["batches"], (g["cases"].size() + 7) / 8);
   for (const char* key : {"p50_ms", "p90_ms", "p99_ms", "samples_per_s", "tokens_per_s"}) {

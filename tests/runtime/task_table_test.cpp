@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include "base/error.h"
+#include "bench/task.h"
 #include "runtime/model_config.h"
 #include "runtime/tasks.h"
 #include "tests/support/fixture_catalogue.h"
@@ -126,6 +128,38 @@ TEST(TaskTable, AClassifierWithoutAnEntailmentLabelIsNoZeroShotModel) {
   EXPECT_FALSE(serves_pipeline(d, "zero-shot-classification"));
   EXPECT_TRUE(serves_pipeline(d, "text-classification"));
   EXPECT_EQ(describe_task(d), "text-classification");
+}
+
+// The bench speaks the server's vocabulary: every task the server has is driven by one of the
+// bench's workloads, and a workload's pipeline name is one the server answers to, so a new task
+// without a way to measure it fails here.
+TEST(TaskTable, EveryServerTaskHasABenchWorkloadThatDrivesIt) {
+  for (const TaskRow& row : task_table()) {
+    int drivers = 0;
+    for (const bench::TaskRow& workload : bench::task_table()) {
+      std::string_view listed = workload.server_tasks;
+      while (!listed.empty()) {
+        const auto comma = listed.find(',');
+        if (listed.substr(0, comma) == row.name) ++drivers;
+        listed = comma == std::string_view::npos ? "" : listed.substr(comma + 1);
+      }
+    }
+    EXPECT_EQ(drivers, 1) << row.name << " is driven by " << drivers << " bench workloads";
+  }
+  for (const bench::TaskRow& workload : bench::task_table()) {
+    if (workload.pipeline.empty()) continue;
+    EXPECT_NE(find_pipeline(workload.pipeline), nullptr) << workload.pipeline;
+    EXPECT_EQ(bench::parse_task(workload.pipeline), workload.task) << workload.pipeline;
+    EXPECT_EQ(bench::parse_task(workload.name), workload.task) << workload.name;
+  }
+  try {
+    bench::parse_task("sentence-similarity");  // the server's, but no workload's
+    ADD_FAILURE() << "an unknown --task was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    for (const bench::TaskRow& workload : bench::task_table())
+      EXPECT_NE(std::string(e.what()).find(workload.name), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 #include "tests/weights/safetensors_writer.h"
+#include "weights/finite_scan.h"
 #include "weights/weight_store.h"
 
 namespace onepass::weights {
@@ -131,6 +132,26 @@ TEST(WeightStore, ReportsNanNamingTheTensor) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kInvalidModel);
     EXPECT_THAT(e.what(), HasSubstr("tensor encoder.w contains NaN or Inf"));
+  }
+}
+
+// A large tensor is scanned in two halves at once (split here above 8 floats instead of 16 Mi,
+// the same code); the index found is still the first non-finite element, wherever it falls.
+TEST(FiniteScan, FindsTheFirstNonFiniteElementInEitherHalf) {
+  constexpr std::size_t kFloats = 4099;  // over one 4096-float block, halves of 2049 and 2050
+  constexpr std::size_t kHalf = kFloats / 2;
+  const std::pair<std::vector<std::size_t>, std::size_t> cases[] = {
+      {{}, kFloats},                        // none
+      {{kHalf + 5}, kHalf + 5},             // in the second half only
+      {{kFloats - 1}, kFloats - 1},         // the last
+      {{kHalf - 3, kHalf + 1}, kHalf - 3},  // in both: the first
+      {{0, kHalf}, 0},
+  };
+  for (const auto& [bad, first] : cases) {
+    std::vector<float> values(kFloats, 0.25f);
+    for (const std::size_t i : bad) values[i] = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(onepass::weights::first_non_finite(values.data(), kFloats, 8), first);
+    EXPECT_EQ(onepass::weights::first_non_finite(values.data(), kFloats), first);  // in order
   }
 }
 

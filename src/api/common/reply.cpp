@@ -3,7 +3,9 @@
 #include <atomic>
 #include <cmath>
 
+#include "api/common/dialect.h"
 #include "base/log.h"
+#include "trace/tracer.h"
 
 namespace onepass::api {
 
@@ -20,7 +22,52 @@ struct Reply::State {
   std::size_t inputs = 0;
   std::chrono::nanoseconds queue{-1};
   std::atomic<bool> answered{false};
+  trace::SpanContext trace;  // valid() while traced
+  trace::SpanId parent_span_id{};
+  bool parent_remote = false;
 };
+
+namespace {
+
+// The server span of one request (OpenTelemetry's HTTP server conventions: "{method} {route}",
+// http.request.method, http.route, http.response.status_code; a 5xx is an error, a 4xx the
+// client's and only named by error.type).
+void record_request_span(const Reply::State& state, int status, const std::string& error,
+                         std::chrono::steady_clock::time_point end) {
+  trace::Tracer* tracer = trace::active();
+  if (tracer == nullptr) return;
+  trace::SpanData span;
+  span.trace_id = state.trace.trace_id;
+  span.span_id = state.trace.span_id;
+  span.parent_span_id = state.parent_span_id;
+  span.parent_remote = state.parent_remote;
+  span.trace_state = state.trace.trace_state;
+  span.flags = state.trace.flags;
+  const bool routed = state.route != "unmatched" && state.route != "transport";
+  span.name = routed ? state.method + " " + state.route : state.method;
+  span.kind = trace::SpanKind::kServer;
+  span.start_unix_ns = trace::unix_nanos(state.start);
+  span.end_unix_ns = trace::unix_nanos(end);
+  span.set("http.request.method", state.method).set("http.response.status_code", status);
+  if (routed) span.set("http.route", state.route);
+  span.set("onepass.dialect", state.dialect->name);
+  if (!state.model.empty()) span.set("gen_ai.request.model", state.model);
+  if (!state.request_id.empty()) span.set("onepass.request_id", state.request_id);
+  if (state.inputs > 0) {
+    span.set("onepass.inputs", state.inputs).set("gen_ai.usage.input_tokens", state.tokens);
+  }
+  if (status >= 400) span.set("error.type", std::to_string(status));
+  if (status >= 500) span.status = trace::StatusCode::kError;
+  if (!error.empty()) {
+    if (status >= 500)
+      span.status_message = error;
+    else
+      span.set("onepass.error.message", error);
+  }
+  tracer->record(std::move(span));
+}
+
+}  // namespace
 
 Reply::Reply(http::Respond respond, const DialectSpec& dialect, std::string route,
              runtime::InferenceService& service, std::chrono::steady_clock::time_point start)
@@ -49,6 +96,53 @@ void Reply::set_inference(std::size_t tokens, std::size_t inputs, std::chrono::n
   state_->queue = queue;
 }
 
+void Reply::start_trace(const http::Request& request) {
+  try {
+    start_trace_context(request);
+  } catch (...) {
+    state_->trace = {};  // the request goes on untraced
+  }
+}
+
+void Reply::start_trace_context(const http::Request& request) {
+  trace::Tracer* tracer = trace::active();
+  if (tracer == nullptr) return;
+  std::optional<trace::SpanContext> parent;
+  if (const std::string* header = request.header("traceparent")) {
+    parent = trace::parse_traceparent(*header);
+    const std::string* state = request.header("tracestate");
+    if (parent && state) parent->trace_state = trace::parse_tracestate(*state).value_or("");
+  }
+  state_->trace = tracer->start(parent ? &*parent : nullptr);
+  if (parent) {
+    state_->parent_span_id = parent->span_id;
+    state_->parent_remote = true;
+  }
+}
+
+const trace::SpanContext& Reply::trace_context() const { return state_->trace; }
+
+void Reply::record_child_span(std::string_view name, std::chrono::steady_clock::time_point start,
+                              std::chrono::steady_clock::time_point end) const {
+  try {
+    trace::Tracer* tracer = trace::active();
+    const trace::SpanContext& parent = state_->trace;
+    if (tracer == nullptr || !parent.sampled()) return;
+    trace::SpanData span;
+    span.trace_id = parent.trace_id;
+    span.span_id = trace::random_span_id();
+    span.parent_span_id = parent.span_id;
+    span.trace_state = parent.trace_state;
+    span.flags = parent.flags;
+    span.name = std::string(name);
+    span.start_unix_ns = trace::unix_nanos(start);
+    span.end_unix_ns = trace::unix_nanos(end);
+    tracer->record(std::move(span));
+  } catch (...) {
+    // Never the answer's problem.
+  }
+}
+
 void Reply::send(http::Response response) { finish(std::move(response), {}); }
 
 void Reply::finish(http::Response response, std::string error) {
@@ -56,7 +150,15 @@ void Reply::finish(http::Response response, std::string error) {
   const int status = response.status;
   if (!state_->request_id.empty()) response.headers.push_back({"X-Request-Id", state_->request_id});
   state_->respond(std::move(response));
-  const auto latency = std::chrono::steady_clock::now() - state_->start;
+  const auto now = std::chrono::steady_clock::now();
+  const auto latency = now - state_->start;
+  if (state_->trace.sampled()) {
+    try {
+      record_request_span(*state_, status, error, now);
+    } catch (...) {
+      // Tracing never turns an answered request into a failure either.
+    }
+  }
   try {
     state_->service->record_http_request(state_->route, state_->model, status, latency);
   } catch (...) {
@@ -77,6 +179,7 @@ void Reply::finish(http::Response response, std::string error) {
         .add_ms("latency_ms", latency);
     if (state_->inputs > 0) fields.add("inputs", state_->inputs).add("tokens", state_->tokens);
     if (state_->queue.count() >= 0) fields.add_ms("queue_ms", state_->queue);
+    if (state_->trace.valid()) fields.add("trace_id", trace::to_hex(state_->trace.trace_id));
     if (!error.empty()) fields.add("error", error);
     log::write(level, "request", fields);
   } catch (...) {
@@ -115,6 +218,7 @@ void check_batch_size(std::size_t inputs, std::size_t max_inputs) {
 
 void submit_and_reply(runtime::InferenceService& service, runtime::InferenceRequest request,
                       Reply reply, Formatter format) {
+  request.trace = reply.trace_context();
   service.submit(std::move(request), [reply, format = std::move(format)](
                                          runtime::InferenceResult result) mutable {
     try {
@@ -124,7 +228,14 @@ void submit_and_reply(runtime::InferenceService& service, runtime::InferenceRequ
         for (const float v : item.values)
           if (!std::isfinite(v))
             throw ApiError(ApiErrorKind::kBackend, "the model produced NaN or Inf for this input");
-      reply.send(format(result));
+      if (!reply.trace_context().sampled()) {
+        reply.send(format(result));
+        return;
+      }
+      const auto start = std::chrono::steady_clock::now();
+      http::Response response = format(result);
+      reply.record_child_span("onepass.format", start, std::chrono::steady_clock::now());
+      reply.send(std::move(response));
     } catch (...) {
       reply.fail(std::current_exception());
     }

@@ -15,6 +15,7 @@
 #include "api/common/api_error.h"
 #include "http/message.h"
 #include "runtime/service.h"
+#include "trace/context.h"
 
 namespace onepass::api {
 
@@ -36,15 +37,29 @@ class Reply {
   // completion before send().
   void set_inference(std::size_t tokens, std::size_t inputs, std::chrono::nanoseconds queue);
 
+  // Tracing (docs/tracing.md), while a tracer is installed: the request's server span, a child
+  // of the caller's `traceparent` (and `tracestate`) when the request carries a valid one. Its
+  // trace id goes into the log line; when sampled, the span is recorded once the answer is sent.
+  // Called before the call can complete on another thread.
+  void start_trace(const http::Request& request);
+  // The request span's context; not valid() when tracing is off.
+  const trace::SpanContext& trace_context() const;
+  // Records a sampled child span of the request span (a phase of the API layer itself); never
+  // throws.
+  void record_child_span(std::string_view name, std::chrono::steady_clock::time_point start,
+                         std::chrono::steady_clock::time_point end) const;
+
   // Each of these answers the call; the first one wins, later ones are ignored.
   void send(http::Response response);
   void json(std::string body, int status = 200, std::vector<http::Header> headers = {});
   void fail(const ApiError& error);
   void fail(std::exception_ptr error);
 
+  struct State;  // opaque; reply.cpp's helpers read it
+
  private:
+  void start_trace_context(const http::Request& request);
   void finish(http::Response response, std::string error);
-  struct State;
   std::shared_ptr<State> state_;
 };
 
