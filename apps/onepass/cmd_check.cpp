@@ -1,3 +1,6 @@
+// `onepass check --model DIR --precision auto [--save-verdict]`: what `serve --precision auto`
+// would choose, the same gate on the same inputs, saved where serve reads it.
+//
 // `onepass check --model DIR --precision bf16|int8 [--dataset FILE]`: runs the model in fp32 and
 // in the reduced precision on the same inputs and prints one JSON report (label agreement, each
 // class's predicted share in both, logit differences, cosine, NaN/Inf count, accuracy on a
@@ -18,9 +21,13 @@
 #include "apps/onepass/command.h"
 #include "apps/onepass/model_reference.h"
 #include "base/error.h"
+#include "hub/environment.h"
 #include "hub/resolve.h"
+#include "model/auto_precision.h"
 #include "model/encoder.h"
 #include "model/precision_check.h"
+#include "runtime/auto_precision.h"
+#include "runtime/precision_verdicts.h"
 #include "tokenizer/tokenizer.h"
 
 namespace onepass::app {
@@ -30,10 +37,13 @@ using nlohmann::json;
 
 struct CheckOptions {
   std::string model_dir;
-  std::string precision = "int8";
+  std::string precision;  // required unless --save-verdict (then auto)
   std::string dataset;
   int threads = 0;
   std::size_t batch_size = 16;
+  bool save_verdict = false;
+  std::string state_dir;
+  std::string check_data;
 };
 
 [[noreturn]] void bad_line(std::size_t line, const std::string& what) {
@@ -145,7 +155,78 @@ std::unique_ptr<tokenizer::Tokenizer> open_tokenizer(const std::filesystem::path
   return nullptr;
 }
 
+json gate_json(const model::GateResult& g) {
+  json j{{"precision", kernels::precision_name(g.precision)}, {"pass", g.pass}};
+  if (g.unsupported) {
+    j["skipped"] = g.reason;
+    return j;
+  }
+  j["examples"] = g.examples;
+  j["label_agreement"] = g.label_agreement;
+  j["max_share_shift"] = g.max_share_shift;
+  j["min_cosine"] = g.min_cosine;
+  if (!g.pass) j["refused"] = g.reason;
+  return j;
+}
+
+// --precision auto: what `serve --precision auto` chooses for the model, on the same inputs
+// (the built-in texts and --precision-check-data, tokenized as served); --save-verdict stores it
+// where serve reads it (runtime/precision_verdicts.h). Exit 0: a precision was chosen.
+int run_auto(const CheckOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!o.dataset.empty()) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "--dataset compares one precision; with --precision auto give "
+                "--precision-check-data (the texts serve adds to the gate)");
+  }
+  const std::filesystem::path dir = resolve_model_reference(o.model_dir);
+  runtime::AutoPrecisionOptions data;
+  if (!o.check_data.empty()) {
+    try {
+      data.check_data = runtime::read_check_data(o.check_data);
+      data.check_data_sha256 = runtime::file_sha256_hex(o.check_data);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::kInvalidArgument, std::string("--precision-check-data: ") + e.what());
+    }
+  }
+  const auto tok = tokenizer::load_tokenizer(dir);  // serve's tokenizer, as serve loads it
+  model::LoadOptions load;
+  load.threads = o.threads;
+  const auto result = model::load_auto_precision(
+      [&dir](const model::LoadOptions& options) { return model::load_encoder(dir, options); }, load,
+      runtime::check_examples(*tok, data.check_data));
+  json gates = json::array();
+  for (const auto& g : result.verdict.gates) gates.push_back(gate_json(g));
+  json report{{"model", hub::default_model_name(o.model_dir)},
+              {"architecture", result.encoder->info().architecture},
+              {"precision", "auto"},
+              {"chosen", kernels::precision_name(result.verdict.chosen)},
+              {"verdict", model::describe_verdict(result.verdict)},
+              {"gates", gates},
+              {"saved", nullptr}};
+  if (o.save_verdict) {
+    const runtime::VerdictCache cache(
+        precision_state_dir(o.state_dir, hub::Environment::from_process().cache_dir));
+    const auto key = cache.key(dir, data.check_data_sha256);
+    std::string problem;
+    if (!cache.store(key, result.verdict, problem))
+      throw Error(ErrorKind::kInvalidArgument, "--save-verdict: " + problem);
+    report["saved"] = cache.verdict_path(key).string();
+  }
+  report["seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << report.dump(2) << std::endl;
+  return 0;
+}
+
 int run_check(const CheckOptions& o) {
+  if (o.precision == "auto" || (o.precision.empty() && o.save_verdict)) return run_auto(o);
+  if (o.precision.empty())
+    throw Error(ErrorKind::kInvalidArgument, "--precision is required (bf16, int8 or auto)");
+  if (o.save_verdict || !o.check_data.empty()) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "--save-verdict and --precision-check-data go with --precision auto");
+  }
   const auto start = std::chrono::steady_clock::now();
   const model::Precision precision = kernels::precision_from_name(o.precision);
   if (precision == model::Precision::kFp32) {
@@ -202,6 +283,11 @@ int run_check(const CheckOptions& o) {
               {"min_cosine", r.min_cosine},
               {"mean_cosine", r.mean_cosine},
               {"non_finite", r.non_finite},
+              {"neighbour_agreement", r.neighbour_agreement},
+              {"token_agreement", r.token_agreement},
+              {"span_agreement", r.span_agreement},
+              {"query_agreement", r.query_agreement},
+              {"queries", r.queries},
               {"bar",
                {{"min_label_agreement", 0.99},
                 {"max_share_shift", 0.10},
@@ -231,13 +317,22 @@ const CommandRegistration kRegistration{Command{
       auto options = std::make_shared<CheckOptions>();
       sub.add_option("--model", options->model_dir, "model folder or Hub id org/name[@revision]")
           ->required();
-      sub.add_option("--precision", options->precision, "bf16 or int8")->required();
+      sub.add_option("--precision", options->precision,
+                     "bf16 or int8; or auto: what serve --precision auto would choose");
       sub.add_option(
           "--dataset", options->dataset,
           "JSON lines: {text, text_pair?, label?} or {input_ids, token_type_ids?, label?}");
       sub.add_option("--threads", options->threads, "intra-op threads (0: all cores)");
       sub.add_option("--batch-size", options->batch_size, "sequences per forward pass")
           ->check(CLI::Range(1, 1024));
+      sub.add_flag("--save-verdict", options->save_verdict,
+                   "with --precision auto (the default then): save the verdict where serve "
+                   "--precision auto reads it, so the server starts without the gate");
+      sub.add_option("--state-dir", options->state_dir,
+                     "the verdicts' folder (default: onepass beside the Hugging Face hub cache)");
+      sub.add_option("--precision-check-data", options->check_data,
+                     "JSON lines {text, text_pair?} that serve adds to the gate (same file, "
+                     "same verdict key)");
       return [options] { return run_check(*options); };
     }}};
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "apps/onepass/command.h"
+#include "apps/onepass/model_reference.h"
 #include "base/error.h"
 #include "base/version.h"
 #include "hub/resolve.h"
@@ -25,6 +26,7 @@
 #include "model/heads/postprocess.h"
 #include "model/precision_check.h"
 #include "runtime/model_config.h"
+#include "runtime/precision_verdicts.h"
 #include "runtime/tasks.h"
 #include "tokenizer/tokenizer.h"
 #include "weights/config.h"
@@ -40,6 +42,7 @@ struct InfoOptions {
   std::string reference;
   bool check = false;
   bool json = false;
+  std::string state_dir;  // --precision auto's verdicts (model_reference.h)
 };
 
 constexpr const char* kMemoryMethod =
@@ -113,7 +116,43 @@ json precision_check(const model::Encoder& reference, const fs::path& dir,
 }
 
 // Everything info says about a resolved folder. "problems" empty means the model loads.
-json describe(const std::string& reference, const fs::path& dir, bool check) {
+// What `serve --precision auto` would serve: the saved verdict for these files, this onepass and
+// this CPU when there is one (built-in texts only), and with --check what the checks above say.
+json precision_auto(const fs::path& dir, const fs::path& state_dir, const json* checks) {
+  json out{{"state_dir", state_dir.string()}};
+  try {
+    const runtime::VerdictCache cache(state_dir);
+    const auto key = cache.key(dir, "", /*remember=*/false);
+    std::string problem;
+    const auto verdict = cache.find(key, problem);
+    out["cached"] = verdict.has_value();
+    if (verdict) {
+      out["precision"] = kernels::precision_name(verdict->chosen);
+      out["verdict"] = model::describe_verdict(*verdict);
+      out["cache_file"] = cache.verdict_path(key).string();
+    } else if (!problem.empty()) {
+      out["cache_problem"] = problem;
+    }
+  } catch (const Error& e) {
+    out["cached"] = false;
+    out["cache_problem"] = e.what();
+  }
+  if (checks != nullptr) {
+    std::string chosen = "fp32";
+    for (const auto p : model::kAutoCandidates) {
+      for (const auto& c : *checks) {
+        if (c["precision"] == kernels::precision_name(p) && c.value("pass", false) &&
+            chosen == "fp32")
+          chosen = kernels::precision_name(p);
+      }
+    }
+    out["by_check"] = chosen;
+  }
+  return out;
+}
+
+json describe(const std::string& reference, const fs::path& dir, bool check,
+              const fs::path& state_dir) {
   json r{{"reference", reference}, {"folder", dir.string()}};
   std::vector<std::string> problems;
 
@@ -220,6 +259,7 @@ json describe(const std::string& reference, const fs::path& dir, bool check) {
         }
         r["precision_check"] = checks;
       }
+      r["precision_auto"] = precision_auto(dir, state_dir, check ? &r["precision_check"] : nullptr);
     } catch (const Error& e) {
       problems.emplace_back(e.what());
     }
@@ -333,6 +373,22 @@ void print_text(const json& r) {
       for (const auto& f : c["failures"]) std::cout << "  " << f.get<std::string>() << "\n";
     }
   }
+  if (r.contains("precision_auto")) {
+    const auto& a = r["precision_auto"];
+    std::cout << "precision auto: ";
+    if (a["cached"].get<bool>()) {
+      std::cout << a["precision"].get<std::string>()
+                << " (saved verdict: " << a["verdict"].get<std::string>() << ")\n";
+    } else {
+      std::cout << "no saved verdict in " << a["state_dir"].get<std::string>();
+      if (a.contains("cache_problem"))
+        std::cout << " (" << a["cache_problem"].get<std::string>() << ")";
+      std::cout << "; `onepass check --model M --save-verdict` saves one\n";
+    }
+    if (a.contains("by_check"))
+      std::cout << "precision auto by the checks above: " << a["by_check"].get<std::string>()
+                << "\n";
+  }
 }
 
 // The build and the code it runs here: the -march of its baseline, the instruction sets the
@@ -408,7 +464,9 @@ int run_info(const InfoOptions& o) {
     return 0;
   }
   const fs::path dir = hub::resolve_model(o.reference, hub::Environment::from_process());
-  const json r = describe(o.reference, dir, o.check);
+  const json r =
+      describe(o.reference, dir, o.check,
+               precision_state_dir(o.state_dir, hub::Environment::from_process().cache_dir));
   if (o.json) {
     std::cout << r.dump(2) << std::endl;
   } else {
@@ -426,6 +484,9 @@ const CommandRegistration kRegistration{Command{
           "--check", options->check,
           "also run the bf16 and int8 accuracy gate against fp32 (model/precision_check.h)");
       sub.add_flag("--json", options->json, "print one JSON object (for scripts)");
+      sub.add_option("--state-dir", options->state_dir,
+                     "where serve --precision auto keeps its verdicts (default: onepass beside "
+                     "the Hugging Face hub cache)");
       return [options] { return run_info(*options); };
     }}};
 

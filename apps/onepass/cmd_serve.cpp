@@ -21,6 +21,7 @@
 
 #include "api/api.h"
 #include "apps/onepass/command.h"
+#include "apps/onepass/model_reference.h"
 #include "apps/onepass/sagemaker_environment.h"
 #include "apps/onepass/serve_settings.h"
 #include "base/error.h"
@@ -29,10 +30,12 @@
 #include "hub/progress.h"
 #include "hub/resolve.h"
 #include "kernels/matmul.h"
+#include "model/auto_precision.h"
 #include "model/heads/postprocess.h"
 #include "model/precision_check.h"
 #include "otlp/setup.h"
 #include "runtime/model_config.h"
+#include "runtime/precision_verdicts.h"
 #include "runtime/runtime.h"
 #include "trace/tracer.h"
 
@@ -82,6 +85,7 @@ void log_config(const ServeSettings& settings, const std::vector<runtime::ModelS
   for (const auto& spec : specs) {
     if (!models.empty()) models += ',';
     models += spec.name + "=" + spec.dir.string();
+    if (spec.precision) models += "#" + model::precision_mode_name(*spec.precision);
   }
   const char* spin = std::getenv("GOMP_SPINCOUNT");  // openmp_spin.h
   log::info("start", log::Fields()
@@ -145,16 +149,35 @@ runtime::LongInput parse_long_input(const ServeSettings& settings) {
 std::vector<runtime::ModelSpec> model_specs(const ServeSettings& settings) {
   std::vector<runtime::ModelSpec> specs;
   for (const auto& spec : settings.models) {
-    // "org/name@v1" alone is named "name", as a folder is named after itself.
+    // "org/name@v1" alone is named "name", as a folder is named after itself; a "#precision"
+    // after it is no part of the name.
     const bool named = spec.find('=') != std::string::npos;
     try {
-      specs.push_back(
-          runtime::parse_model_spec(named ? spec : hub::default_model_name(spec) + "=" + spec));
+      specs.push_back(runtime::parse_model_spec(
+          named ? spec : hub::default_model_name(spec.substr(0, spec.rfind('#'))) + "=" + spec));
     } catch (const Error& e) {
       throw Error(e.kind(), flag_of(&ServeSettings::models) + " " + spec + ": " + e.what());
     }
   }
   return specs;
+}
+
+// --state-dir (else `onepass` beside the hub cache) and --precision-check-data, read now so that
+// a bad file stops the start (exit 2) before any model loads.
+runtime::AutoPrecisionOptions auto_precision_options(const ServeSettings& settings,
+                                                     const hub::Environment& hub_env) {
+  runtime::AutoPrecisionOptions options;
+  options.state_dir = precision_state_dir(settings.state_dir, hub_env.cache_dir);
+  if (!settings.precision_check_data.empty()) {
+    try {
+      options.check_data = runtime::read_check_data(settings.precision_check_data);
+      options.check_data_sha256 = runtime::file_sha256_hex(settings.precision_check_data);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::kInvalidArgument,
+                  flag_of(&ServeSettings::precision_check_data) + ": " + e.what());
+    }
+  }
+  return options;
 }
 
 runtime::RuntimeOptions runtime_options(const ServeSettings& settings) {
@@ -180,9 +203,16 @@ runtime::RuntimeOptions runtime_options(const ServeSettings& settings) {
       std::chrono::milliseconds(static_cast<long long>(settings.idle_unload_seconds * 1000));
   options.load_timeout =
       std::chrono::milliseconds(static_cast<long long>(settings.load_timeout_seconds * 1000));
-  options.precision = kernels::precision_from_name(settings.precision);
+  const model::PrecisionMode precision = model::precision_mode_from_name(settings.precision);
+  options.auto_precision = precision.automatic;
+  options.precision = precision.fixed;
   model::require_cpu_support(options.precision);  // before any model loads or port opens
+  for (const auto& spec : options.models) {
+    if (spec.precision && !spec.precision->automatic)
+      model::require_cpu_support(spec.precision->fixed);
+  }
   options.force_precision = settings.force_precision;
+  options.auto_precision_options = auto_precision_options(settings, hub_environment());
   if (!settings.pooling.empty()) {
     options.pooling = model::heads::pooling_from_name(settings.pooling);
     if (!options.pooling)

@@ -12,4 +12,10 @@ namespace onepass::app {
 
 std::filesystem::path resolve_model_reference(const std::string& reference);
 
+// Where `--precision auto` keeps its verdicts (runtime/precision_verdicts.h): `state_dir` when
+// given, else `onepass` beside the Hugging Face hub cache (~/.cache/huggingface/onepass), so
+// that `serve`, `check --save-verdict` and `info` agree.
+std::filesystem::path precision_state_dir(const std::string& state_dir,
+                                          const std::filesystem::path& hub_cache_dir);
+
 }  // namespace onepass::app

@@ -58,9 +58,16 @@ const std::array kServeSettings = {
   ServeSetting{"--enable-model-management", &S::enable_model_management,
                "SageMaker multi-model routes (POST/DELETE /models)", kSwitch},
   ServeSetting{"--precision", &S::precision,
-               "fp32, bf16 or int8 matrix products (bf16/int8 must pass the accuracy gate)"},
+               "fp32, bf16 or int8 matrix products (bf16/int8 must pass the accuracy gate), or "
+               "auto: the fastest that passes it for each model (a model's own: --model REF#auto)"},
   ServeSetting{"--force-precision", &S::force_precision,
                "serve bf16/int8 even when the accuracy gate at load fails", kSwitch},
+  ServeSetting{"--precision-check-data", &S::precision_check_data,
+               "JSON lines {\"text\", \"text_pair\"?} added to the accuracy gate's built-in texts "
+               "under --precision auto"},
+  ServeSetting{"--state-dir", &S::state_dir,
+               "where --precision auto caches its verdicts (default: onepass beside the Hugging "
+               "Face hub cache)"},
   ServeSetting{"--pooling", &S::pooling, "embedders: cls or mean"},
   ServeSetting{"--default-prompt-name", &S::default_prompt_name,
                "embedders: the prompt (config_sentence_transformers.json) put before a text "

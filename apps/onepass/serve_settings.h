@@ -49,7 +49,9 @@ struct ServeSettings {
   bool enable_model_management = false;
   std::string precision = "fp32";
   bool force_precision = false;
-  std::string pooling;  // empty: the folder's
+  std::string precision_check_data;  // empty: the built-in texts only
+  std::string state_dir;             // empty: `onepass` beside the Hugging Face hub cache
+  std::string pooling;               // empty: the folder's
   // Given or not: an empty --default-prompt is a choice (no prompt, whatever the folder says).
   std::optional<std::string> default_prompt_name;
   std::optional<std::string> default_prompt;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <random>
 
 #include "base/error.h"
@@ -13,6 +15,13 @@ namespace {
 constexpr double kMinAgreement = 0.99;
 constexpr double kMaxShareShift = 0.10;
 constexpr double kMinEmbeddingCosine = 0.99;
+// Two answers closer in fp32 than this fraction of the spread of the scores they were picked
+// from (a token's label logits, an input's span scores or cosines to the others, every score of
+// a reranker) are a tie in fp32 itself: the candidate picking the other one is no disagreement.
+// The built-in texts are not questions, entities or queries, so many of their answers are such
+// near-ties; a disagreement outside them is one the user would see.
+constexpr double kTieFraction = 0.02;
+constexpr int kLongestAnswerTokens = 30;  // the question-answering pipeline's max_answer_len
 
 // One row per example: the logits (classifiers), every token's logits one after the other
 // (token classifiers, compared like embeddings: by cosine), the SPLADE vector (masked LM, by
@@ -81,6 +90,126 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
   return ab / std::sqrt(aa * bb);
 }
 
+// Embedders: the share of inputs whose nearest other input (by cosine) is the same in both, a
+// candidate's neighbour that ties with fp32's nearest (kTieFraction) counting as the same.
+double neighbour_agreement(const std::vector<std::vector<float>>& ref,
+                           const std::vector<std::vector<float>>& cand) {
+  const std::size_t n = ref.size();
+  if (n < 3) return 1.0;
+  std::vector<double> ref_cos(n * n, 0.0), cand_cos(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) {
+      ref_cos[i * n + j] = ref_cos[j * n + i] = cosine(ref[i], ref[j]);
+      cand_cos[i * n + j] = cand_cos[j * n + i] = cosine(cand[i], cand[j]);
+    }
+  }
+  std::size_t agree = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t a = i == 0 ? 1 : 0, b = a, low = a;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      if (ref_cos[i * n + j] > ref_cos[i * n + a]) a = j;
+      if (ref_cos[i * n + j] < ref_cos[i * n + low]) low = j;
+      if (cand_cos[i * n + j] > cand_cos[i * n + b]) b = j;
+    }
+    const double tie = kTieFraction * (ref_cos[i * n + a] - ref_cos[i * n + low]);
+    agree += a == b || ref_cos[i * n + a] - ref_cos[i * n + b] <= tie ? 1 : 0;
+  }
+  return static_cast<double>(agree) / static_cast<double>(n);
+}
+
+// Token classifiers: the share of tokens whose arg-max label is the same (or a tie in fp32).
+double token_agreement(const std::vector<std::vector<float>>& ref,
+                       const std::vector<std::vector<float>>& cand, std::size_t labels) {
+  std::size_t tokens = 0, agree = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    for (std::size_t t = 0; t + labels <= ref[i].size(); t += labels) {
+      const auto r = ref[i].begin() + static_cast<std::ptrdiff_t>(t);
+      const auto c = cand[i].begin() + static_cast<std::ptrdiff_t>(t);
+      const auto a = std::max_element(r, r + static_cast<std::ptrdiff_t>(labels)) - r;
+      const auto b = std::max_element(c, c + static_cast<std::ptrdiff_t>(labels)) - c;
+      const double low = *std::min_element(r, r + static_cast<std::ptrdiff_t>(labels));
+      ++tokens;
+      agree += a == b || r[a] - r[b] <= kTieFraction * (r[a] - low) ? 1 : 0;
+    }
+  }
+  return tokens ? static_cast<double>(agree) / static_cast<double>(tokens) : 1.0;
+}
+
+// Question answering: the best span (start <= end, at most kLongestAnswerTokens) of one input's
+// [start, end] logits per token, and its score.
+std::pair<std::size_t, std::size_t> best_span(const std::vector<float>& logits) {
+  const std::size_t n = logits.size() / 2;
+  std::pair<std::size_t, std::size_t> best{0, 0};
+  float best_score = -std::numeric_limits<float>::infinity();
+  for (std::size_t s = 0; s < n; ++s) {
+    for (std::size_t e = s; e < std::min(n, s + kLongestAnswerTokens); ++e) {
+      const float score = logits[2 * s] + logits[2 * e + 1];
+      if (score > best_score) {
+        best_score = score;
+        best = {s, e};
+      }
+    }
+  }
+  return best;
+}
+
+double span_agreement(const std::vector<std::vector<float>>& ref,
+                      const std::vector<std::vector<float>>& cand) {
+  std::size_t agree = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const auto a = best_span(ref[i]), b = best_span(cand[i]);
+    const auto score = [&](std::pair<std::size_t, std::size_t> span) {
+      return static_cast<double>(ref[i][2 * span.first]) + ref[i][2 * span.second + 1];
+    };
+    // The spread of the span scores: best start plus best end, less worst start plus worst end.
+    double spread = 0.0;
+    for (int side = 0; side < 2; ++side) {
+      float hi = -std::numeric_limits<float>::infinity(), lo = -hi;
+      for (std::size_t t = static_cast<std::size_t>(side); t < ref[i].size(); t += 2) {
+        hi = std::max(hi, ref[i][t]);
+        lo = std::min(lo, ref[i][t]);
+      }
+      spread += static_cast<double>(hi) - lo;
+    }
+    agree += a == b || score(a) - score(b) <= kTieFraction * spread ? 1 : 0;
+  }
+  return ref.empty() ? 1.0 : static_cast<double>(agree) / static_cast<double>(ref.size());
+}
+
+// Rerankers: the share of queries whose documents keep their order (pairs tied in fp32 may
+// swap); `queries` gets how many queries have two documents or more.
+double query_agreement(const std::vector<std::vector<float>>& ref,
+                       const std::vector<std::vector<float>>& cand,
+                       std::span<const CheckExample> examples, std::size_t& queries) {
+  std::map<int, std::vector<std::size_t>> docs;
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    if (examples[i].query >= 0) docs[examples[i].query].push_back(i);
+  }
+  float hi = -std::numeric_limits<float>::infinity(), lo = -hi;
+  for (const auto& row : ref) {
+    hi = std::max(hi, row[0]);
+    lo = std::min(lo, row[0]);
+  }
+  const double tie = kTieFraction * (static_cast<double>(hi) - lo);
+  std::size_t agree = 0;
+  queries = 0;
+  for (const auto& [query, members] : docs) {
+    if (members.size() < 2) continue;
+    ++queries;
+    bool same = true;
+    for (std::size_t x = 0; x < members.size(); ++x) {
+      for (std::size_t y = x + 1; y < members.size(); ++y) {
+        const double a = static_cast<double>(ref[members[x]][0]) - ref[members[y]][0];
+        const double b = static_cast<double>(cand[members[x]][0]) - cand[members[y]][0];
+        same = same && ((a > 0) == (b > 0) || std::abs(a) <= tie);
+      }
+    }
+    agree += same ? 1 : 0;
+  }
+  return queries ? static_cast<double>(agree) / static_cast<double>(queries) : 1.0;
+}
+
 char* percent(char* buf, std::size_t size, double fraction) {
   std::snprintf(buf, size, "%.1f%%", 100.0 * fraction);
   return buf;
@@ -92,9 +221,12 @@ std::vector<CheckExample> tokenize_check_texts(const TextTokenizer& tokenize,
                                                std::span<const CheckText> texts) {
   std::vector<CheckExample> out;
   out.reserve(texts.size());
+  std::map<std::string_view, int> queries;  // a pair's first text -> its query id
   for (const auto& t : texts) {
     auto ids = tokenize(t.text, t.pair ? std::optional<std::string_view>(t.pair) : std::nullopt);
-    out.push_back({std::move(ids.input_ids), std::move(ids.token_type_ids), -1});
+    const int query =
+        t.pair ? queries.emplace(t.text, static_cast<int>(queries.size())).first->second : -1;
+    out.push_back({std::move(ids.input_ids), std::move(ids.token_type_ids), -1, query});
   }
   return out;
 }
@@ -237,7 +369,28 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
     }
   }
 
+  if (r.classifier && info.num_labels == 1) {
+    r.query_agreement = query_agreement(ref, cand, examples, r.queries);
+  } else if (info.head == HeadKind::kTokenClassification) {
+    r.token_agreement = token_agreement(ref, cand, static_cast<std::size_t>(info.num_labels));
+  } else if (info.head == HeadKind::kQuestionAnswering) {
+    r.span_agreement = span_agreement(ref, cand);
+  } else if (info.head == HeadKind::kBaseModel) {
+    // Embedders only: a masked LM's vectors keep the cosine bar alone, since the same head also
+    // serves fill-mask, whose answers are not neighbours.
+    r.neighbour_agreement = neighbour_agreement(ref, cand);
+  }
+
   char a[32], b[32];
+  const auto below = [&](const char* what, double value) {
+    if (value >= kMinAgreement) return;
+    r.failures.push_back(std::string(what) + " " + percent(a, sizeof a, value) + " < " +
+                         percent(b, sizeof b, kMinAgreement));
+  };
+  below("per-query rank agreement", r.query_agreement);
+  below("token label agreement", r.token_agreement);
+  below("answer span agreement", r.span_agreement);
+  below("nearest-neighbour agreement", r.neighbour_agreement);
   if (r.label_agreement < kMinAgreement) {
     r.failures.push_back(
         std::string(info.num_labels == 1 ? "ranking agreement " : "label agreement ") +

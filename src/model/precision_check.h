@@ -4,10 +4,12 @@
 // Runtime users met it); the class-share check exists for that.
 //
 // Bar: label agreement >= 99% (classifiers; for a single-logit scorer, the share of input pairs
-// both precisions rank the same way), no class's predicted share moving by more than 10 points,
-// zero NaN/Inf in the candidate's outputs; base models (embeddings): every mean-pooled embedding
-// at cosine >= 0.99 to its fp32 twin; token classifiers: every input's token logits, one vector,
-// at cosine >= 0.99.
+// both precisions rank the same way, and every query's documents in the same order), no class's
+// predicted share moving by more than 10 points, zero NaN/Inf in the candidate's outputs; base
+// models (embeddings): every mean-pooled embedding at cosine >= 0.99 to its fp32 twin and the
+// nearest neighbour of >= 99% of the inputs the same; token classifiers: every input's token
+// logits, one vector, at cosine >= 0.99 and >= 99% of the tokens' labels the same; question
+// answering: the same cosine and >= 99% of the inputs' best spans the same.
 //
 // The inputs are token ids: callers tokenize (the model module does not depend on the tokenizer
 // module). builtin_check_texts() is the default multilingual set; synthetic_check_inputs() stands
@@ -30,6 +32,9 @@ struct CheckExample {
   std::vector<std::int32_t> input_ids;
   std::vector<std::int32_t> token_type_ids;  // may be empty
   int label = -1;                            // class id from a labelled set; -1: unlabelled
+  // Pairs that share their first text (a query and its documents, a premise and its hypotheses)
+  // share a query id, for the rerankers' per-query rank agreement; -1: not part of a query.
+  int query = -1;
 };
 
 struct CheckText {
@@ -66,6 +71,18 @@ struct PrecisionReport {
   double mean_abs_logit_diff = 0.0;
   double min_cosine = 1.0;  // per example: logit vectors (classifiers), mean-pooled embeddings
   double mean_cosine = 1.0;
+  // Per task (1.0 where it does not apply; each counts a flip only where fp32 itself does not
+  // call it a tie: closer than 2% of the spread of the scores the answer was picked from):
+  // embedders (base models): share of inputs whose nearest neighbour among the others is the same;
+  double neighbour_agreement = 1.0;
+  // token classifiers: share of tokens whose label is the same (entities are built from them);
+  double token_agreement = 1.0;
+  // question answering: share of inputs whose best answer span is the same;
+  double span_agreement = 1.0;
+  // rerankers: share of queries (CheckExample::query with two documents or more) whose
+  // documents keep their order.
+  double query_agreement = 1.0;
+  std::size_t queries = 0;
   std::size_t non_finite = 0;  // NaN/Inf values in the candidate's outputs (and the reference's)
   std::optional<double> reference_accuracy;  // labelled sets only
   std::optional<double> candidate_accuracy;

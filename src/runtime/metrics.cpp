@@ -205,6 +205,15 @@ std::string Metrics::render(const RuntimeGauges& gauges) const {
     fmt::format_to(it, "onepass_model_load_seconds{{{}}} {}\n", model_label(m.model),
                    number(m.load_seconds));
   }
+  family(out, "onepass_model_precision", "gauge",
+         "1 for each loaded model, labelled with the precision it runs in, the one asked for "
+         "(auto or a precision) and, under auto, where the choice came from (gate or cache).");
+  for (const ModelGauges& m : gauges.models) {
+    if (m.precision.precision.empty()) continue;
+    fmt::format_to(
+        it, "onepass_model_precision{{{},precision=\"{}\",mode=\"{}\",source=\"{}\"}} 1\n",
+        model_label(m.model), m.precision.precision, m.precision.mode, m.precision.source);
+  }
   // Tracing (docs/tracing.md): spans sent, and spans lost rather than ever delaying a request.
   const trace::Counters spans = trace::counters();
   family(out, "onepass_trace_spans_exported_total", "counter",

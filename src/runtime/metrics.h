@@ -27,8 +27,9 @@ struct ModelGauges {
   std::size_t queue_depth = 0;        // inputs waiting for tokenization or for a batch
   std::size_t batch_queue_depth = 0;  // of those, tokenized and waiting for a batch
   bool loaded = false;
-  bool failed = false;      // its load (or its Hub download) failed; load_error says why
-  double load_seconds = 0;  // duration of the last successful load
+  bool failed = false;           // its load (or its Hub download) failed; load_error says why
+  double load_seconds = 0;       // duration of the last successful load
+  PrecisionSelection precision;  // of the loaded model; empty when not loaded
 };
 
 struct RuntimeGauges {

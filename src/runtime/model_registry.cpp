@@ -366,15 +366,20 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load(const RegistryOptions& op
                                                        ModelDescription description) {
   const auto start = Clock::now();
   log::Fields fields;
-  const char* precision = kernels::precision_name(options.load.precision);
-  fields.add("model", spec.name).add("source", spec.dir.string()).add("precision", precision);
+  // What was asked (a precision, or auto); once loaded, the span and the log name the one
+  // served.
+  const std::string asked = model::precision_mode_name(spec.precision.value_or(
+      model::PrecisionMode{options.auto_precision, options.load.precision}));
+  fields.add("model", spec.name).add("source", spec.dir.string()).add("precision_asked", asked);
   std::pair<std::string_view, std::string_view> span_attributes[] = {
-      {"onepass.precision", precision}, {"onepass.model.architecture", ""}};
+      {"onepass.precision", asked}, {"onepass.model.architecture", ""}};
   try {
     auto model = load_files(options, spec, std::move(description));
+    span_attributes[0].second = model->description.precision.precision;
     span_attributes[1].second = model->description.info.architecture;
     record_model_span("onepass.model.load", spec.name, span_attributes, start, Clock::now(), {});
-    fields.add_ms("duration_ms", Clock::now() - start)
+    fields.add("precision", model->description.precision.precision)
+        .add_ms("duration_ms", Clock::now() - start)
         .add("rss_bytes", rss_bytes())
         .add("task", task_name(model->description.task));
     log::info("model_load", fields);
@@ -398,10 +403,13 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const RegistryOptio
   model->mask_token_id = mask.id;
   model->pad_token_id = find_pad_token(*model->tokenizer, model->tokenizer_settings).id;
   model::LoadOptions load = options.load;
-  if (load.precision != model::Precision::kFp32 && !load.force_precision) {
+  const model::PrecisionMode mode =
+      spec.precision.value_or(model::PrecisionMode{options.auto_precision, options.load.precision});
+  load.precision = mode.automatic ? model::Precision::kFp32 : mode.fixed;
+  const tokenizer::Tokenizer* tok = model->tokenizer.get();
+  if (!mode.automatic && load.precision != model::Precision::kFp32 && !load.force_precision) {
     // The reduced-precision gate compares against fp32 on real text, tokenized as served. It
     // runs inside load_encoder, while `model` (and so its tokenizer) is alive.
-    const tokenizer::Tokenizer* tok = model->tokenizer.get();
     load.check_tokenizer = [tok](std::string_view text, std::optional<std::string_view> pair) {
       tokenizer::TruncationOptions truncation;
       truncation.max_length = 128;
@@ -409,7 +417,19 @@ std::shared_ptr<const LoadedModel> ModelRegistry::load_files(const RegistryOptio
       return model::TokenizedText{std::move(encoding.ids), std::move(encoding.type_ids)};
     };
   }
-  model->encoder = options.loaders.encoder(spec.dir, load);
+  if (mode.automatic) {
+    const auto& loader = options.loaders.encoder;
+    const std::filesystem::path dir = spec.dir;
+    model->encoder = load_auto_precision_model(
+        [&loader, &dir](const model::LoadOptions& o) { return loader(dir, o); }, spec.name,
+        spec.dir, load, *tok, options.auto_precision_options, description.precision);
+  } else {
+    model->encoder = options.loaders.encoder(spec.dir, load);
+    description.precision.precision = kernels::precision_name(load.precision);
+    description.precision.mode = kernels::precision_name(load.precision);
+    description.precision.source.clear();
+    description.precision.verdict.clear();
+  }
   ONEPASS_CHECK(model->encoder && model->tokenizer, "loaders return a model");
   for (const auto& dense : description.dense_modules)
     model->dense.push_back(model::heads::DenseModule::load(spec.dir, dense));
@@ -596,6 +616,7 @@ std::vector<ModelGauges> ModelRegistry::gauges() const {
     g.loaded = slot->loaded != nullptr;
     g.failed = slot->description.state == ModelState::kFailed;
     g.load_seconds = slot->load_seconds;
+    if (slot->loaded) g.precision = slot->loaded->description.precision;
     out.push_back(std::move(g));
   }
   return out;

@@ -36,7 +36,9 @@ namespace onepass::runtime {
 struct RegistryOptions {
   ModelLoaders loaders;  // both set
   model::LoadOptions load;
-  FolderOptions folder;  // how each folder is described (model_config.h)
+  FolderOptions folder;         // how each folder is described (model_config.h)
+  bool auto_precision = false;  // --precision auto (RuntimeOptions)
+  AutoPrecisionOptions auto_precision_options;
   std::chrono::milliseconds idle_unload{0};
   std::chrono::milliseconds load_timeout{0};  // 0: loads have no deadline
 };

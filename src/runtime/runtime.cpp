@@ -42,6 +42,10 @@ void check_options(const RuntimeOptions& o) {
 
 ModelSpec parse_model_spec(std::string_view spec) {
   ModelSpec out;
+  if (const auto hash = spec.rfind('#'); hash != std::string_view::npos) {
+    out.precision = model::precision_mode_from_name(std::string(spec.substr(hash + 1)));
+    spec = spec.substr(0, hash);
+  }
   const auto eq = spec.find('=');
   if (eq == std::string_view::npos) {
     out.dir = std::filesystem::path(spec);
@@ -152,6 +156,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   registry_options.load.threads = threads_per_forward;
   registry_options.load.precision = o.precision;
   registry_options.load.force_precision = o.force_precision;
+  registry_options.auto_precision = o.auto_precision;
+  registry_options.auto_precision_options = o.auto_precision_options;
   registry_options.folder.max_input_length = o.max_input_length;
   registry_options.folder.pooling = o.pooling;
   registry_options.folder.default_prompt_name = o.default_prompt_name;

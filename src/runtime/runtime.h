@@ -19,7 +19,9 @@
 #include <string_view>
 #include <vector>
 
+#include "model/auto_precision.h"
 #include "model/encoder.h"
+#include "runtime/auto_precision.h"
 #include "runtime/model_name.h"
 #include "runtime/serve_defaults.h"
 #include "runtime/service.h"
@@ -32,10 +34,14 @@ namespace onepass::runtime {
 struct ModelSpec {
   std::string name;
   std::filesystem::path dir;
+  // "DIR#auto", "DIR#int8": this model's precision, over RuntimeOptions' (a '#' because '@'
+  // already names a Hub revision).
+  std::optional<model::PrecisionMode> precision = std::nullopt;
 };
 
-// Parses "NAME=DIR" or "DIR" (the name is then the folder's name). Throws kInvalidArgument when
-// the name is not a valid model name.
+// Parses "NAME=DIR" or "DIR" (the name is then the folder's name), each optionally ending in
+// "#PRECISION" (fp32, bf16, int8 or auto). Throws kInvalidArgument when the name is not a valid
+// model name or the precision is unknown.
 ModelSpec parse_model_spec(std::string_view spec);
 
 // How a model folder becomes an Encoder and a Tokenizer. Tests inject fakes; empty members use
@@ -59,6 +65,10 @@ struct RuntimeOptions {
   model::Precision precision = model::Precision::kFp32;
   // Serve a bf16/int8 model even when it fails the accuracy gate at load.
   bool force_precision = false;
+  // --precision auto (precision is then not read): each model is served in the fastest
+  // precision that passes the gate (model/auto_precision.h); a ModelSpec's own precision wins.
+  bool auto_precision = false;
+  AutoPrecisionOptions auto_precision_options;
 
   // Dynamic batcher: a batch holds at most this many tokens (an input longer than the budget
   // runs alone) and this many inputs (each item of a client batch counts).

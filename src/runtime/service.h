@@ -40,6 +40,16 @@ using Pooling = model::heads::Pooling;  // cls or mean (postprocess.h)
 
 enum class ModelState { kUnloaded, kLoading, kReady, kFailed };
 
+// The precision a loaded model runs in and how it was chosen (--precision, or auto:
+// model/auto_precision.h, runtime/auto_precision.h).
+struct PrecisionSelection {
+  std::string precision;      // "fp32", "bf16", "int8"; empty until loaded
+  std::string mode;           // what was asked: "fp32", "bf16", "int8" or "auto"
+  std::string source;         // auto: "gate" (run at this load) or "cache" (a saved verdict)
+  std::string verdict;        // auto: model::describe_verdict's line (figures, why refused)
+  double choose_seconds = 0;  // auto: hashing the files plus the gate or the cache read
+};
+
 struct ModelDescription {
   std::string name;  // as given at --model NAME=DIR (or the folder's name)
   ModelTask task = ModelTask::kClassifier;
@@ -76,6 +86,7 @@ struct ModelDescription {
   std::vector<model::heads::DenseModuleConfig> dense_modules;
   // Masked-LM models: the tokenizer's mask token ("[MASK]", "<mask>"); empty when it has none.
   std::string mask_token;
+  PrecisionSelection precision;  // set at load
 };
 
 // The width of a pooled embedding (kPooled): what the last Dense module gives, else the encoder's

@@ -318,5 +318,153 @@ TEST(PrecisionGate, VerdictCatchesCollapseNanAndSingleFlips) {
   EXPECT_THROW(compare_precisions(reference, collapsed, labelled, Precision::kInt8), Error);
 }
 
+// An encoder of any head whose outputs are fixed per example (input_ids[0] numbers it): per-token
+// heads answer `rows(i)` as one input's [tokens, num_labels] logits, base models as its one
+// token's hidden state, scorers as its one logit.
+class TaskEncoder final : public Encoder {
+ public:
+  TaskEncoder(HeadKind head, int width, std::function<std::vector<float>(std::size_t)> rows)
+      : rows_(std::move(rows)) {
+    info_.head = head;
+    info_.num_labels = head == HeadKind::kBaseModel ? 0 : width;
+    for (int i = 0; i < info_.num_labels; ++i) info_.id2label.push_back("L" + std::to_string(i));
+    info_.hidden_size = head == HeadKind::kBaseModel ? width : 4;
+    info_.vocab_size = 1000;
+    info_.max_tokens = 64;
+  }
+  const ModelInfo& info() const override { return info_; }
+  void forward(std::span<const SequenceInput> batch, ForwardOutput& out) const override {
+    out.logits.clear();
+    out.hidden_states.clear();
+    out.token_offsets.assign(1, 0);
+    for (const auto& s : batch) {
+      const auto row = rows_(static_cast<std::size_t>(s.input_ids[0]));
+      auto& into = info_.head == HeadKind::kBaseModel ? out.hidden_states : out.logits;
+      into.insert(into.end(), row.begin(), row.end());
+      const int width = info_.head == HeadKind::kBaseModel ? info_.hidden_size : info_.num_labels;
+      const std::size_t tokens = per_token_head(info_.head) || info_.head == HeadKind::kBaseModel
+                                     ? row.size() / static_cast<std::size_t>(width)
+                                     : 1;
+      out.token_offsets.push_back(out.token_offsets.back() + tokens);
+    }
+  }
+
+ private:
+  ModelInfo info_;
+  std::function<std::vector<float>(std::size_t)> rows_;
+};
+
+bool names(const PrecisionReport& r, const std::string& criterion) {
+  return summarize_failures(r).find(criterion) != std::string::npos;
+}
+
+// Token classifiers, question answering, embedders and rerankers each have a criterion of their
+// own, which a flip outside fp32's ties fails and a flip at a tie does not.
+TEST(PrecisionGate, EachTaskHasItsOwnEvidence) {
+  const auto examples = numbered(50);
+
+  // Token classifiers: 10 tokens of 2 labels per input; label (t + i) % 2 leads by 1.0.
+  const auto tokens = [](float lead, std::size_t flipped_inputs) {
+    return [lead, flipped_inputs](std::size_t i) {
+      std::vector<float> v;
+      for (std::size_t t = 0; t < 10; ++t) {
+        const bool flip = i < flipped_inputs && t == 0;
+        const std::size_t top = (t + i + (flip ? 1 : 0)) % 2;
+        v.push_back(top == 0 ? lead : 0.0f);
+        v.push_back(top == 1 ? lead : 0.0f);
+      }
+      return v;
+    };
+  };
+  const TaskEncoder ner(HeadKind::kTokenClassification, 2, tokens(1.0f, 0));
+  const TaskEncoder ner_flipped(HeadKind::kTokenClassification, 2, tokens(1.0f, 10));
+  auto r = compare_precisions(ner, ner_flipped, examples, Precision::kInt8);
+  EXPECT_NEAR(r.token_agreement, 490.0 / 500.0, 1e-12);
+  EXPECT_TRUE(names(r, "token label agreement 98.0% < 99.0%")) << summarize_failures(r);
+  EXPECT_FALSE(r.pass);
+  // The same flips where fp32 itself had a tie (both labels 1.0) count as agreement.
+  const TaskEncoder ner_tied(HeadKind::kTokenClassification, 2, [](std::size_t i) {
+    std::vector<float> v(20, 0.0f);
+    for (std::size_t t = 0; t < 10; ++t) v[2 * t + (t + i) % 2] = 1.0f;
+    if (i < 10) v[0] = v[1] = 1.0f;  // token 0: a tie
+    return v;
+  });
+  r = compare_precisions(ner_tied, ner_flipped, examples, Precision::kInt8);
+  EXPECT_EQ(r.token_agreement, 1.0) << summarize_failures(r);
+
+  // Question answering: 8 tokens of [start, end], all 5.0 but the answer, token i % 8 alone, at
+  // 5.3 (so a moved answer keeps the logits' cosine at 0.9996, within the cosine bar).
+  const auto spans = [](std::size_t moved) {
+    return [moved](std::size_t i) {
+      std::vector<float> v(16, 5.0f);
+      const std::size_t at = (i + (i < moved ? 1 : 0)) % 8;
+      v[2 * at] = v[2 * at + 1] = 5.3f;
+      return v;
+    };
+  };
+  const TaskEncoder qa(HeadKind::kQuestionAnswering, 2, spans(0));
+  r = compare_precisions(qa, TaskEncoder(HeadKind::kQuestionAnswering, 2, spans(1)), numbered(100),
+                         Precision::kBf16);
+  EXPECT_EQ(r.span_agreement, 0.99);  // one answer in 100 may move
+  EXPECT_TRUE(r.pass) << summarize_failures(r);
+  r = compare_precisions(qa, TaskEncoder(HeadKind::kQuestionAnswering, 2, spans(5)), examples,
+                         Precision::kBf16);
+  EXPECT_TRUE(names(r, "answer span agreement 90.0% < 99.0%")) << summarize_failures(r);
+
+  // Embedders: x0's nearest neighbour is x1 (10 degrees) before x2 (-14 degrees), the others
+  // at 43 to 59 degrees; turning x1 by 6 degrees (cosine 0.9945 to itself, within the cosine
+  // bar) makes x2 the nearest, by more than a tie (2% of x0's cosines' spread).
+  const auto angles = [](double x1) {
+    return [x1](std::size_t i) {
+      const double deg = i == 0 ? 0.0 : i == 1 ? x1 : i == 2 ? -14.0 : 40.0 + 1.0 * i;
+      const double rad = deg * 3.14159265358979 / 180.0;
+      return std::vector<float>{static_cast<float>(std::cos(rad)),
+                                static_cast<float>(std::sin(rad))};
+    };
+  };
+  const TaskEncoder embed(HeadKind::kBaseModel, 2, angles(10.0));
+  r = compare_precisions(embed, TaskEncoder(HeadKind::kBaseModel, 2, angles(16.0)), numbered(20),
+                         Precision::kInt8);
+  EXPECT_GT(r.min_cosine, 0.99);
+  EXPECT_NEAR(r.neighbour_agreement, 19.0 / 20.0, 1e-12);
+  EXPECT_TRUE(names(r, "nearest-neighbour agreement 95.0% < 99.0%")) << summarize_failures(r);
+  EXPECT_TRUE(compare_precisions(embed, TaskEncoder(HeadKind::kBaseModel, 2, angles(11.0)),
+                                 numbered(20), Precision::kInt8)
+                  .pass);
+
+  // Rerankers: 40 documents scored 0..39, four queries of ten; swapping documents 0 and 1 keeps
+  // 779 of 780 pairs in order (99.9%) but changes query 0's order.
+  auto queried = numbered(40);
+  for (std::size_t i = 0; i < queried.size(); ++i) queried[i].query = static_cast<int>(i / 10);
+  const auto scores = [](bool swap) {
+    return [swap](std::size_t i) {
+      const std::size_t rank = swap && i < 2 ? 1 - i : i;
+      return std::vector<float>{static_cast<float>(rank)};
+    };
+  };
+  const TaskEncoder rerank(HeadKind::kSequenceClassification, 1, scores(false));
+  r = compare_precisions(rerank, TaskEncoder(HeadKind::kSequenceClassification, 1, scores(true)),
+                         queried, Precision::kInt8);
+  EXPECT_GE(r.label_agreement, 0.99);
+  EXPECT_EQ(r.queries, 4u);
+  EXPECT_EQ(r.query_agreement, 0.75);
+  EXPECT_TRUE(names(r, "per-query rank agreement 75.0% < 99.0%")) << summarize_failures(r);
+}
+
+// Pairs that share their first text share a query id; single texts have none.
+TEST(PrecisionGate, PairsSharingTheirFirstTextShareAQuery) {
+  const CheckText texts[] = {
+      {"en", "q1", "d1"}, {"en", "q2", "d1"}, {"en", "q1", "d2"}, {"en", "single", nullptr}};
+  const TextTokenizer tokenize = [](std::string_view text, std::optional<std::string_view>) {
+    return TokenizedText{{static_cast<std::int32_t>(text.size())}, {}};
+  };
+  const auto examples = tokenize_check_texts(tokenize, texts);
+  ASSERT_EQ(examples.size(), 4u);
+  EXPECT_EQ(examples[0].query, examples[2].query);
+  EXPECT_NE(examples[0].query, examples[1].query);
+  EXPECT_GE(examples[1].query, 0);
+  EXPECT_EQ(examples[3].query, -1);
+}
+
 }  // namespace
 }  // namespace onepass::model

@@ -319,6 +319,17 @@ TEST(Dialects, HealthInfoMetricsAndModelManagement) {
   EXPECT_EQ(info["model_type"]["classifier"]["id2label"]["1"], "entailment");
   EXPECT_EQ(info["model_type"]["classifier"]["label2id"]["neutral"], 2);
   EXPECT_EQ(info["max_client_batch_size"], 32);
+  // The precision it runs in and, under --precision auto, how it was chosen.
+  EXPECT_EQ(info["model_dtype"], "int8");
+  EXPECT_EQ(info["precision"]["served"], "int8");
+  EXPECT_EQ(info["precision"]["asked"], "auto");
+  EXPECT_EQ(info["precision"]["source"], "cache");
+  EXPECT_EQ(info["precision"]["verdict"], "serving int8: int8 passed (104 inputs)");
+  r = get(port, "/info", target("embed"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  info = json::parse(r.body);
+  EXPECT_EQ(info["model_dtype"], "float32");
+  EXPECT_EQ(info["precision"], json({{"served", "fp32"}, {"asked", "fp32"}}));
 
   r = get(port, "/metrics");
   EXPECT_EQ(r.status, 200);

@@ -77,6 +77,12 @@ runtime::ModelDescription describe_fake_model(std::string_view kind, std::string
   d.info.max_tokens = limits.max_tokens;
   if (d.task == runtime::ModelTask::kEmbedder)
     d.prompts = {{"query", "query: "}, {"passage", "passage: "}};
+  // The classifier as --precision auto serves it from a saved verdict; the others as fp32 is.
+  if (kind == "nli") {
+    d.precision = {"int8", "auto", "cache", "serving int8: int8 passed (104 inputs)", 0.25};
+  } else {
+    d.precision = {"fp32", "fp32", "", "", 0};
+  }
   return d;
 }
 

@@ -197,6 +197,17 @@ void handle_zero_shot(Call& call) {
                    });
 }
 
+namespace {
+
+// TEI's names for the weights' type; int8 has none there, so it keeps its own.
+const char* model_dtype(const std::string& precision) {
+  if (precision == "bf16") return "bfloat16";
+  if (precision == "int8") return "int8";
+  return "float32";
+}
+
+}  // namespace
+
 void handle_info(Call& call) {
   const auto model = select_tei_model(call);
   JsonWriter json;
@@ -206,7 +217,7 @@ void handle_info(Call& call) {
       .key("model_sha")
       .null()
       .key("model_dtype")
-      .value("float32")
+      .value(model_dtype(model.precision.precision))
       .key("model_type")
       .begin_object();
   if (model.task == runtime::ModelTask::kEmbedder || model.task == runtime::ModelTask::kMaskedLm) {
@@ -250,7 +261,24 @@ void handle_info(Call& call) {
       .null()
       .key("docker_label")
       .null()
-      .end_object();
+      .key("precision");
+  // onepass's own: what the model runs in and, under --precision auto, why (null until loaded).
+  const runtime::PrecisionSelection& precision = model.precision;
+  if (precision.precision.empty()) {
+    json.null();
+  } else {
+    json.begin_object().key("served").value(precision.precision).key("asked").value(precision.mode);
+    if (precision.mode == "auto") {
+      json.key("source")
+          .value(precision.source)
+          .key("verdict")
+          .value(precision.verdict)
+          .key("choose_seconds")
+          .value(static_cast<float>(precision.choose_seconds));
+    }
+    json.end_object();
+  }
+  json.end_object();
   call.reply.json(json.take());
 }
 
