@@ -158,6 +158,9 @@ weights::ModelConfig parse_model_config(std::string_view json_text);
 // classifier without labels, a RoBERTa position table that padding leaves empty).
 ModelInfo describe_checkpoint(const weights::ModelConfig& config);
 
+// The folder is a GLiNER checkpoint (holds gliner_config.json; architectures/gliner).
+bool is_gliner_folder(const std::filesystem::path& model_dir);
+
 // What the folder serves: describe_checkpoint(read_model_config(dir)), or for a GLiNER folder
 // (gliner_config.json) its span-extraction description (architectures/gliner). The runtime
 // describes a folder before load with this.

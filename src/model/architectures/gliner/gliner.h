@@ -14,9 +14,6 @@
 
 namespace onepass::model {
 
-// The folder holds gliner_config.json.
-bool is_gliner_folder(const std::filesystem::path& model_dir);
-
 // What the folder serves, from gliner_config.json alone (no weights read). Throws
 // onepass::Error: kUnsupported for a GLiNER variant or backbone onepass does not run (naming
 // it), kInvalidModel for an impossible config.
