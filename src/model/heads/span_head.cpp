@@ -7,30 +7,27 @@
 namespace onepass::model::heads {
 
 SpanDense::SpanDense(const weights::WeightStore& store, const std::string& name, int in_features,
-                     int out_features)
+                     int out_features, kernels::Activation act, int stored_in, int column,
+                     bool with_bias)
     : in(in_features), out(out_features) {
-  const auto w = store.get(name + ".weight", {out_features, in_features});
-  const auto b = store.get(name + ".bias", {out_features});
+  if (stored_in == 0) stored_in = in_features;
+  const auto w = store.get(name + ".weight", {out_features, stored_in});
   const auto rows = static_cast<std::size_t>(out), cols = static_cast<std::size_t>(in);
-  weight_t.resize(rows * cols);
+  const auto stride = static_cast<std::size_t>(stored_in);
+  weight.resize(rows * cols);
   for (std::size_t o = 0; o < rows; ++o)
-    for (std::size_t i = 0; i < cols; ++i) weight_t[i * rows + o] = w.data[o * cols + i];
-  bias.assign(b.data, b.data + rows);
+    for (std::size_t i = 0; i < cols; ++i)
+      weight[o * cols + i] = w.data[o * stride + static_cast<std::size_t>(column) + i];
+  if (with_bias) {
+    const auto b = store.get(name + ".bias", {out_features});
+    bias.assign(b.data, b.data + rows);
+  }
+  linear = kernels::Linear(weight.data(), bias.empty() ? nullptr : bias.data(), out, in, act);
 }
 
-void SpanDense::apply(const float* x, std::size_t begin, std::size_t count, bool with_bias,
-                      float* y) const {
-  const auto n = static_cast<std::size_t>(out);
-  if (with_bias) {
-    std::copy(bias.begin(), bias.end(), y);
-  } else {
-    std::fill(y, y + n, 0.0f);
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    const float v = x[i];
-    const float* row = weight_t.data() + (begin + i) * n;
-    for (std::size_t o = 0; o < n; ++o) y[o] += v * row[o];
-  }
+void SpanDense::forward(const float* x, std::size_t rows, float* y) const {
+  if (rows == 0) return;
+  linear.forward(x, static_cast<std::int64_t>(rows), y);
 }
 
 namespace {
@@ -51,6 +48,7 @@ SpanHead::SpanHead(const weights::WeightStore& store, const SpanHeadConfig& conf
     : config_(config) {
   const int h = config.hidden_size;
   projects_ = config.hidden_size != config.backbone_hidden;
+  const auto relu_act = kernels::Activation::kRelu;
   if (projects_)
     projection_ = SpanDense(store, "token_rep_layer.projection", config.backbone_hidden, h);
   if (config.num_rnn_layers > 0) {
@@ -61,32 +59,27 @@ SpanHead::SpanHead(const weights::WeightStore& store, const SpanHeadConfig& conf
   }
   const std::string span = "span_rep_layer.span_rep_layer.";
   const int inner = config.span_mode == SpanMode::kMarkerV0 ? 4 * h : 2 * h;
-  start_1_ = SpanDense(store, span + "project_start.0", h, inner);
+  start_1_ = SpanDense(store, span + "project_start.0", h, inner, relu_act);
   start_2_ = SpanDense(store, span + "project_start.3", inner, h);
-  end_1_ = SpanDense(store, span + "project_end.0", h, inner);
+  end_1_ = SpanDense(store, span + "project_end.0", h, inner, relu_act);
   end_2_ = SpanDense(store, span + "project_end.3", inner, h);
-  if (config.span_mode == SpanMode::kMarkerV0) {
-    out_1_ = SpanDense(store, span + "out_project.0", 2 * h, 4 * h);
-    out_2_ = SpanDense(store, span + "out_project.3", 4 * h, h);
-  } else {
-    out_1_ = SpanDense(store, span + "out_project", 2 * h, h);
-  }
-  prompt_1_ = SpanDense(store, "prompt_rep_layer.0", h, 4 * h);
+  const bool v0 = config.span_mode == SpanMode::kMarkerV0;
+  const std::string out = span + (v0 ? "out_project.0" : "out_project");
+  const int out_width = v0 ? 4 * h : h;
+  out_start_ = SpanDense(store, out, h, out_width, kernels::Activation::kIdentity, 2 * h, 0, true);
+  out_end_ = SpanDense(store, out, h, out_width, kernels::Activation::kIdentity, 2 * h, h, false);
+  if (v0) out_2_ = SpanDense(store, span + "out_project.3", 4 * h, h);
+  prompt_1_ = SpanDense(store, "prompt_rep_layer.0", h, 4 * h, relu_act);
   prompt_2_ = SpanDense(store, "prompt_rep_layer.3", 4 * h, h);
 }
 
 // Linear, ReLU, Linear on each of `rows` rows of x.
 std::vector<float> SpanHead::mlp(const SpanDense& first, const SpanDense& second, const float* x,
                                  std::size_t rows) const {
-  const auto in = static_cast<std::size_t>(first.in);
-  const auto mid = static_cast<std::size_t>(first.out);
-  const auto out = static_cast<std::size_t>(second.out);
-  std::vector<float> hidden(mid), y(rows * out);
-  for (std::size_t r = 0; r < rows; ++r) {
-    first.apply(x + r * in, 0, in, true, hidden.data());
-    relu(hidden);
-    second.apply(hidden.data(), 0, mid, true, y.data() + r * out);
-  }
+  std::vector<float> hidden(rows * static_cast<std::size_t>(first.out));
+  std::vector<float> y(rows * static_cast<std::size_t>(second.out));
+  first.forward(x, rows, hidden.data());  // the ReLU is the kernel's
+  second.forward(hidden.data(), rows, y.data());
   return y;
 }
 
@@ -114,7 +107,7 @@ void SpanHead::score(const float* tokens, std::span<const std::int32_t> ids,
       ONEPASS_CHECK(row < ids.size(), "a word position inside the sequence");
       const float* src = tokens + row * hb;
       if (projects_) {
-        projection_.apply(src, 0, hb, true, rows.data() + i * h);
+        projection_.forward(src, 1, rows.data() + i * h);
       } else {
         std::copy(src, src + h, rows.data() + i * h);
       }
@@ -136,39 +129,40 @@ void SpanHead::score(const float* tokens, std::span<const std::int32_t> ids,
   out.resize(base + words * width * labels, 0.0f);
   float* logits = out.data() + base;
   if (config_.span_mode == SpanMode::kMarker) {
-    // rep(i, j) · p = (W_s s_i) · p + (W_e e_j) · p + b · p.
-    std::vector<float> start_part(words * labels), end_part(words * labels), bias_part(labels);
-    std::vector<float> tmp(h);
+    // rep(i, j) · p = (W_s s_i + b) · p + (W_e e_j) · p.
+    // The bias rides with the start half: W_s s_i + b.
+    std::vector<float> start_rep(words * h), end_rep(words * h);
+    out_start_.forward(starts.data(), words, start_rep.data());
+    out_end_.forward(ends.data(), words, end_rep.data());
+    std::vector<float> start_part(words * labels), end_part(words * labels);
     for (std::size_t w = 0; w < words; ++w) {
-      out_1_.apply(starts.data() + w * h, 0, h, false, tmp.data());
-      for (std::size_t c = 0; c < labels; ++c)
-        start_part[w * labels + c] = dot(tmp.data(), prompts.data() + c * h, h);
-      out_1_.apply(ends.data() + w * h, h, h, false, tmp.data());
-      for (std::size_t c = 0; c < labels; ++c)
-        end_part[w * labels + c] = dot(tmp.data(), prompts.data() + c * h, h);
+      for (std::size_t c = 0; c < labels; ++c) {
+        start_part[w * labels + c] = dot(start_rep.data() + w * h, prompts.data() + c * h, h);
+        end_part[w * labels + c] = dot(end_rep.data() + w * h, prompts.data() + c * h, h);
+      }
     }
-    for (std::size_t c = 0; c < labels; ++c)
-      bias_part[c] = dot(out_1_.bias.data(), prompts.data() + c * h, h);
     for (std::size_t i = 0; i < words; ++i)
       for (std::size_t k = 0; k < width && i + k < words; ++k)
         for (std::size_t c = 0; c < labels; ++c)
           logits[(i * width + k) * labels + c] =
-              start_part[i * labels + c] + end_part[(i + k) * labels + c] + bias_part[c];
+              start_part[i * labels + c] + end_part[(i + k) * labels + c];
     return;
   }
   // markerV0: hidden(i, j) = relu(W1_s s_i + W1_e e_j + b1) [4H]; rep · p = hidden · (W2ᵀ p)
   // + b2 · p.
   const std::size_t inner = 4 * h;
   std::vector<float> a(words * inner), b(words * inner);
-  for (std::size_t w = 0; w < words; ++w) {
-    out_1_.apply(starts.data() + w * h, 0, h, true, a.data() + w * inner);
-    out_1_.apply(ends.data() + w * h, h, h, false, b.data() + w * inner);
-  }
-  std::vector<float> folded(labels * inner), bias_part(labels);
+  out_start_.forward(starts.data(), words, a.data());
+  out_end_.forward(ends.data(), words, b.data());
+  // folded[c] = W2ᵀ p_c: the rows of W2 [H][4H] scaled by p_c and summed.
+  std::vector<float> folded(labels * inner, 0.0f), bias_part(labels);
   for (std::size_t c = 0; c < labels; ++c) {
     const float* p = prompts.data() + c * h;
-    for (std::size_t i = 0; i < inner; ++i)
-      folded[c * inner + i] = dot(out_2_.weight_t.data() + i * h, p, h);
+    float* f = folded.data() + c * inner;
+    for (std::size_t o = 0; o < h; ++o) {
+      const float* row = out_2_.weight.data() + o * inner;
+      for (std::size_t i = 0; i < inner; ++i) f[i] += p[o] * row[i];
+    }
     bias_part[c] = dot(out_2_.bias.data(), p, h);
   }
   std::vector<float> hidden(inner);

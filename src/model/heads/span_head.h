@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/matmul.h"
 #include "model/layers/lstm.h"
 #include "weights/weight_store.h"
 
@@ -41,16 +42,23 @@ struct SpanHeadConfig {
   std::int32_t class_token_index = -1;  // the <<ENT>> id
 };
 
-// A Linear with its weight kept transposed ([in][out]), so that a product is a sum of scaled
-// rows the compiler vectorises. Plain loops: the head is small next to the backbone.
+// One nn.Linear of the head, or the columns [column, column + in) of one (the halves of a span
+// representation's first Linear, which reads [start, end]), run by the engine's Linear kernel
+// over many rows at once. Owns its copy of the weights (the kernel reads them in place).
 struct SpanDense {
   int in = 0, out = 0;
-  std::vector<float> weight_t;  // [in][out]
-  std::vector<float> bias;      // [out]
+  std::vector<float> weight;  // [out][in]
+  std::vector<float> bias;    // [out]; empty without
+  kernels::Linear linear;
   SpanDense() = default;
-  SpanDense(const weights::WeightStore& store, const std::string& name, int in, int out);
-  // y = W[:, begin:begin + x.size()] x (+ bias when with_bias).
-  void apply(const float* x, std::size_t begin, std::size_t count, bool with_bias, float* y) const;
+  // `stored_in`: the checkpoint's in_features (the slice's when 0).
+  SpanDense(const weights::WeightStore& store, const std::string& name, int in, int out,
+            kernels::Activation act = kernels::Activation::kIdentity, int stored_in = 0,
+            int column = 0, bool with_bias = true);
+  SpanDense(SpanDense&&) noexcept = default;
+  SpanDense& operator=(SpanDense&&) noexcept = default;
+  // y [rows, out] = act(x [rows, in] · Wᵀ + b).
+  void forward(const float* x, std::size_t rows, float* y) const;
 };
 
 class SpanHead {
@@ -76,7 +84,9 @@ class SpanHead {
   SpanDense projection_;
   BiLstm rnn_;
   SpanDense start_1_, start_2_, end_1_, end_2_;
-  SpanDense out_1_, out_2_;  // marker: out_1_ only
+  // The span representation's first Linear split by the half of [start, end] it reads (the
+  // bias with the start half); markerV0's second Linear, folded into the prompts.
+  SpanDense out_start_, out_end_, out_2_;
   SpanDense prompt_1_, prompt_2_;
 };
 
