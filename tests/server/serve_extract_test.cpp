@@ -124,6 +124,7 @@ TEST_F(ServeExtract, BadRequestsAreClientErrorsNamingTheProblem) {
       {body({{"flat_ner", "yes"}}), 422, "flat_ner"},
       {body({{"text", std::string(2 << 20, 'a')}}), 422, "bytes"},
       {body({{"model", "no-such-model"}}), 404, "no-such-model"},
+      {body({{"long_input", "chunk"}}), 422, "long_input"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.body.substr(0, 160));
