@@ -158,14 +158,26 @@ json describe(const std::string& reference, const fs::path& dir, bool check,
 
   // The loader's own config reader and architecture table decide support, as load_encoder does.
   try {
-    const auto config = weights::load_pretrained_config(dir);
-    const std::string arch = config.architectures.empty() ? "" : config.architectures.front();
-    r["architecture"] = arch;
-    r["model_type"] = config.model_type;
-    if (!model::is_supported_architecture(arch)) {
-      problems.push_back(arch.empty() ? "config.json names no architecture"
-                                      : "unsupported architecture " + arch.substr(0, 80));
-      r["supported_architectures"] = model::supported_architectures();
+    if (model::is_gliner_folder(dir)) {
+      // GLiNER: gliner_config.json and its backbone (model/architectures/gliner).
+      const model::ModelInfo info = model::describe_model_folder(dir);
+      r["architecture"] = info.architecture;
+      r["model_type"] = "gliner";
+      const model::SpanExtractionInfo& span = info.span;
+      r["span_extraction"] = {{"span_mode", span.span_mode},      {"max_width", span.max_width},
+                              {"max_len", span.max_words},        {"max_types", span.max_types},
+                              {"backbone", span.backbone},        {"ent_token", span.entity_token},
+                              {"sep_token", span.separator_token}};
+    } else {
+      const auto config = weights::load_pretrained_config(dir);
+      const std::string arch = config.architectures.empty() ? "" : config.architectures.front();
+      r["architecture"] = arch;
+      r["model_type"] = config.model_type;
+      if (!model::is_supported_architecture(arch)) {
+        problems.push_back(arch.empty() ? "config.json names no architecture"
+                                        : "unsupported architecture " + arch.substr(0, 80));
+        r["supported_architectures"] = model::supported_architectures();
+      }
     }
   } catch (const Error& e) {
     problems.emplace_back(e.what());
@@ -310,7 +322,16 @@ void print_text(const json& r) {
       }
       std::cout << (r["multi_label"].get<bool>() ? " (multi-label)\n" : "\n");
     }
-    std::cout << "pooling: " << r["pooling"].get<std::string>() << "\n";
+    if (r.contains("span_extraction")) {
+      const json& s = r["span_extraction"];
+      std::cout << "entity extraction (GLiNER): labels chosen per request at /extract; span mode "
+                << s["span_mode"].get<std::string>() << ", spans of up to "
+                << s["max_width"].get<int>() << " words, the first " << s["max_len"].get<int>()
+                << " words of a text, trained with up to " << s["max_types"].get<int>()
+                << " labels, backbone " << s["backbone"].get<std::string>() << "\n";
+    } else {
+      std::cout << "pooling: " << r["pooling"].get<std::string>() << "\n";
+    }
     if (r.contains("embedding_size")) {
       std::cout << "embedding: " << r["embedding_size"].get<int>() << " values";
       if (r.contains("dense_modules")) {

@@ -8,6 +8,7 @@
 #include "apps/onepass/hf_task.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "model/encoder.h"
 #include "runtime/model_config.h"
 
 namespace onepass::app {
@@ -52,10 +53,11 @@ std::vector<std::string> split_models(const std::string& list) {
   return out;
 }
 
-// A folder that holds a Hugging Face model: config.json next to the weights.
+// A folder that holds a Hugging Face model: config.json next to the weights, or a GLiNER
+// model's gliner_config.json.
 bool holds_model(const std::filesystem::path& dir) {
   std::error_code ec;
-  return std::filesystem::is_regular_file(dir / "config.json", ec);
+  return std::filesystem::is_regular_file(dir / "config.json", ec) || model::is_gliner_folder(dir);
 }
 
 // HF_MODEL_ID (+ HF_MODEL_REVISION) as the inference toolkit reads it, downloaded now.

@@ -9,6 +9,7 @@
 #include "api/common/generic_dialect.h"
 #include "api/common/health.h"
 #include "api/common/model_select.h"
+#include "api/gliner/gliner.h"
 #include "api/kserve_v2/kserve.h"
 #include "api/openai/openai.h"
 #include "api/sagemaker/sagemaker.h"
@@ -35,6 +36,7 @@ constexpr std::array kDialects = {
     &openai::kDialect,                 // /v1/embeddings
     &cohere::kDialect,                 // /v1/rerank, /v2/rerank
     &vllm::kDialect,                   // /classify, /score, /v1/score
+    &gliner::kDialect,                 // /extract
     &kGenericDialect,                  // /metrics
 };
 

@@ -30,6 +30,8 @@ enum class HeadKind {
                             // max over its tokens of log(1 + relu(MLM logit))), or the MLM
                             // logits at the positions it names (fill-mask; masked_lm_head.h)
   kQuestionAnswering,       // *ForQuestionAnswering: [start, end] logits for every token
+  kSpanExtraction,          // GLiNER (gliner_config.json): a logit per (span, label) of a text's
+                            // words against the labels of its prompt (heads/span_head.h)
 };
 
 // Heads whose logits are per token ([total_tokens, num_labels]); question answering's two
@@ -37,6 +39,19 @@ enum class HeadKind {
 inline bool per_token_head(HeadKind head) {
   return head == HeadKind::kTokenClassification || head == HeadKind::kQuestionAnswering;
 }
+
+// GLiNER's gliner_config.json, what the runtime needs to build a request's sequence and read its
+// spans back (architectures/gliner).
+struct SpanExtractionInfo {
+  std::string span_mode;              // "markerV0", "marker"
+  int max_width = 0;                  // words per span
+  int max_words = 0;                  // max_len: the words of a text GLiNER looks at
+  int max_types = 0;                  // max_types: the labels it was trained with per text
+  std::int32_t entity_token_id = -1;  // class_token_index: <<ENT>>
+  std::string entity_token;           // ent_token, "<<ENT>>"
+  std::string separator_token;        // sep_token, "<<SEP>>"
+  std::string backbone;               // model_name, as the config names it
+};
 
 struct ModelInfo {
   std::string
@@ -54,6 +69,7 @@ struct ModelInfo {
   int type_vocab_size = 0;  // 0: token_type_ids are ignored
   bool has_pooler = false;  // BertPooler weights present (base models)
   std::int64_t parameter_count = 0;
+  SpanExtractionInfo span;  // kSpanExtraction
 };
 
 struct SequenceInput {
@@ -62,6 +78,8 @@ struct SequenceInput {
   // kMaskedLm: positions (token indices) whose vocabulary logits this sequence wants, as the
   // fill-mask pipeline wants its mask tokens'; empty: the sequence's SPLADE vector instead.
   std::span<const std::int32_t> vocab_logit_positions{};
+  // kSpanExtraction: the token index of each word's first sub-token, in word order.
+  std::span<const std::int32_t> word_positions{};
 };
 
 struct ForwardOutput {
@@ -81,6 +99,9 @@ struct ForwardOutput {
   std::vector<std::size_t> token_offsets;
   // kBaseModel with a pooler: [num_sequences, hidden] (tanh(dense(cls))).
   std::vector<float> pooler_output;
+  // kSpanExtraction: sequence i's logits are logits[span_offsets[i], span_offsets[i + 1]),
+  // [words, max_width, labels] (heads/span_head.h).
+  std::vector<std::size_t> span_offsets;
 };
 
 // Token ids of one text (and optional pair), as the model's tokenizer makes them.
@@ -136,6 +157,14 @@ weights::ModelConfig parse_model_config(std::string_view json_text);
 // kUnsupported (an architecture outside the table, listing the supported ones), kInvalidModel (a
 // classifier without labels, a RoBERTa position table that padding leaves empty).
 ModelInfo describe_checkpoint(const weights::ModelConfig& config);
+
+// The folder is a GLiNER checkpoint (holds gliner_config.json; architectures/gliner).
+bool is_gliner_folder(const std::filesystem::path& model_dir);
+
+// What the folder serves: describe_checkpoint(read_model_config(dir)), or for a GLiNER folder
+// (gliner_config.json) its span-extraction description (architectures/gliner). The runtime
+// describes a folder before load with this.
+ModelInfo describe_model_folder(const std::filesystem::path& model_dir);
 
 // Reads config.json and the weights (model.safetensors or its sharded index, else
 // pytorch_model.bin or its index: weights::WeightStore::open) from a Hugging Face model folder.

@@ -3,10 +3,12 @@
 // the weights opened.
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
 #include "model/architectures/architectures.h"
+#include "model/architectures/gliner/gliner.h"
 #include "model/encoder.h"
 #include "model/precision_check.h"
 
@@ -62,12 +64,21 @@ weights::ModelConfig read_family_config(weights::ModelConfig config) {
 
 }  // namespace
 
+weights::ModelConfig complete_model_config(weights::ModelConfig config) {
+  return read_family_config(std::move(config));
+}
+
 weights::ModelConfig parse_model_config(std::string_view json_text) {
   return read_family_config(weights::parse_pretrained_config(json_text));
 }
 
 weights::ModelConfig read_model_config(const std::filesystem::path& model_dir) {
   return read_family_config(weights::load_pretrained_config(model_dir));
+}
+
+ModelInfo describe_model_folder(const std::filesystem::path& model_dir) {
+  if (is_gliner_folder(model_dir)) return describe_gliner(model_dir);
+  return describe_checkpoint(read_model_config(model_dir));
 }
 
 ModelInfo describe_checkpoint(const weights::ModelConfig& config) {
@@ -116,6 +127,7 @@ std::unique_ptr<Encoder> load_encoder(const std::filesystem::path& model_dir,
                 "model folder " + model_dir.filename().string() + " does not exist");
   }
   require_cpu_support(options.precision);
+  if (is_gliner_folder(model_dir)) return load_gliner(model_dir, options);
   const auto config = read_model_config(model_dir);
   const Architecture& architecture = architecture_of(config);
   auto encoder = architecture.family->load(config, weights::WeightStore::open(model_dir), options);

@@ -17,6 +17,7 @@ ModelTask task_of(const model::ModelInfo& info) {
   if (info.head == model::HeadKind::kTokenClassification) return ModelTask::kTokenClassifier;
   if (info.head == model::HeadKind::kMaskedLm) return ModelTask::kMaskedLm;
   if (info.head == model::HeadKind::kQuestionAnswering) return ModelTask::kQuestionAnswerer;
+  if (info.head == model::HeadKind::kSpanExtraction) return ModelTask::kSpanExtractor;
   return info.num_labels == 1 ? ModelTask::kReranker : ModelTask::kClassifier;
 }
 
@@ -127,7 +128,7 @@ ModelDescription describe_model_folder(const std::string& name, const fs::path& 
   description.state = ModelState::kUnloaded;
   // The loader's own config reader and architecture table: what is described here is what
   // load_encoder will report once the weights are loaded.
-  description.info = model::describe_checkpoint(model::read_model_config(dir));
+  description.info = model::describe_model_folder(dir);
   const SentenceTransformersConfig st = read_sentence_transformers_config(dir);
   description.max_seq_length =
       static_cast<int>(std::min<std::size_t>(st.max_seq_length, std::numeric_limits<int>::max()));

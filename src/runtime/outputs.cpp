@@ -38,6 +38,15 @@ bool extract_output(const model::ModelInfo& info, OutputKind kind, Pooling pooli
     return all_finite(out.values);
   }
 
+  if (kind == OutputKind::kSpans) {
+    ONEPASS_CHECK(info.head == model::HeadKind::kSpanExtraction, "a span head");
+    ONEPASS_CHECK(forward.span_offsets.size() > index + 1, "span offsets cover every sequence");
+    out.values.assign(
+        forward.logits.begin() + static_cast<std::ptrdiff_t>(forward.span_offsets[index]),
+        forward.logits.begin() + static_cast<std::ptrdiff_t>(forward.span_offsets[index + 1]));
+    return all_finite(out.values);
+  }
+
   ONEPASS_CHECK(forward.token_offsets.size() > index + 1, "token offsets cover every sequence");
   if (kind == OutputKind::kTokenLogits) {
     ONEPASS_CHECK(model::per_token_head(info.head), "a per-token head");

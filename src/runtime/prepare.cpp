@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "runtime/extract.h"
 #include "runtime/fill_mask.h"
 #include "runtime/prompts.h"
 #include "runtime/windows.h"
@@ -150,10 +151,53 @@ std::vector<PreparedItem> prepare_sequences(const LoadedModel& model,
   return {std::move(out)};
 }
 
+// kSpans: GLiNER's prompt and words as one sequence (runtime/extract.h). The words past the
+// model's max_len are not looked at; a sequence still longer than the token limit is refused.
+PreparedItem prepare_spans(const LoadedModel& model, const InferenceRequest& request,
+                           const InferenceItem& item) {
+  ONEPASS_CHECK(model.tokenizer != nullptr, "a loaded model has a tokenizer");
+  if (item.pretokenized) throw Error(ErrorKind::kInvalidInput, "entity extraction takes text");
+  const model::SpanExtractionInfo& span = model.description.info.span;
+  const tokenizer::Tokenizer& tok = *model.tokenizer;
+  SpecialTokens specials;
+  specials.entity = span.entity_token_id;
+  const auto separator = tok.token_to_id(span.separator_token);
+  if (!separator)
+    throw Error(ErrorKind::kInvalidInput, "the tokenizer has no " + span.separator_token);
+  specials.separator = *separator;
+  // The post-processor's tokens around a text, on either side of a one-token text.
+  const tokenizer::Encoding probe = tok.encode("a", std::nullopt, {}, true);
+  std::size_t first = 0;
+  while (first < probe.size() && probe.special_tokens_mask[first] != 0) ++first;
+  std::size_t last = first;
+  while (last < probe.size() && probe.special_tokens_mask[last] == 0) ++last;
+  specials.before.assign(probe.ids.begin(), probe.ids.begin() + static_cast<std::ptrdiff_t>(first));
+  specials.after.assign(probe.ids.begin() + static_cast<std::ptrdiff_t>(last), probe.ids.end());
+  ExtractSequence sequence = build_extract_sequence(
+      item.text, unique_labels(request.extract.labels), specials,
+      static_cast<std::size_t>(span.max_words),
+      [&](std::string_view word) { return tok.encode(word, std::nullopt, {}, false).ids; });
+  const std::size_t limit = effective_max_length(model, request);
+  if (sequence.input_ids.size() > limit) too_long(sequence.input_ids.size(), limit);
+  const int vocab = model.description.info.vocab_size;
+  for (std::int32_t id : sequence.input_ids) {
+    if (id < 0 || id >= vocab) {
+      throw Error(ErrorKind::kInvalidInput, "the tokenizer produced id " + std::to_string(id) +
+                                                " outside the model's vocabulary");
+    }
+  }
+  PreparedItem out;
+  out.input_ids = std::move(sequence.input_ids);
+  out.word_positions = std::move(sequence.word_positions);
+  out.words = std::move(sequence.words);
+  return out;
+}
+
 }  // namespace
 
 std::vector<PreparedItem> prepare_item(const LoadedModel& model, const InferenceRequest& request,
                                        const InferenceItem& item, bool auto_truncate) {
+  if (request.output == OutputKind::kSpans) return {prepare_spans(model, request, item)};
   std::vector<PreparedItem> prepared = prepare_sequences(model, request, item, auto_truncate);
   if (request.output == OutputKind::kFillMask) {
     ONEPASS_CHECK(prepared.size() == 1, "fill-mask inputs are never chunked");

@@ -20,6 +20,9 @@ struct PreparedItem {
   // the whole vocabulary).
   std::vector<std::int32_t> mask_positions;
   std::vector<std::int32_t> target_ids;
+  // kSpans: each word's first token, and the words' [start, end) in code points of the text.
+  std::vector<std::int32_t> word_positions;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> words;
 };
 
 // The token limit that applies to `request` on `model`: the request's max_length when given and

@@ -300,7 +300,8 @@ std::size_t Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scr
   std::size_t tokens = 0;
   for (const ItemRef& item : items) {
     const PreparedItem& p = item.job->prepared[item.index];
-    inputs.push_back(model::SequenceInput{p.input_ids, p.token_type_ids, p.mask_positions});
+    inputs.push_back(
+        model::SequenceInput{p.input_ids, p.token_type_ids, p.mask_positions, p.word_positions});
     tokens += p.input_ids.size();
   }
   try {
@@ -325,6 +326,7 @@ std::size_t Scheduler::run_batch(const std::vector<ItemRef>& items, Scratch& scr
       out.encoding = job.prepared[items[i].index].encoding;
       out.token_style = token_text_style(*model.tokenizer);
     }
+    if (job.request.output == OutputKind::kSpans) out.words = job.prepared[items[i].index].words;
     const std::size_t positions = inputs[i].vocab_logit_positions.size();
     position_row += positions;
     try {

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/encoder.h"
@@ -34,6 +35,7 @@ enum class ModelTask {
   kMaskedLm,          // *ForMaskedLM: fill-mask, and SPLADE: one [vocab] vector per input
                       // (mostly 0)
   kQuestionAnswerer,  // *ForQuestionAnswering: a start and an end logit per token (extractive QA)
+  kSpanExtractor,     // GLiNER (gliner_config.json): entities of the labels a request names
 };
 
 using Pooling = model::heads::Pooling;  // cls or mean (postprocess.h)
@@ -114,6 +116,15 @@ enum class OutputKind {
                  // question answerer: [num_tokens, 2], each token's start and end logit
   kSparse,       // sparse embedder: [vocab_size], the SPLADE vector (model/layers/masked_lm_head.h)
   kFillMask,     // masked-LM model: ItemOutput::predictions for each mask token of a text
+  kSpans,        // span extractor: [words, max_width, labels] logits, with ItemOutput::words
+};
+
+// GLiNER's predict_entities parameters (runtime/extract.h).
+struct ExtractOptions {
+  std::vector<std::string> labels;  // as the request gives them; duplicates count once
+  float threshold = 0.5f;
+  bool flat_ner = true;
+  bool multi_label = false;
 };
 
 // The fill-mask pipeline's parameters (transformers' FillMaskPipeline).
@@ -179,6 +190,7 @@ struct InferenceRequest {
   std::optional<std::string> prompt_name;
   FillMaskOptions fill_mask;   // kFillMask
   EmbeddingOptions embedding;  // kPooled
+  ExtractOptions extract;      // kSpans
   // kLogits: an activation applied to every logit, a chunked input's windows included (after
   // they were combined): a reranker's score as CrossEncoder.predict, TEI or Cohere give it.
   // nullopt: the logits as the model gave them.
@@ -208,6 +220,8 @@ struct ItemOutput {
   // kFillMask: for each mask token of the input, in text order, the top_k predictions, most
   // likely first.
   std::vector<std::vector<MaskPrediction>> predictions;
+  // kSpans: the words the spans index, [start, end) in code points of the text.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> words;
 };
 
 struct InferenceTimings {

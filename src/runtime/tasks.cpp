@@ -10,7 +10,7 @@ namespace onepass::runtime {
 namespace {
 
 // In ModelTask order (task_row indexes it; the static_assert below keeps them together).
-constexpr std::array<TaskRow, 6> kTasks{{
+constexpr std::array<TaskRow, 7> kTasks{{
     {ModelTask::kClassifier, "classifier", "a sequence classifier", "text-classification",
      "it answers classification (and zero-shot classification when it is an NLI model)",
      bits_of({OutputKind::kLogits})},
@@ -34,6 +34,10 @@ constexpr std::array<TaskRow, 6> kTasks{{
      "it answers {\"question\", \"context\"} inputs at /invocations (the question-answering "
      "pipeline)",
      bits_of({OutputKind::kTokenLogits})},
+    {ModelTask::kSpanExtractor, "extract", "an open-label entity extractor (GLiNER)",
+     "extract (a GLiNER model: entities of the labels each request names)",
+     "it answers entity extraction with labels chosen per request (/extract, /invocations)",
+     bits_of({OutputKind::kSpans})},
 }};
 
 constexpr bool rows_in_task_order() {
@@ -97,6 +101,8 @@ const char* output_name(OutputKind output) {
       return "sparse embeddings";
     case OutputKind::kFillMask:
       return "fill-mask";
+    case OutputKind::kSpans:
+      return "entity spans";
   }
   return "this output";
 }

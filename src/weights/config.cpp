@@ -102,6 +102,13 @@ std::unique_ptr<ConfigFields> ConfigFields::object(const char* key) const {
   return std::unique_ptr<ConfigFields>(new ConfigFields(std::move(json)));
 }
 
+std::optional<std::string> ConfigFields::object_text(const char* key) const {
+  const auto it = json_->value.find(key);
+  if (it == json_->value.end() || it->is_null()) return std::nullopt;
+  if (!it->is_object()) field_error(key, "an object");
+  return it->dump();
+}
+
 bool ConfigFields::holds_string(const char* key) const {
   const auto it = json_->value.find(key);
   return it != json_->value.end() && it->is_string();

@@ -40,6 +40,9 @@ class ConfigFields {
   // The field's JSON object as fields of its own (GTE's rope_scaling); null when the field is
   // absent or null, kInvalidModel when it is not an object.
   std::unique_ptr<ConfigFields> object(const char* key) const;
+  // The field's JSON object as JSON text (GLiNER's encoder_config, a config.json of its own);
+  // nullopt when the field is absent or null, kInvalidModel when it is not an object.
+  std::optional<std::string> object_text(const char* key) const;
   // The field is a JSON string (and not a list, say).
   bool holds_string(const char* key) const;
   // The field is present and null (ModernBERT's local_rope_theta: null means "the global one",

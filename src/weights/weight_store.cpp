@@ -315,6 +315,18 @@ std::int64_t WeightStore::parameter_count() const {
   return n;
 }
 
+void WeightStore::strip_prefix(std::string_view prefix) {
+  std::vector<std::string> nested;
+  for (const auto& [name, entry] : entries_)
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
+      nested.push_back(name);
+  for (const std::string& name : nested) {
+    auto node = entries_.extract(name);
+    node.key() = name.substr(prefix.size());
+    entries_.insert(std::move(node));
+  }
+}
+
 void WeightStore::drop_resident_pages() const {
   for (const auto& file : files_) file->drop_resident_pages();
 }

@@ -67,6 +67,10 @@ class WeightStore {
   StoredDType dtype_of(std::string_view name) const;
   std::vector<std::string> names() const;
   std::int64_t parameter_count() const;  // float elements over all tensors
+  // Renames every tensor whose name starts with `prefix` to the rest of its name, so that an
+  // encoder nested in a larger model (GLiNER's token_rep_layer.bert_layer.model.) loads with a
+  // base model's names; other tensors keep theirs.
+  void strip_prefix(std::string_view prefix);
 
   // Drops the resident pages of the mapped files (contents unchanged, see MappedFile). A model
   // calls it after packing its matrices: only the tensors it still reads in place (embedding

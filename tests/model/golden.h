@@ -19,9 +19,11 @@ namespace onepass::testing {
 
 // Every fixture the golden and batch-invariance suites run: the catalogue's
 // (tests/support/fixture_catalogue.h), but the sentence-transformers folders (the
-// sentence-transformers tests name those).
+// sentence-transformers tests name those) and GLiNER's (tests/runtime/extract_test.cpp).
 inline std::vector<std::string> golden_models() {
-  return fixtures_where([](const Fixture& f) { return !f.has(kSentenceTransformers); });
+  return fixtures_where([](const Fixture& f) {
+    return !f.has(kSentenceTransformers) && f.task != FixtureTask::kExtractor;
+  });
 }
 
 struct GoldenCase {

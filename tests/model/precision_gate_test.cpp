@@ -102,7 +102,8 @@ std::vector<std::string> int8_refused_fixtures() {
 std::vector<std::string> gated_fixtures() {
   return onepass::testing::fixtures_where([](const onepass::testing::Fixture& f) {
     return !f.has(onepass::testing::kSentenceTransformers) &&
-           !f.has(onepass::testing::kInt8Refused);
+           !f.has(onepass::testing::kInt8Refused) &&
+           f.task != onepass::testing::FixtureTask::kExtractor;  // GLiNER runs fp32 only
   });
 }
 

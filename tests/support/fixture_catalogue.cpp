@@ -78,6 +78,10 @@ constexpr Fixture kCatalogue[] = {
     {"gte-tiny-ner",               F::kGte,        T::kTokenClassifier,   K::kSentencePiece, kRemoteCode},
     {"gte-tiny-qa",                F::kGte,        T::kQuestionAnswering, K::kWordPiece,     kRemoteCode},
     {"gte-tiny-mlm",               F::kGte,        T::kMaskedLm,          K::kSentencePiece, kRemoteCode | kFillMaskGolden},
+
+    // GLiNER: model_type is the backbone's (encoder_config in gliner_config.json).
+    {"gliner-tiny-markerv0",       F::kGliner,     T::kExtractor,         K::kSentencePiece},
+    {"gliner-tiny-marker",         F::kGliner,     T::kExtractor,         K::kSentencePiece},
     // clang-format on
 };
 
@@ -125,6 +129,8 @@ std::string_view golden_task_name(FixtureTask task) {
     case FixtureTask::kSplade:
     case FixtureTask::kMaskedLm:
       return "sparse_embedding";
+    case FixtureTask::kExtractor:
+      return "extract";
   }
   return "";
 }

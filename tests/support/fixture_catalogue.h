@@ -29,6 +29,7 @@ enum class FixtureFamily {
   kModernbert,
   kNomicBert,
   kGte,
+  kGliner,  // GLiNER (gliner_config.json) on a DeBERTa-v2 backbone: architectures/gliner
 };
 
 // What the fixture's head does; each maps to the "task" its golden.json names.
@@ -40,6 +41,7 @@ enum class FixtureTask {
   kQuestionAnswering,  // "question_answering": start and end logits per window
   kSplade,             // "sparse_embedding": a *ForMaskedLM folder named and served as SPLADE
   kMaskedLm,           // "sparse_embedding": any other *ForMaskedLM folder (fill-mask, SPLADE)
+  kExtractor,          // "extract": GLiNER's predict_entities (tools/fixtures/gliner.py)
 };
 
 // Properties tests select fixtures by; a fixture holds any combination.

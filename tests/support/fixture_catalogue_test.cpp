@@ -45,6 +45,7 @@ std::string model_type_of(FixtureFamily family) {
       {FixtureFamily::kModernbert, "modernbert"},
       {FixtureFamily::kNomicBert, "nomic_bert"},
       {FixtureFamily::kGte, "new"},
+      {FixtureFamily::kGliner, "deberta-v2"},
   };
   return kModelTypes.at(family);
 }
@@ -77,9 +78,13 @@ TEST(FixtureCatalogue, EveryLineHasAFolderWithAGolden) {
 TEST(FixtureCatalogue, FamilyAndTaskAreTheFoldersOwn) {
   for (const Fixture& fixture : fixture_catalogue()) {
     SCOPED_TRACE(std::string(fixture.name));
-    std::ifstream config(fs::path(fixture.dir()) / "config.json");
+    // A GLiNER folder describes its backbone in gliner_config.json's encoder_config.
+    const bool gliner = fixture.family == FixtureFamily::kGliner;
+    std::ifstream config(fs::path(fixture.dir()) / (gliner ? "gliner_config.json" : "config.json"));
     ASSERT_TRUE(config.good());
-    EXPECT_EQ(nlohmann::json::parse(config).at("model_type"), model_type_of(fixture.family));
+    const auto parsed = nlohmann::json::parse(config);
+    EXPECT_EQ((gliner ? parsed.at("encoder_config") : parsed).at("model_type"),
+              model_type_of(fixture.family));
     const auto golden = read_golden(std::string(fixture.name));
     EXPECT_EQ(golden.at("task"), golden_task_name(fixture.task));
     EXPECT_EQ(golden.contains("remote_code"), fixture.has(kRemoteCode));

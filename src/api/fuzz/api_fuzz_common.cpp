@@ -141,7 +141,7 @@ ApiOptions fuzz_options() {
 void post_to_each_task(std::string_view path, const std::uint8_t* data, std::size_t size) {
   static std::vector<Endpoint>* endpoints = [] {
     auto* list = new std::vector<Endpoint>();
-    for (const char* model : {"nli", "rerank", "embed", "ner", "splade", "qa"})
+    for (const char* model : {"nli", "rerank", "embed", "ner", "splade", "qa", "extract"})
       list->emplace_back(std::vector<std::string>{model}, fuzz_options());
     return list;
   }();

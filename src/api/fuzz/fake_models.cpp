@@ -46,6 +46,7 @@ const std::vector<FakeModel>& fake_models() {
        "BertForQuestionAnswering",
        HeadKind::kQuestionAnswering,
        {"LABEL_0", "LABEL_1"}},
+      {"extract", ModelTask::kSpanExtractor, "GLiNER", HeadKind::kSpanExtraction, {}},
   };
   return table;
 }
@@ -82,6 +83,13 @@ runtime::ModelDescription describe_fake_model(std::string_view kind, std::string
     d.precision = {"int8", "auto", "cache", "serving int8: int8 passed (104 inputs)", 0.25};
   } else {
     d.precision = {"fp32", "fp32", "", "", 0};
+  }
+  if (d.task == runtime::ModelTask::kSpanExtractor) {
+    d.info.span.span_mode = "markerV0";
+    d.info.span.max_width = 3;
+    d.info.span.max_words = 64;
+    d.info.span.entity_token = "<<ENT>>";
+    d.info.span.separator_token = "<<SEP>>";
   }
   return d;
 }

@@ -8,6 +8,7 @@
 
 #include "api/fuzz/fake_tokenizer.h"
 #include "base/error.h"
+#include "runtime/extract.h"
 #include "runtime/finish_outputs.h"
 
 namespace onepass::api::fuzzing {
@@ -141,6 +142,27 @@ void fill_mask(const runtime::InferenceRequest& request, const runtime::Inferenc
                           std::to_string(r), item.text});
 }
 
+// A span extractor's output: the text's words as the runtime splits them (the first max_words),
+// and [words, max_width, labels] logits around 0 that vary by span and label, so that the
+// decoder keeps some spans and drops others.
+runtime::ItemOutput spans(const runtime::InferenceRequest& request,
+                          const runtime::InferenceItem& item,
+                          const runtime::ModelDescription& model, std::size_t limit) {
+  runtime::ItemOutput out;
+  auto words = runtime::split_words(item.text);
+  const auto max_words = static_cast<std::size_t>(model.info.span.max_words);
+  if (words.size() > max_words) words.resize(max_words);
+  const std::size_t labels = runtime::unique_labels(request.extract.labels).size();
+  const std::size_t tokens = 3 + 2 * labels + words.size();
+  if (tokens > limit) throw Error(ErrorKind::kInvalidInput, "input has too many tokens");
+  out.num_tokens = static_cast<int>(tokens);
+  const auto width = static_cast<std::size_t>(model.info.span.max_width);
+  for (const auto& w : words) out.words.emplace_back(w.start, w.end);
+  for (std::size_t i = 0; i < words.size() * width * labels; ++i)
+    out.values.push_back(static_cast<float>((i * 7) % 9) - 4.0f);
+  return out;
+}
+
 }  // namespace
 
 std::vector<float> fake_logits(const runtime::InferenceItem& item, int count) {
@@ -172,6 +194,11 @@ runtime::InferenceResult fake_result(const runtime::InferenceRequest& request,
         continue;
       }
       if (item.pretokenized) check_ids(item, model.info.vocab_size);
+      if (request.output == runtime::OutputKind::kSpans) {
+        result.items.push_back(spans(request, item, model, limit));
+        result.total_tokens += static_cast<std::size_t>(result.items.back().num_tokens);
+        continue;
+      }
       if (request.output == runtime::OutputKind::kTokenLogits) {
         result.items.push_back(token_logits(request, item, model, limit));
         result.total_tokens += static_cast<std::size_t>(result.items.back().num_tokens);

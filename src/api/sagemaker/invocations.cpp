@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "api/common/api_error.h"
+#include "api/common/extract.h"
 #include "api/common/long_input.h"
 #include "api/common/model_select.h"
 #include "api/common/question_answering.h"
@@ -252,6 +253,15 @@ void invoke(Call& call, Flavor flavor) {
     return token_classification(call, model, payload);
   if (model.task == runtime::ModelTask::kQuestionAnswerer)
     return question_answering(call, model, payload);
+  // A GLiNER model: the toolkit's {"inputs", "parameters": {"labels", ...}}, or gliner.serve's
+  // {"text", "labels", ...} as the body (api/common/extract.h).
+  if (model.task == runtime::ModelTask::kSpanExtractor) {
+    const Json* inputs = &payload.inputs;
+    return reply_extract(
+        call, model,
+        parse_extract_request(inputs->is_object() ? *inputs : Json{{"inputs", *inputs}},
+                              &payload.parameters, model, call.options));
+  }
   // The toolkit runs a *ForMaskedLM model as the fill-mask pipeline (SPLADE vectors are
   // TEI's /embed_sparse and KServe's).
   if (model.task == runtime::ModelTask::kMaskedLm) return fill_mask(call, model, payload);

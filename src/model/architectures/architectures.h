@@ -68,6 +68,11 @@ std::span<const Architecture> architecture_table();
 // The table's entry for `name`; null when it is not supported.
 const Architecture* find_architecture(std::string_view name);
 
+// A parsed config.json (its PretrainedConfig fields) read on as its architecture's family reads
+// it, sizes checked: read_model_config's second half, for a config found elsewhere (GLiNER's
+// encoder_config). Throws as read_model_config.
+weights::ModelConfig complete_model_config(weights::ModelConfig config);
+
 // The families, each defined in its own folder.
 extern const ArchitectureFamily kBertFamily;        // bert/: BERT, RoBERTa, XLM-R, CamemBERT
 extern const ArchitectureFamily kDebertaFamily;     // deberta/: DeBERTa (v1), on deberta_v2/

@@ -70,7 +70,10 @@ EncoderHeads::EncoderHeads(const weights::WeightStore& store, ModelInfo& info,
       ONEPASS_CHECK(static_cast<bool>(weights.masked_lm), "a masked-LM head without its weights");
       masked_lm_ = weights.masked_lm();
       return;
+    case HeadKind::kSpanExtraction:  // GLiNER's span head runs on a base model (gliner/)
+      break;
   }
+  ONEPASS_CHECK(head_ != HeadKind::kSpanExtraction, "no architecture line has a span head");
 }
 
 void EncoderHeads::forward(const float* x, const std::size_t* offsets,
@@ -95,7 +98,10 @@ void EncoderHeads::forward(const float* x, const std::size_t* offsets,
     case HeadKind::kMaskedLm:
       masked_lm_.forward(x, offsets, batch, arena, out);
       return;
+    case HeadKind::kSpanExtraction:
+      break;
   }
+  ONEPASS_CHECK(false, "no architecture line has a span head");
 }
 
 }  // namespace onepass::model

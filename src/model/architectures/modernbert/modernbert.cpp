@@ -299,6 +299,7 @@ void ModernBertEncoder::forward(std::span<const SequenceInput> batch, ForwardOut
       masked_lm_.forward(x, offsets, batch, *arena, out);
       return;
     case HeadKind::kQuestionAnswering:  // table.cpp gives ModernBERT none
+    case HeadKind::kSpanExtraction:     // GLiNER's head is its own encoder's (gliner/)
       break;
   }
   ONEPASS_CHECK(false, "ModernBERT runs the heads its table line lists");
