@@ -64,10 +64,25 @@ std::vector<Sample> parse_dataset(std::string_view jsonl, std::string_view name)
         throw Error(ErrorKind::kInvalidInput, where + ": \"label\" must be a string or integer");
       }
     }
+    if (doc.contains("labels") && !doc["labels"].is_null()) {
+      const auto& labels = doc["labels"];
+      if (!labels.is_array() || labels.empty())
+        throw Error(ErrorKind::kInvalidInput, where + ": \"labels\" must be a list of strings");
+      for (const auto& label : labels) {
+        if (!label.is_string())
+          throw Error(ErrorKind::kInvalidInput, where + ": \"labels\" must be a list of strings");
+        sample.labels.push_back(label.get<std::string>());
+      }
+    }
     samples.push_back(std::move(sample));
   }
   if (samples.empty()) throw Error(ErrorKind::kInvalidInput, std::string(name) + " has no samples");
   return samples;
+}
+
+const std::vector<std::string>& default_extract_labels() {
+  static const std::vector<std::string> labels = {"person", "organization", "location", "date"};
+  return labels;
 }
 
 std::vector<Sample> load_dataset(const std::filesystem::path& path) {

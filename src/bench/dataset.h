@@ -15,7 +15,14 @@ struct Sample {
   std::string text;
   std::optional<std::string> text_pair;
   std::optional<std::string> label;
+  // The entity types an extract workload asks for in this text (the line's "labels"); empty:
+  // default_extract_labels().
+  std::vector<std::string> labels = {};
 };
+
+// The labels of a sample that names none: generic entity types any open-label extractor
+// (GLiNER) finds in the bundled texts.
+const std::vector<std::string>& default_extract_labels();
 
 // Parses JSON lines; blank lines are skipped. Throws Error(kInvalidInput) naming the line for a
 // line that is not an object with a string "text".

@@ -135,7 +135,9 @@ std::optional<double> Reference::accuracy() const {
 Task Reference::answered_task() const {
   // Entity and answer-span answers carry a label, but only their own requests read them; sparse
   // answers have none, as embeddings.
-  if (task == Task::kTokens || task == Task::kSparse || task == Task::kQuestion) return task;
+  if (task == Task::kTokens || task == Task::kSparse || task == Task::kQuestion ||
+      task == Task::kExtract)
+    return task;
   for (const auto& answer : answers) {
     if (answer) return answer->label.empty() ? Task::kEmbed : Task::kClassify;
   }
@@ -164,6 +166,11 @@ Reference reference_pass(const Dialect& dialect, const http::Url& url,
     throw Error(ErrorKind::kInvalidArgument,
                 "--task qa: the " + std::string(dialect.name()) +
                     " dialect has no question-answering route (onepass and hf have /invocations)");
+  }
+  if (task == Task::kExtract && std::find(asked.begin(), asked.end(), task) == asked.end()) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "--task extract: the " + std::string(dialect.name()) +
+                    " dialect has no entity-extraction route (onepass has /extract)");
   }
   std::vector<Task> candidates = task == Task::kAuto ? asked : std::vector<Task>{task};
   std::size_t answered = 0;

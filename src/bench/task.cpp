@@ -8,7 +8,7 @@ namespace onepass::bench {
 namespace {
 
 // In Task order (task_name indexes it; the static_assert below keeps them together).
-constexpr std::array<TaskRow, 6> kTasks{{
+constexpr std::array<TaskRow, 7> kTasks{{
     {Task::kAuto, "auto", "", "", "what the endpoint answers"},
     {Task::kClassify, "classify", "text-classification", "classifier,reranker",
      "labels and scores (NLI pairs as text_pair)"},
@@ -18,6 +18,9 @@ constexpr std::array<TaskRow, 6> kTasks{{
     {Task::kSparse, "sparse", "", "fill-mask", "SPLADE vectors (a *ForMaskedLM model), tei only"},
     {Task::kQuestion, "qa", "question-answering", "question-answering",
      "each sample's text_pair asked about its text, onepass/hf only"},
+    {Task::kExtract, "extract", "", "extract",
+     "entities of each sample's labels (its \"labels\", else person, organization, location, "
+     "date), a GLiNER model, onepass only"},
 }};
 
 constexpr bool rows_in_task_order() {

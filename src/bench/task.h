@@ -14,7 +14,9 @@ namespace onepass::bench {
 // kTokens: token classification (NER, PII), the pipeline's entities grouped with
 // aggregation_strategy "simple". kSparse: SPLADE vectors (TEI's /embed_sparse). kQuestion:
 // extractive question answering (the toolkit's question-answering pipeline).
-enum class Task { kAuto, kClassify, kEmbed, kTokens, kSparse, kQuestion };
+// kExtract: open-label entity extraction (a GLiNER model at onepass's /extract), the labels each
+// sample names.
+enum class Task { kAuto, kClassify, kEmbed, kTokens, kSparse, kQuestion, kExtract };
 
 struct TaskRow {
   Task task;

@@ -21,6 +21,18 @@ TEST(Dataset, ParsesTextPairAndLabel) {
   EXPECT_EQ(*samples[1].text_pair, "c");
   EXPECT_EQ(*samples[1].label, "neutral");
   EXPECT_EQ(*samples[2].label, "2");
+  EXPECT_TRUE(samples[0].labels.empty());
+}
+
+// An extract workload's line names the entity types to find in its text.
+TEST(Dataset, ParsesEntityLabels) {
+  const auto samples =
+      parse_dataset("{\"text\":\"Aspirin in Paris\",\"labels\":[\"drug\",\"city\"]}\n", "t");
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].labels, (std::vector<std::string>{"drug", "city"}));
+  EXPECT_THROW(parse_dataset("{\"text\":\"a\",\"labels\":\"drug\"}", "x"), Error);
+  EXPECT_THROW(parse_dataset("{\"text\":\"a\",\"labels\":[]}", "x"), Error);
+  EXPECT_THROW(parse_dataset("{\"text\":\"a\",\"labels\":[1]}", "x"), Error);
 }
 
 TEST(Dataset, ErrorsNameTheLine) {

@@ -204,11 +204,45 @@ TEST(VllmDialect, ClassifyJoinsAPairAndReadsProbs) {
   EXPECT_EQ(d->build(batch, Task::kEmbed).target, "/v1/embeddings");
 }
 
+// Open-label extraction: gliner.serve's {"text","labels"} at /extract with the batch's texts as
+// a list, one {"entities"} object back per text; a batch carries one label set.
+TEST(SageMakerDialect, ExtractSendsTheBatchsTextsWithTheirLabels) {
+  const auto d = make_dialect("onepass", {});
+  Sample drug{"Aspirin was taken in Paris.", std::nullopt, std::nullopt, {"drug", "city"}};
+  Sample other_drug{"Ibuprofen.", std::nullopt, std::nullopt, {"drug", "city"}};
+  const Sample* batch[] = {&drug, &other_drug};
+  const auto r = d->build(batch, Task::kExtract);
+  EXPECT_EQ(r.target, "/extract");
+  EXPECT_EQ(body_of(r), json::parse(R"({"text":["Aspirin was taken in Paris.","Ibuprofen."],
+      "labels":["drug","city"]})"));
+  // A sample that names no labels asks for the default ones.
+  const Sample* plain[] = {&kSingle};
+  EXPECT_EQ(body_of(d->build(plain, Task::kExtract))["labels"], json(default_extract_labels()));
+  const Sample* mixed[] = {&drug, &kSingle};
+  EXPECT_THROW(d->build(mixed, Task::kExtract), Error);
+
+  const auto answers = d->parse(ok(R"([{"entities":[{"start":0,"end":7,"text":"Aspirin",
+      "label":"drug","score":0.5},{"start":21,"end":26,"text":"Paris","label":"city",
+      "score":0.75}]},{"entities":[]}])"),
+                                2, Task::kExtract);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].label, "entities: drug[0,7) city[21,26)");
+  EXPECT_EQ(answers[0].values, (std::vector<float>{0.5f, 0.75f}));
+  EXPECT_DOUBLE_EQ(answers[0].score, 0.625);
+  EXPECT_FALSE(answers[0].label_named);
+  EXPECT_EQ(answers[1].label, "entities:");
+  EXPECT_THROW(d->parse(ok(R"({"entities":[]})"), 1, Task::kExtract), Error);  // not a list
+  EXPECT_THROW(d->parse(ok(R"([{"entities":[]}])"), 2, Task::kExtract), Error);
+  EXPECT_THROW(d->parse(ok(R"([{"label":"x"}])"), 1, Task::kExtract), Error);
+}
+
 // Token classification: the pipeline's entities with aggregation_strategy "simple", one list per
 // input; an answer names every entity's group and span, so batched answers must match exactly.
 TEST(SageMakerDialect, TokensAskForSimpleEntitiesAndReadOneListPerInput) {
   const auto d = make_dialect("onepass", {});
-  EXPECT_EQ(d->tasks(),
+  EXPECT_EQ(d->tasks(), (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens,
+                                           Task::kQuestion, Task::kExtract}));
+  EXPECT_EQ(make_dialect("hf", {})->tasks(),
             (std::vector<Task>{Task::kClassify, Task::kEmbed, Task::kTokens, Task::kQuestion}));
   const Sample* batch[] = {&kPair, &kSingle};
   const auto r = d->build(batch, Task::kTokens);

@@ -58,8 +58,11 @@ Answer answer_from_entities(const nlohmann::json& list, std::string_view dialect
   answer.label_named = false;  // entity groups say nothing about a dataset's labels
   double total = 0;
   for (const auto& item : list) {
-    const char* group =
-        item.is_object() && item.contains("entity_group") ? "entity_group" : "entity";
+    // The pipeline's aggregated "entity_group", its per-token "entity", GLiNER's "label".
+    const char* group = !item.is_object()               ? "entity"
+                        : item.contains("entity_group") ? "entity_group"
+                        : item.contains("label")        ? "label"
+                                                        : "entity";
     if (!item.is_object() || !item.contains(group) || !item[group].is_string() ||
         !item.contains("score") || !item["score"].is_number() || !item.contains("start") ||
         !item["start"].is_number_unsigned() || !item.contains("end") ||

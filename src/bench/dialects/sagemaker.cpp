@@ -22,12 +22,17 @@ class SageMakerDialect final : public Dialect {
   // An embedder refuses premise/hypothesis objects, so auto-detection falls back to plain text;
   // a token classifier's entities are no classification or embedding answer, so it then reaches
   // tokens; a question-answering model refuses all three, so it reaches questions.
+  // An extractor (onepass's /extract) refuses everything before it: /invocations asks it for
+  // labels none of them sends.
   std::vector<Task> tasks() const override {
+    if (name_ == "onepass")
+      return {Task::kClassify, Task::kEmbed, Task::kTokens, Task::kQuestion, Task::kExtract};
     return {Task::kClassify, Task::kEmbed, Task::kTokens, Task::kQuestion};
   }
 
   http::Request build(std::span<const Sample* const> batch, Task task) const override {
     json inputs = json::array();
+    if (task == Task::kExtract) return extract_request(batch);
     if (task == Task::kQuestion) {
       // Long contexts are cut into windows by the pipeline itself: no truncation parameter.
       for (const Sample* sample : batch) inputs.push_back(detail::question_of(*sample));
@@ -54,6 +59,18 @@ class SageMakerDialect final : public Dialect {
   std::vector<Answer> parse(const http::Response& response, std::size_t batch_size,
                             Task task) const override {
     json doc = detail::parse_body(response, name_);
+    if (task == Task::kExtract) {
+      // A list of texts is answered with one {"entities": [...]} per text.
+      if (!doc.is_array() || doc.size() != batch_size)
+        detail::bad_shape(name_, "expected one {\"entities\"} object per text");
+      std::vector<Answer> answers;
+      for (const auto& item : doc) {
+        if (!item.is_object() || !item.contains("entities"))
+          detail::bad_shape(name_, "expected one {\"entities\"} object per text");
+        answers.push_back(detail::answer_from_entities(item["entities"], name_));
+      }
+      return answers;
+    }
     if (task == Task::kQuestion) {
       // The pipeline answers a list of one as its one input: a bare answer (or top_k list).
       if (batch_size == 1 && (doc.is_object() || (doc.is_array() && !doc.empty() &&
@@ -97,6 +114,24 @@ class SageMakerDialect final : public Dialect {
   }
 
  private:
+  // POST /extract {"text": [...], "labels": [...]} (gliner.serve's shape, with a list of texts):
+  // one label set per request, so the samples of a client batch must name the same labels.
+  http::Request extract_request(std::span<const Sample* const> batch) const {
+    const auto labels_of = [](const Sample* sample) -> const std::vector<std::string>& {
+      return sample->labels.empty() ? default_extract_labels() : sample->labels;
+    };
+    json texts = json::array();
+    for (const Sample* sample : batch) {
+      if (labels_of(sample) != labels_of(batch.front()))
+        throw Error(ErrorKind::kInvalidArgument,
+                    "--task extract sends one label set per request: the samples of a batch "
+                    "(--batch-size) must name the same \"labels\"");
+      texts.push_back(detail::single_text(*sample));
+    }
+    json body = {{"text", std::move(texts)}, {"labels", labels_of(batch.front())}};
+    return json_request("/extract", body.dump());
+  }
+
   std::string name_;
 };
 
