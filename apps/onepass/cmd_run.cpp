@@ -262,6 +262,8 @@ class Runner {
         out.push_back(']');
         break;
       }
+      case runtime::ModelTask::kSpanExtractor:  // refused before the load (run_command)
+        throw Error(ErrorKind::kUnsupported, "onepass run does not run extract models");
       case runtime::ModelTask::kEmbedder:
         if (options_.normalize) model::heads::l2_normalize(output_item_.values);
         out.append(std::string_view("\"embedding\":"));
@@ -394,6 +396,14 @@ int run_command(const RunOptions& options) {
   folder.pooling = model::heads::pooling_from_name(options.pooling);
   const auto described = runtime::describe_model_folder(
       std::filesystem::path(options.model_dir).filename().string(), options.model_dir, folder);
+  if (described.task == runtime::ModelTask::kSpanExtractor) {
+    // Its inputs are a text and the labels to find, built into one prompt per request by the
+    // runtime's extract task, which run (ids in, raw outputs out) does not have.
+    throw Error(ErrorKind::kInvalidArgument,
+                "model " + described.name + " is " +
+                    std::string(runtime::task_row(described.task).kind_of_model) +
+                    "; onepass run does not run it: serve it and POST /extract");
+  }
   const auto encoder = model::load_encoder(options.model_dir, load);
   const auto& info = encoder->info();
   std::vector<model::heads::DenseModule> dense;

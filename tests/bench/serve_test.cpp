@@ -163,6 +163,30 @@ TEST(Serve, SweepOfAQuestionAnswerer) {
   EXPECT_THROW(run_bench({spec("tei", server.url(), "tei", "qa")}, w), Error);
 }
 
+// Open-label extraction (GLiNER) at /extract, found by asking (auto: /invocations asks it for
+// labels, which the other workloads never send) or named, the bundled texts with the default
+// labels; a dialect without the route is refused before any request.
+TEST(Serve, SweepOfAnExtractor) {
+  ServeProcess server({"--model", "gl=" + fixture_model("gliner-tiny-markerv0")});
+  ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
+  ASSERT_TRUE(server.wait_ready(10000)) << server.log();
+  for (const Task task : {Task::kAuto, Task::kExtract}) {
+    Workload w = tiny_sweep();
+    w.task = task;
+    const BenchResult result = run_bench({spec("onepass", server.url(), "onepass", "gl")}, w);
+    const auto& reference = result.endpoints[0].reference;
+    EXPECT_EQ(reference.answered_task(), Task::kExtract);
+    expect_clean(result.endpoints[0]);
+    for (const auto& answer : reference.answers) {
+      ASSERT_TRUE(answer.has_value());
+      EXPECT_EQ(answer->label.rfind("entities:", 0), 0u) << answer->label;
+    }
+  }
+  Workload w = tiny_sweep();
+  w.task = Task::kExtract;
+  EXPECT_THROW(run_bench({spec("hf", server.url(), "hf", "gl")}, w), Error);
+}
+
 TEST(Serve, CompareTwoServersOfTheSameModelAgreesFully) {
   const std::string model = "nli=" + fixture_model("bert-tiny-nli");
   ServeProcess a({"--model", model});

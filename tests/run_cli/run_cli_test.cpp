@@ -133,6 +133,18 @@ TEST(RunCli, TokenLogitsAndLabelsOfEveryCase) {
   }
 }
 
+// An extract model (GLiNER) needs the labels of each request built into its prompt, which is
+// the server's: run refuses it before loading, naming the route that serves it.
+TEST(RunCli, AnExtractModelIsRefusedNamingTheRoute) {
+  const auto models = testing::fixtures_with_task({testing::FixtureTask::kExtractor});
+  ASSERT_FALSE(models.empty());
+  const auto r =
+      run_onepass({"run", "--model", model_dir(models.front()).string()}, "{\"text\":\"Paris\"}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("POST /extract"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
 // A question-answering model's answer: every token's start and end logit; each golden case is
 // one window of a (question, context), its ids as the pipeline cuts them.
 TEST(RunCli, QuestionAnsweringLogitsOfEveryWindow) {

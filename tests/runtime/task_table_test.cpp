@@ -157,6 +157,16 @@ TEST(TaskTable, EveryServerTaskHasABenchWorkloadThatDrivesIt) {
     EXPECT_EQ(drivers, 1) << row.name << " is driven by " << drivers << " bench workloads";
   }
   for (const bench::TaskRow& workload : bench::task_table()) {
+    // Every server task a workload names is one the server has.
+    std::string_view listed = workload.server_tasks;
+    while (!listed.empty()) {
+      const auto comma = listed.find(',');
+      const auto name = listed.substr(0, comma);
+      EXPECT_TRUE(std::any_of(task_table().begin(), task_table().end(),
+                              [&](const TaskRow& row) { return row.name == name; }))
+          << workload.name << " drives " << name << ", which the server does not have";
+      listed = comma == std::string_view::npos ? "" : listed.substr(comma + 1);
+    }
     if (workload.pipeline.empty()) continue;
     EXPECT_NE(find_pipeline(workload.pipeline), nullptr) << workload.pipeline;
     EXPECT_EQ(bench::parse_task(workload.pipeline), workload.task) << workload.pipeline;
