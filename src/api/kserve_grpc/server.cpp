@@ -1,6 +1,10 @@
 #include "api/kserve_grpc/server.h"
 
-#include <grpcpp/grpcpp.h>
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+#include <grpcpp/support/byte_buffer.h>
 
 #include <atomic>
 #include <cmath>
@@ -11,11 +15,10 @@
 #include "api/common/api_error.h"
 #include "api/common/api_key.h"
 #include "api/common/model_select.h"
-#include "api/kserve_grpc/codec.h"
+#include "api/kserve_grpc/messages.h"
 #include "api/kserve_grpc/status.h"
 #include "base/error.h"
 #include "base/log.h"
-#include "grpc_predict_v2.grpc.pb.h"
 #include "runtime/model_name.h"
 
 namespace onepass::api::kserve_grpc {
@@ -99,187 +102,197 @@ bool past_deadline(const grpc::CallbackServerContext& context) {
   return std::chrono::system_clock::now() > context.deadline();
 }
 
+// One call of any method: reads the request message, hands it to the Service, and sends the
+// one answer the Service gives (respond or fail), from whichever thread gives it.
+class GenericCall final : public grpc::ServerGenericBidiReactor {
+ public:
+  using Handler = std::function<void(GenericCall&, std::string_view)>;
+
+  GenericCall(grpc::GenericCallbackServerContext& context, const char* method,
+              runtime::InferenceService& service, Handler handler)
+      : context_(context), record_(service, method, context), handler_(std::move(handler)) {
+    StartRead(&request_);
+  }
+
+  grpc::GenericCallbackServerContext& context() { return context_; }
+  CallRecord& record() { return record_; }
+
+  void respond(const std::string& message) {
+    if (answered_.exchange(true)) return;
+    grpc::Slice slice(message);
+    response_ = grpc::ByteBuffer(&slice, 1);
+    record_.finish({grpc::Status::OK, 200});
+    StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
+  }
+
+  void fail(const CallStatus& status) {
+    if (answered_.exchange(true)) return;
+    record_.finish(status);
+    Finish(status.status);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      fail({grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the call carried no request"), 400});
+      return;
+    }
+    grpc::Slice slice;
+    if (!request_.DumpToSingleSlice(&slice).ok()) {
+      fail({grpc::Status(grpc::StatusCode::INTERNAL, "the request could not be read"), 500});
+      return;
+    }
+    try {
+      handler_(*this, std::string_view(reinterpret_cast<const char*>(slice.begin()), slice.size()));
+    } catch (...) {
+      fail(status_of(std::current_exception()));
+    }
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  grpc::GenericCallbackServerContext& context_;
+  CallRecord record_;
+  Handler handler_;
+  grpc::ByteBuffer request_;
+  grpc::ByteBuffer response_;
+  std::atomic<bool> answered_{false};
+};
+
 }  // namespace
 
-class GrpcServer::Service final : public inference::GRPCInferenceService::CallbackService {
+// Every method of inference.GRPCInferenceService, by its full name. A method answers with
+// call.respond() (on this thread or, for ModelInfer and RepositoryModelLoad, on the runtime's)
+// or throws, which GenericCall answers through status_of().
+class GrpcServer::Service final : public grpc::CallbackGenericService {
  public:
   Service(runtime::InferenceService& service, const ApiOptions& options, ModelUrls& model_urls)
       : service_(service), options_(options), model_urls_(model_urls) {}
 
   void begin_drain() { draining_ = true; }
 
-  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context,
-                                       const inference::ServerLiveRequest*,
-                                       inference::ServerLiveResponse* response) override {
-    return answer(context, "ServerLive", Access::kLiveness,
-                  [response](CallRecord&) { response->set_live(true); });
-  }
-
-  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* context,
-                                        const inference::ServerReadyRequest*,
-                                        inference::ServerReadyResponse* response) override {
-    return answer(context, "ServerReady", Access::kReadiness, [this, response](CallRecord&) {
-      response->set_ready(!draining_ && service_.ready());
-    });
-  }
-
-  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* context,
-                                       const inference::ModelReadyRequest* request,
-                                       inference::ModelReadyResponse* response) override {
-    return answer(context, "ModelReady", Access::kClosed,
-                  [this, request, response](CallRecord& record) {
-                    // A model that failed to load is not ready: ready false, not an error.
-                    const auto model = select_model_in_any_state(service_, request->name());
-                    record.set_model(model.name);
-                    check_version(model.name, request->version());
-                    response->set_ready(model.state == runtime::ModelState::kReady);
-                  });
-  }
-
-  grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* context,
-                                           const inference::ServerMetadataRequest*,
-                                           inference::ServerMetadataResponse* response) override {
-    return answer(context, "ServerMetadata", Access::kClosed, [this, response](CallRecord&) {
-      response->set_name("onepass");
-      response->set_version(options_.version);
-    });
-  }
-
-  grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* context,
-                                          const inference::ModelMetadataRequest* request,
-                                          inference::ModelMetadataResponse* response) override {
-    return answer(context, "ModelMetadata", Access::kClosed,
-                  [this, request, response](CallRecord& record) {
-                    const auto model = select_model(service_, request->name());
-                    record.set_model(model.name);
-                    check_version(model.name, request->version());
-                    response->set_name(model.name);
-                    response->add_versions(kVersion);
-                    response->set_platform("onepass");
-                    for (const auto& tensor : kserve_v2::input_metadata())
-                      add_metadata(*response->add_inputs(), tensor);
-                    for (const auto& tensor : kserve_v2::output_metadata(model))
-                      add_metadata(*response->add_outputs(), tensor);
-                  });
-  }
-
-  grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
-                                       const inference::ModelInferRequest* request,
-                                       inference::ModelInferResponse* response) override {
-    auto* reactor = context->DefaultReactor();
-    auto record = std::make_shared<CallRecord>(service_, "ModelInfer", *context);
-    try {
-      admit(*context, Access::kClosed);
-      const auto model = select_model(service_, request->model_name());
-      record->set_model(model.name);
-      check_version(model.name, request->model_version());
-      auto decoded = decode_infer_request(*request);
-      auto prepared = kserve_v2::prepare_infer(model, options_, decoded.inputs,
-                                               std::move(decoded.requested), decoded.parameters);
-      if (past_deadline(*context))
-        return finish(reactor, *record,
-                      {grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                                    "the deadline passed before the call ran"),
-                       504});
-      response->set_model_name(model.name);
-      response->set_model_version(kVersion);
-      response->set_id(request->id());
-      // Admission happens here, on this thread: a refusal throws before anything is queued.
-      service_.submit(std::move(prepared.request),
-                      [reactor, context, response, record, raw = decoded.raw,
-                       outputs = std::move(prepared.outputs)](runtime::InferenceResult result) {
-                        CallStatus status{grpc::Status::OK, 200};
-                        try {
-                          record->set_inference(result.items.size(), result.total_tokens);
-                          if (result.error) std::rethrow_exception(result.error);
-                          for (const auto& item : result.items)
-                            for (const float v : item.values)
-                              if (!std::isfinite(v))
-                                throw ApiError(ApiErrorKind::kBackend,
-                                               "the model produced NaN or Inf for this input");
-                          // The client gave up waiting: its answer is not worth encoding.
-                          if (past_deadline(*context))
-                            status = {grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                                                   "the deadline passed while the call ran"),
-                                      504};
-                          else
-                            encode_outputs(outputs(result), raw, *response);
-                        } catch (...) {
-                          status = status_of(std::current_exception());
-                        }
-                        record->finish(status);
-                        reactor->Finish(status.status);
-                      });
-    } catch (...) {
-      return finish(reactor, *record, status_of(std::current_exception()));
-    }
-    return reactor;
-  }
-
-  grpc::ServerUnaryReactor* RepositoryModelLoad(
-      grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
-      inference::RepositoryModelLoadResponse* response) override {
-    auto* reactor = context->DefaultReactor();
-    auto record = std::make_shared<CallRecord>(service_, "RepositoryModelLoad", *context);
-    try {
-      admit(*context, Access::kClosed);
-      const std::string& name = request->model_name();
-      require_management();
-      if (!runtime::is_valid_model_name(name))
-        throw ApiError(ApiErrorKind::kValidation,
-                       "'model_name' must be 1 to " + std::to_string(runtime::kMaxModelNameBytes) +
-                           " characters of A-Z a-z 0-9 . _ -, not '.' or '..'");
-      record->set_model(name);
-      response->set_model_name(name);
-      if (service_.find_model(name)) {  // loaded already: nothing to do
-        response->set_isloaded(true);
-        return finish(reactor, *record, {grpc::Status::OK, 200});
-      }
-      // The folder this name was served from (--model, POST /models): the repository a Triton
-      // client loads from by name. A name never served has none.
-      std::string folder = model_urls_.get(name);
-      constexpr std::string_view kFileScheme = "file://";
-      if (std::string_view(folder).substr(0, kFileScheme.size()) == kFileScheme)
-        folder.erase(0, kFileScheme.size());
-      if (folder == name || !std::filesystem::path(folder).is_absolute())
-        throw ApiError(ApiErrorKind::kNotFound,
-                       "no model folder is known for " + quote_client_text(name) +
-                           " (name it at --model or load it once with POST /models)");
-      service_.load_model(name, folder, [reactor, response, record](std::exception_ptr error) {
-        CallStatus status{grpc::Status::OK, 200};
-        if (error)
-          status = status_of(error);
-        else
-          response->set_isloaded(true);
-        record->finish(status);
-        reactor->Finish(status.status);
-      });
-    } catch (...) {
-      return finish(reactor, *record, status_of(std::current_exception()));
-    }
-    return reactor;
-  }
-
-  grpc::ServerUnaryReactor* RepositoryModelUnload(
-      grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
-      inference::RepositoryModelUnloadResponse* response) override {
-    return answer(context, "RepositoryModelUnload", Access::kClosed,
-                  [this, request, response](CallRecord& record) {
-                    require_management();
-                    const std::string& name = request->model_name();
-                    validate_model_name(name);
-                    record.set_model(name);
-                    if (!service_.find_model(name))
-                      throw ApiError(ApiErrorKind::kNotFound,
-                                     "model " + quote_client_text(name) + " is not loaded");
-                    // The folder stays known, so RepositoryModelLoad can bring it back.
-                    service_.unload_model(name);
-                    response->set_model_name(name);
-                    response->set_isunloaded(true);
-                  });
-  }
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* context) override;
 
  private:
+  struct Method {
+    const char* name;
+    Access access;
+    void (Service::*handle)(GenericCall&, std::string_view);
+  };
+  static const Method kMethods[];
+
+  void server_live(GenericCall& call, std::string_view) { call.respond(encode_flag(true)); }
+
+  void server_ready(GenericCall& call, std::string_view) {
+    call.respond(encode_flag(!draining_ && service_.ready()));
+  }
+
+  void model_ready(GenericCall& call, std::string_view request) {
+    const ModelRef ref = decode_model_ref(request);
+    // A model that failed to load is not ready: ready false, not an error.
+    const auto model = select_model_in_any_state(service_, ref.name);
+    call.record().set_model(model.name);
+    check_version(model.name, ref.version);
+    call.respond(encode_flag(model.state == runtime::ModelState::kReady));
+  }
+
+  void server_metadata(GenericCall& call, std::string_view) {
+    call.respond(encode_server_metadata("onepass", options_.version));
+  }
+
+  void model_metadata(GenericCall& call, std::string_view request) {
+    const ModelRef ref = decode_model_ref(request);
+    const auto model = select_model(service_, ref.name);
+    call.record().set_model(model.name);
+    check_version(model.name, ref.version);
+    call.respond(encode_model_metadata(model.name, kVersion, "onepass", kserve_v2::input_metadata(),
+                                       kserve_v2::output_metadata(model)));
+  }
+
+  void model_infer(GenericCall& call, std::string_view request) {
+    auto decoded = decode_model_infer_request(request);
+    const auto model = select_model(service_, decoded.model_name);
+    call.record().set_model(model.name);
+    check_version(model.name, decoded.model_version);
+    auto prepared = kserve_v2::prepare_infer(model, options_, decoded.inputs,
+                                             std::move(decoded.requested), decoded.parameters);
+    if (past_deadline(call.context())) {
+      call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                              "the deadline passed before the call ran"),
+                 504});
+      return;
+    }
+    // Admission happens here, on this thread: a refusal throws before anything is queued.
+    service_.submit(
+        std::move(prepared.request),
+        [&call, name = model.name, id = std::move(decoded.id), raw = decoded.raw,
+         outputs = std::move(prepared.outputs)](runtime::InferenceResult result) {
+          try {
+            call.record().set_inference(result.items.size(), result.total_tokens);
+            if (result.error) std::rethrow_exception(result.error);
+            for (const auto& item : result.items)
+              for (const float v : item.values)
+                if (!std::isfinite(v))
+                  throw ApiError(ApiErrorKind::kBackend,
+                                 "the model produced NaN or Inf for this input");
+            // The client gave up waiting: its answer is not worth encoding.
+            if (past_deadline(call.context())) {
+              call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                      "the deadline passed while the call ran"),
+                         504});
+              return;
+            }
+            call.respond(encode_model_infer_response(name, kVersion, id, outputs(result), raw));
+          } catch (...) {
+            call.fail(status_of(std::current_exception()));
+          }
+        });
+  }
+
+  void repository_model_load(GenericCall& call, std::string_view request) {
+    require_management();
+    const std::string name = decode_model_ref(request).name;
+    if (!runtime::is_valid_model_name(name))
+      throw ApiError(ApiErrorKind::kValidation,
+                     "'model_name' must be 1 to " + std::to_string(runtime::kMaxModelNameBytes) +
+                         " characters of A-Z a-z 0-9 . _ -, not '.' or '..'");
+    call.record().set_model(name);
+    if (service_.find_model(name)) {  // loaded already: nothing to do
+      call.respond(encode_repository_answer(name, true));
+      return;
+    }
+    // The folder this name was served from (--model, POST /models): the repository a Triton
+    // client loads from by name. A name never served has none.
+    std::string folder = model_urls_.get(name);
+    constexpr std::string_view kFileScheme = "file://";
+    if (std::string_view(folder).substr(0, kFileScheme.size()) == kFileScheme)
+      folder.erase(0, kFileScheme.size());
+    if (folder == name || !std::filesystem::path(folder).is_absolute())
+      throw ApiError(ApiErrorKind::kNotFound,
+                     "no model folder is known for " + quote_client_text(name) +
+                         " (name it at --model or load it once with POST /models)");
+    service_.load_model(name, folder, [&call, name](std::exception_ptr error) {
+      if (error)
+        call.fail(status_of(error));
+      else
+        call.respond(encode_repository_answer(name, true));
+    });
+  }
+
+  void repository_model_unload(GenericCall& call, std::string_view request) {
+    require_management();
+    const std::string name = decode_model_ref(request).name;
+    validate_model_name(name);
+    call.record().set_model(name);
+    if (!service_.find_model(name))
+      throw ApiError(ApiErrorKind::kNotFound,
+                     "model " + quote_client_text(name) + " is not loaded");
+    // The folder stays known, so RepositoryModelLoad can bring it back.
+    service_.unload_model(name);
+    call.respond(encode_repository_answer(name, true));
+  }
+
   // The API key (unless `access` is a health check) and draining, as REST checks them.
   void admit(const grpc::CallbackServerContext& context, Access access) const {
     if (access == Access::kClosed && !options_.api_key.empty()) {
@@ -305,39 +318,44 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Callba
                                                   quote_client_text(version));
   }
 
-  static void add_metadata(inference::ModelMetadataResponse::TensorMetadata& out,
-                           const kserve_v2::TensorMetadata& tensor) {
-    out.set_name(tensor.name);
-    out.set_datatype(tensor.datatype);
-    for (const auto d : tensor.shape) out.add_shape(d);
-  }
-
-  static grpc::ServerUnaryReactor* finish(grpc::ServerUnaryReactor* reactor, CallRecord& record,
-                                          const CallStatus& status) {
-    record.finish(status);
-    reactor->Finish(status.status);
-    return reactor;
-  }
-
-  // A call answered on the calling thread: `body` fills the response or throws.
-  grpc::ServerUnaryReactor* answer(grpc::CallbackServerContext* context, const char* method,
-                                   Access access, const std::function<void(CallRecord&)>& body) {
-    auto* reactor = context->DefaultReactor();
-    CallRecord record(service_, method, *context);
-    try {
-      admit(*context, access);
-      body(record);
-      return finish(reactor, record, {grpc::Status::OK, 200});
-    } catch (...) {
-      return finish(reactor, record, status_of(std::current_exception()));
-    }
-  }
-
   runtime::InferenceService& service_;
   const ApiOptions& options_;
   ModelUrls& model_urls_;
   std::atomic<bool> draining_{false};
 };
+
+const GrpcServer::Service::Method GrpcServer::Service::kMethods[] = {
+    {"ServerLive", Access::kLiveness, &Service::server_live},
+    {"ServerReady", Access::kReadiness, &Service::server_ready},
+    {"ModelReady", Access::kClosed, &Service::model_ready},
+    {"ServerMetadata", Access::kClosed, &Service::server_metadata},
+    {"ModelMetadata", Access::kClosed, &Service::model_metadata},
+    {"ModelInfer", Access::kClosed, &Service::model_infer},
+    {"RepositoryModelLoad", Access::kClosed, &Service::repository_model_load},
+    {"RepositoryModelUnload", Access::kClosed, &Service::repository_model_unload},
+};
+
+grpc::ServerGenericBidiReactor* GrpcServer::Service::CreateReactor(
+    grpc::GenericCallbackServerContext* context) {
+  constexpr std::string_view kPrefix = "/inference.GRPCInferenceService/";
+  const std::string& full = context->method();
+  const std::string_view method = std::string_view(full).substr(0, kPrefix.size()) == kPrefix
+                                      ? std::string_view(full).substr(kPrefix.size())
+                                      : std::string_view();
+  for (const auto& entry : kMethods) {
+    if (method != entry.name) continue;
+    return new GenericCall(*context, entry.name, service_,
+                           [this, &entry](GenericCall& call, std::string_view request) {
+                             admit(call.context(), entry.access);
+                             (this->*entry.handle)(call, request);
+                           });
+  }
+  return new GenericCall(*context, "unknown", service_, [](GenericCall& call, std::string_view) {
+    call.fail({grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                            "no such method: onepass serves inference.GRPCInferenceService"),
+               404});
+  });
+}
 
 struct GrpcServer::Impl {
   std::unique_ptr<grpc::Server> server;
@@ -373,7 +391,7 @@ void GrpcServer::start() {
       std::min<std::size_t>(grpc_options_.max_message_bytes, std::size_t{INT32_MAX}));
   builder.SetMaxReceiveMessageSize(limit);
   builder.SetMaxSendMessageSize(limit);
-  builder.RegisterService(service_.get());
+  builder.RegisterCallbackGenericService(service_.get());
   impl_->server = builder.BuildAndStart();
   if (!impl_->server || bound_port_ == 0)
     throw Error(ErrorKind::kUnavailable, "cannot listen for gRPC on " + wanted);
