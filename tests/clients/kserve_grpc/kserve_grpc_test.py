@@ -6,7 +6,7 @@ test time (python3-grpc-tools is too old for Debian's protobuf runtime), and the
 grpcio's generic unary-unary stubs, so the wire names and field numbers are the ones a Triton or
 KServe client uses.
 
-usage: kserve_grpc_test.py ONEPASS PROTO_DIR FIXTURES_DIR WORK_DIR
+usage: kserve_grpc_test.py ONEPASS PROTO_DIR FIXTURES_DIR WORK_DIR [PROTOC]
 """
 
 import concurrent.futures
@@ -24,6 +24,7 @@ import time
 import grpc
 
 ONEPASS, PROTO_DIR, FIXTURES, WORK = sys.argv[1:5]
+PROTOC = sys.argv[5] if len(sys.argv) > 5 else "protoc"
 KEY = "grpc-test-key"
 AUTH = (("authorization", "Bearer " + KEY),)
 SERVICE = "/inference.GRPCInferenceService/"
@@ -40,7 +41,7 @@ def check(condition, message):
 
 def load_messages():
     os.makedirs(WORK, exist_ok=True)
-    subprocess.run(["protoc", "-I", PROTO_DIR, "--python_out", WORK, "grpc_predict_v2.proto"],
+    subprocess.run([PROTOC, "-I", PROTO_DIR, "--python_out", WORK, "grpc_predict_v2.proto"],
                    check=True)
     sys.path.insert(0, WORK)
     return importlib.import_module("grpc_predict_v2_pb2")
@@ -333,4 +334,4 @@ check(server.wait(timeout=60) == 0, "serve exits 0 after the drain")
 if failures:
     print("%d failures" % len(failures), file=sys.stderr)
     sys.exit(1)
-print("kserve gRPC client test passed")
+print("kserve gRPC client test passed (flood: %d refused, %d answered)" % (refused, answered))
