@@ -252,6 +252,22 @@ DecodedInfer decode_model_infer_request(std::string_view bytes) {
   return decoded;
 }
 
+std::string peek_model_name(std::string_view bytes) {
+  std::string name;
+  try {
+    Reader reader(bytes);
+    while (reader.next()) {
+      if (reader.field() == 1 && reader.type() == WireType::kLength)
+        name = std::string(reader.bytes());
+      else
+        reader.skip();
+    }
+  } catch (const WireError&) {
+    // decode_model_infer_request() says what is wrong, once the model is found.
+  }
+  return name;
+}
+
 ModelRef decode_model_ref(std::string_view bytes) {
   ModelRef ref;
   try {

@@ -30,6 +30,11 @@ struct DecodedInfer {
 // once, an unknown or repeated input name.
 DecodedInfer decode_model_infer_request(std::string_view bytes);
 
+// A ModelInferRequest's model_name alone, read before anything else is checked (REST finds the
+// model before it reads the inputs, so an unknown model is NOT_FOUND whatever else is wrong);
+// empty when the message is too malformed to say.
+std::string peek_model_name(std::string_view bytes);
+
 // ModelReadyRequest and ModelMetadataRequest (name 1, version 2); the repository requests'
 // model_name is field 1 too, and they have no version.
 struct ModelRef {

@@ -211,9 +211,9 @@ class GrpcServer::Service final : public grpc::CallbackGenericService {
   }
 
   void model_infer(GenericCall& call, std::string_view request) {
-    auto decoded = decode_model_infer_request(request);
-    const auto model = select_model(service_, decoded.model_name);
+    const auto model = select_model(service_, peek_model_name(request));
     call.record().set_model(model.name);
+    auto decoded = decode_model_infer_request(request);
     check_version(model.name, decoded.model_version);
     auto prepared = kserve_v2::prepare_infer(model, options_, decoded.inputs,
                                              std::move(decoded.requested), decoded.parameters);

@@ -256,6 +256,8 @@ check(code == grpc.StatusCode.UNAUTHENTICATED, "metadata needs the key too: %s" 
 
 code, message = infer_status(ids_request("nope", cases[:1]))
 check(code == grpc.StatusCode.NOT_FOUND and "nope" in message, "unknown model: %s" % code)
+code, _ = infer_status(pb.ModelInferRequest(model_name="nope"))  # no inputs either
+check(code == grpc.StatusCode.NOT_FOUND, "an unknown model is found missing first: %s" % code)
 code, _ = status_of(lambda: ModelMetadata(pb.ModelMetadataRequest(name="nope"), metadata=AUTH))
 check(code == grpc.StatusCode.NOT_FOUND, "unknown model's metadata: %s" % code)
 
