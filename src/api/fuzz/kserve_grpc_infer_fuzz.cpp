@@ -2,6 +2,8 @@
 // message decoder (api/kserve_grpc/messages.h) and the protocol's tensor logic, once per model
 // task; what decodes is written back as a response in both forms. A malformed message must be
 // an ApiError (INVALID_ARGUMENT, NOT_FOUND...), never a crash, a hang or another exception.
+// Seeds (corpus/kserve_grpc_infer_fuzz): requests serialized by protoc's Python classes from
+// src/api/kserve_grpc/grpc_predict_v2.proto, in both tensor forms, and two malformed ones.
 #include <cstdint>
 #include <string_view>
 
