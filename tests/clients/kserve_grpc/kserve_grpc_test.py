@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 import grpc
 
@@ -54,25 +55,28 @@ def start_server():
     args = [ONEPASS, "serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "0",
             "--model", "nli=" + os.path.join(FIXTURES, "bert-tiny-nli"),
             "--model", "embed=" + os.path.join(FIXTURES, "bert-tiny-embed"),
+            "--model", "ner=" + os.path.join(FIXTURES, "bert-tiny-ner"),
             "--api-key", KEY, "--max-concurrent-requests", "64", "--enable-model-management",
             "--payload-limit", str(1 << 20), "--log-level", "warn"]
     # The log goes to a file: a pipe nobody reads would fill and stall the server.
     log = open(os.path.join(WORK, "serve.log"), "w")
     child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True)
-    grpc_port = None
+    grpc_port = http_port = None
     for line in child.stdout:
         m = re.match(r"grpc listening on 127\.0\.0\.1:(\d+)", line)
         if m:
             grpc_port = int(m.group(1))
-        if line.startswith("listening on"):
+        m = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
+        if m:
+            http_port = int(m.group(1))
             break
     if grpc_port is None:
         child.kill()
         raise SystemExit("onepass serve printed no gRPC address; see " + log.name)
-    return child, grpc_port
+    return child, grpc_port, http_port
 
 
-server, port = start_server()
+server, port, http_port = start_server()
 channel = grpc.insecure_channel("127.0.0.1:%d" % port,
                                 options=[("grpc.max_send_message_length", 64 << 20),
                                          ("grpc.max_receive_message_length", 64 << 20)])
@@ -231,6 +235,49 @@ for start in range(0, len(embed["cases"]), 32):
     for i, c in enumerate(chunk):
         check(close(values[i * width:(i + 1) * width], c["embedding"]["mean"]),
               "embed %s" % c["id"])
+
+# --- a token classifier: every output, raw and in contents, as REST answers the same inputs --
+def rest_infer(model, body):
+    request = urllib.request.Request(
+        "http://127.0.0.1:%d/v2/models/%s/infer" % (http_port, model), json.dumps(body).encode(),
+        {"Content-Type": "application/json", "Authorization": "Bearer " + KEY})
+    return json.load(urllib.request.urlopen(request))
+
+
+def output_values(response, index):
+    out = response.outputs[index]
+    if len(response.raw_output_contents) == 0:
+        return (list(out.contents.fp32_contents) or list(out.contents.int64_contents) or
+                [b.decode() for b in out.contents.bytes_contents])
+    raw = response.raw_output_contents[index]
+    if out.datatype == "FP32":
+        return list(struct.unpack("<%df" % (len(raw) // 4), raw))
+    if out.datatype == "INT64":
+        return list(struct.unpack("<%dq" % (len(raw) // 8), raw))
+    values, at = [], 0
+    while at < len(raw):
+        (length,) = struct.unpack_from("<I", raw, at)
+        values.append(raw[at + 4:at + 4 + length].decode())
+        at += 4 + length
+    return values
+
+
+ner_texts = ["John Smith lives in Berlin.", "Hello"]
+rest = rest_infer("ner", {"inputs": [{"name": "text", "shape": [2], "datatype": "BYTES",
+                                      "data": ner_texts}]})
+for raw in (False, True):
+    response = ModelInfer(text_request("ner", ner_texts, raw=raw), metadata=AUTH)
+    names = [o.name for o in response.outputs]
+    check(names == [o["name"] for o in rest["outputs"]], "ner outputs %s" % names)
+    for i, want in enumerate(rest["outputs"]):
+        out = response.outputs[i]
+        check(list(out.shape) == want["shape"] and out.datatype == want["datatype"],
+              "ner %s shape %s" % (out.name, list(out.shape)))
+        got = output_values(response, i)
+        if out.datatype == "FP32":
+            check(close(got, want["data"], 1e-6), "ner %s raw=%s as REST" % (out.name, raw))
+        else:
+            check(got == want["data"], "ner %s raw=%s: %s vs %s" % (out.name, raw, got, want["data"]))
 
 # --- 64 concurrent calls, each its own answer ----------------------------------------------
 futures = []
