@@ -32,9 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         continue;
       // A label score per item, as the runtime answers a classifier, written back both ways.
       onepass::runtime::InferenceResult result;
-      for (std::size_t i = 0; i < prepared.request.items.size(); ++i)
-        result.items.push_back(
-            {std::vector<float>(static_cast<std::size_t>(model.info.num_labels), 0.5f)});
+      result.items.resize(prepared.request.items.size());
+      for (auto& item : result.items)
+        item.values.assign(static_cast<std::size_t>(model.info.num_labels), 0.5f);
       const auto outputs = prepared.outputs(result);
       for (const bool raw : {false, true})
         (void)kserve_grpc::encode_model_infer_response(model.name, "1", decoded.id, outputs, raw);
