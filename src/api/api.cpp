@@ -132,6 +132,13 @@ std::string ModelUrls::get(const std::string& name) const {
   return it == urls_.end() ? name : it->second;
 }
 
+std::optional<std::string> ModelUrls::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const auto it = urls_.find(name);
+  if (it == urls_.end()) return std::nullopt;
+  return it->second;
+}
+
 Api::Api(runtime::InferenceService& service, ApiOptions options)
     : service_(service), options_(std::move(options)) {}
 

@@ -264,14 +264,15 @@ class GrpcServer::Service final : public grpc::CallbackGenericService {
     }
     // The folder this name was served from (--model, POST /models): the repository a Triton
     // client loads from by name. A name never served has none.
-    std::string folder = model_urls_.get(name);
-    constexpr std::string_view kFileScheme = "file://";
-    if (std::string_view(folder).substr(0, kFileScheme.size()) == kFileScheme)
-      folder.erase(0, kFileScheme.size());
-    if (folder == name || !std::filesystem::path(folder).is_absolute())
+    const auto url = model_urls_.find(name);
+    if (!url)
       throw ApiError(ApiErrorKind::kNotFound,
                      "no model folder is known for " + quote_client_text(name) +
                          " (name it at --model or load it once with POST /models)");
+    std::string folder = *url;
+    constexpr std::string_view kFileScheme = "file://";
+    if (std::string_view(folder).substr(0, kFileScheme.size()) == kFileScheme)
+      folder.erase(0, kFileScheme.size());
     service_.load_model(name, folder, [&call, name](std::exception_ptr error) {
       if (error)
         call.fail(status_of(error));
