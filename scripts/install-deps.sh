@@ -11,7 +11,8 @@ export DEBIAN_FRONTEND=noninteractive
 BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates ccache \
   libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
   libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libssl-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev"
+  libgtest-dev libgmock-dev libbenchmark-dev \
+  libgrpc++-dev"
 # --image-test: what scripts/image-test.sh needs on the host (Podman with runc, a debootstrap
 # base image, QEMU to run the image on an emulated CPU without AVX-512, catatonit for the pod
 # that `podman kube play` starts).
@@ -33,7 +34,8 @@ fi
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $BUILD_PACKAGES \
-  git curl clang libclang-rt-14-dev clang-format openssl python3 python3-numpy wrk >/dev/null
+  git curl clang libclang-rt-14-dev clang-format openssl python3 python3-numpy \
+  protobuf-compiler python3-grpcio python3-protobuf wrk >/dev/null
 # Node.js runs the ONNX Runtime and tokenizers oracles; some images already ship their own build.
 if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null

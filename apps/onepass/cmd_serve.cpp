@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "api/api.h"
+#include "api/kserve_grpc/server.h"
 #include "apps/onepass/command.h"
 #include "apps/onepass/model_reference.h"
 #include "apps/onepass/sagemaker_environment.h"
@@ -114,6 +115,9 @@ void check_settings(const ServeSettings& settings) {
   if (settings.port < 0 || settings.port > 65535)
     throw Error(ErrorKind::kInvalidArgument,
                 flag_of(&ServeSettings::port) + " must be between 0 and 65535");
+  if (settings.grpc_port < -1 || settings.grpc_port > 65535)
+    throw Error(ErrorKind::kInvalidArgument,
+                flag_of(&ServeSettings::grpc_port) + " must be between 0 and 65535, or -1 (off)");
   if (!(settings.max_batch_turn_ms >= 0 && settings.max_batch_turn_ms <= 3600000))
     throw Error(ErrorKind::kInvalidArgument,
                 flag_of(&ServeSettings::max_batch_turn_ms) + " must be between 0 and 3600000");
@@ -285,6 +289,18 @@ int serve(ServeSettings& settings) {
         return api.transport_error(status, target, message);
       });
   server.listen();
+  // gRPC beside HTTP (--grpc-port): the same service, API key and limits.
+  std::unique_ptr<api::kserve_grpc::GrpcServer> grpc_server;
+  if (settings.grpc_port >= 0) {
+    grpc_server = std::make_unique<api::kserve_grpc::GrpcServer>(
+        runtime, api.options(), api.model_urls(),
+        api::kserve_grpc::GrpcOptions{settings.host, settings.grpc_port,
+                                      settings.payload_limit_bytes});
+    grpc_server->start();
+    std::printf("grpc listening on %s\n", grpc_server->address().c_str());
+    log::info("listening",
+              log::Fields().add("address", grpc_server->address()).add("protocol", "grpc"));
+  }
   std::printf("listening on %s\n", server.address().c_str());
   std::fflush(stdout);
   log::info("listening", log::Fields().add("address", server.address()));
@@ -297,7 +313,11 @@ int serve(ServeSettings& settings) {
                            .add("open_connections", server.open_connections()));
     runtime.begin_drain();
     api.begin_drain();
+    if (grpc_server) grpc_server->begin_drain();
   });
+  // HTTP has drained; gRPC calls still in flight finish (new ones were refused since the drain
+  // began), within the same grace the runtime gets below.
+  if (grpc_server) grpc_server->shutdown(std::chrono::seconds(5));
   if (server.in_flight() > 0) {
     // The drain deadline passed: answers can no longer be delivered, and completions still
     // queued in the runtime would reach a server being torn down.

@@ -21,6 +21,8 @@ const std::array kServeSettings = {
   ServeSetting{"--model", &S::models,
                "[NAME=]REF: a model folder or a Hub id org/name[@revision] (repeat)", kList},
   ServeSetting{"--host", &S::host, "address to bind"},
+  ServeSetting{"--grpc-port", &S::grpc_port,
+               "also serve KServe's v2 gRPC protocol on this port (0: any free port; -1: off)"},
   ServeSetting{"--threads", &S::threads,
                "engine threads per forward pass (0: the cores divided among the compute threads)"},
   ServeSetting{"--pin-threads", &S::pin_threads,

@@ -26,6 +26,7 @@ struct ServeSettings {
   std::vector<std::string> models;
   std::string host = http::kDefaultHost;
   int port = http::kDefaultPort;
+  int grpc_port = -1;  // -1: no gRPC service
   int threads = 0;
   int io_threads = 0;
   int compute_threads = runtime::kDefaultComputeThreads;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/cohere/cohere.h"
+#include "api/common/api_key.h"
 #include "api/common/dialect.h"
 #include "api/common/generic_dialect.h"
 #include "api/common/health.h"
@@ -99,31 +100,9 @@ Match find_route(std::string_view method, std::string_view path, bool management
   return match;
 }
 
-// Compares every byte whatever the lengths, so the time taken says nothing about the key.
-bool constant_time_equal(std::string_view given, std::string_view expected) {
-  unsigned char diff = given.size() == expected.size() ? 0 : 1;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const unsigned char g = i < given.size() ? static_cast<unsigned char>(given[i]) : 0;
-    diff |= static_cast<unsigned char>(g ^ static_cast<unsigned char>(expected[i]));
-  }
-  return diff == 0;
-}
-
 bool authorized(const http::Request& request, const std::string& key) {
   const std::string* header = request.header("authorization");
-  if (!header) return false;
-  std::string_view value = *header;
-  constexpr std::string_view kBearer = "Bearer ";
-  if (value.size() < kBearer.size()) return false;
-  for (std::size_t i = 0; i < kBearer.size(); ++i) {
-    char c = value[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    char e = kBearer[i];
-    if (e >= 'A' && e <= 'Z') e = static_cast<char>(e - 'A' + 'a');
-    if (c != e) return false;
-  }
-  value.remove_prefix(kBearer.size());
-  return constant_time_equal(value, key);
+  return header != nullptr && bearer_matches(*header, key);
 }
 
 const DialectSpec& dialect_for_path(std::string_view path, bool management) {
@@ -154,6 +133,13 @@ std::string ModelUrls::get(const std::string& name) const {
   std::lock_guard lock(mutex_);
   const auto it = urls_.find(name);
   return it == urls_.end() ? name : it->second;
+}
+
+std::optional<std::string> ModelUrls::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const auto it = urls_.find(name);
+  if (it == urls_.end()) return std::nullopt;
+  return it->second;
 }
 
 Api::Api(runtime::InferenceService& service, ApiOptions options)

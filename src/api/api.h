@@ -28,6 +28,8 @@ class Api {
   // While draining every route but liveness and metrics answers 503.
   void begin_drain();
   ModelUrls& model_urls() { return urls_; }
+  // What the other transports (gRPC) share with HTTP: the API key, batch limits, version.
+  const ApiOptions& options() const { return options_; }
 
  private:
   runtime::InferenceService& service_;

@@ -1,5 +1,6 @@
 // Starts `onepass serve` on 127.0.0.1 port 0 for the npm client tests and resolves to
-// {port, stop}; the port comes from the "listening on HOST:PORT" line.
+// {port, grpcPort, stop, exited}; the port comes from the "listening on HOST:PORT" line, the gRPC
+// port (with --grpc-port) from "grpc listening on HOST:PORT", printed before it.
 import { spawn } from "node:child_process";
 
 export function startServe(binary, args) {
@@ -10,14 +11,17 @@ export function startServe(binary, args) {
     let out = "";
     let log = "";
     child.stderr.on("data", (d) => (log += d));
+    const exited = new Promise((done) => child.on("exit", (code) => done(code)));
     child.on("exit", (code) => reject(new Error(`onepass serve exited (${code}): ${log}`)));
     child.stdout.on("data", (d) => {
       out += d;
-      const m = out.match(/listening on 127\.0\.0\.1:(\d+)/);
+      const m = out.match(/^listening on 127\.0\.0\.1:(\d+)/m);
       if (!m) return;
       const port = Number(m[1]);
+      const g = out.match(/^grpc listening on 127\.0\.0\.1:(\d+)/m);
+      const grpcPort = g ? Number(g[1]) : undefined;
       const stop = () => child.kill("SIGTERM");
-      waitReady(port).then(() => resolve({ port, stop }), reject);
+      waitReady(port).then(() => resolve({ port, grpcPort, stop, exited }), reject);
     });
   });
 }

@@ -41,6 +41,8 @@ class ModelUrls {
   void set(const std::string& name, const std::string& url);
   void erase(const std::string& name);
   std::string get(const std::string& name) const;
+  // The folder, or nullopt when `name` has none (get() answers the name itself then).
+  std::optional<std::string> find(const std::string& name) const;
 
  private:
   mutable std::mutex mutex_;

@@ -19,13 +19,6 @@ bool wants(const std::vector<std::string>& requested, const std::string& name) {
   return std::find(requested.begin(), requested.end(), name) != requested.end();
 }
 
-void begin_output(JsonWriter& json, const char* name, const char* datatype,
-                  std::initializer_list<std::int64_t> shape) {
-  json.begin_object().key("name").value(name).key("shape").begin_array();
-  for (const auto d : shape) json.value(d);
-  json.end_array().key("datatype").value(datatype).key("data").begin_array();
-}
-
 // The token count of a per-token result's longest item (`width` values a token), the length
 // every output is padded to.
 std::size_t longest_item(const runtime::InferenceResult& result, std::size_t width) {
@@ -38,24 +31,32 @@ std::size_t longest_item(const runtime::InferenceResult& result, std::size_t wid
   return longest;
 }
 
+OutputTensor output(const char* name, const char* datatype, std::vector<std::int64_t> shape) {
+  OutputTensor out;
+  out.name = name;
+  out.datatype = datatype;
+  out.shape = std::move(shape);
+  return out;
+}
+
 // attention_mask INT64 [n, longest]: 1 for each item's real tokens, 0 for the padding.
-void write_attention_mask(JsonWriter& json, const runtime::InferenceResult& result,
-                          std::size_t width, std::size_t longest) {
-  begin_output(
-      json, "attention_mask", "INT64",
-      {static_cast<std::int64_t>(result.items.size()), static_cast<std::int64_t>(longest)});
+OutputTensor attention_mask(const runtime::InferenceResult& result, std::size_t width,
+                            std::size_t longest) {
+  auto out =
+      output("attention_mask", "INT64",
+             {static_cast<std::int64_t>(result.items.size()), static_cast<std::int64_t>(longest)});
   for (const auto& item : result.items) {
     const std::size_t real = item.values.size() / width;
-    for (std::size_t t = 0; t < longest; ++t) json.value(t < real ? 1 : 0);
+    for (std::size_t t = 0; t < longest; ++t) out.int64.push_back(t < real ? 1 : 0);
   }
-  json.end_array().end_object();
+  return out;
 }
 
 }  // namespace
 
-void infer_token_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
-                        runtime::InferenceRequest request, std::vector<std::string> requested,
-                        const Json& parameters) {
+PreparedInfer prepare_token_logits(const runtime::ModelDescription& model,
+                                   runtime::InferenceRequest request,
+                                   std::vector<std::string> requested, const Json& parameters) {
   const bool text = !request.items.empty() && !request.items.front().pretokenized;
   for (const auto& item : request.items)
     if (item.text_pair) invalid("a token classifier takes single texts; 'text_pair' is not used");
@@ -83,78 +84,75 @@ void infer_token_logits(Call& call, const runtime::ModelDescription& model, cons
   }
   request.output = runtime::OutputKind::kTokenLogits;
   const auto labels = static_cast<std::size_t>(model.info.num_labels);
-  submit_and_reply(
-      call.service, std::move(request), call.reply,
-      [model, id, requested, params, plan, labels](runtime::InferenceResult& result) {
-        const auto n = static_cast<std::int64_t>(result.items.size());
-        const std::size_t longest = longest_item(result, labels);
-        const auto tokens = static_cast<std::int64_t>(longest);
-        JsonWriter json;
-        json.begin_object().key("model_name").value(model.name).key("id").value(id);
-        json.key("outputs").begin_array();
-        if (wants(requested, "logits")) {
-          begin_output(json, "logits", "FP32", {n, tokens, static_cast<std::int64_t>(labels)});
-          for (const auto& item : result.items) {
-            for (const float v : item.values) json.value(v);
-            for (std::size_t k = item.values.size(); k < longest * labels; ++k) json.value(0.0f);
-          }
-          json.end_array().end_object();
+  PreparedInfer prepared;
+  prepared.request = std::move(request);
+  prepared.outputs = [model, requested, params, plan, labels](runtime::InferenceResult& result) {
+    const auto n = static_cast<std::int64_t>(result.items.size());
+    const std::size_t longest = longest_item(result, labels);
+    const auto tokens = static_cast<std::int64_t>(longest);
+    std::vector<OutputTensor> outputs;
+    if (wants(requested, "logits")) {
+      auto out = output("logits", "FP32", {n, tokens, static_cast<std::int64_t>(labels)});
+      for (const auto& item : result.items) {
+        out.fp32.insert(out.fp32.end(), item.values.begin(), item.values.end());
+        out.fp32.resize(out.fp32.size() + longest * labels - item.values.size(), 0.0f);
+      }
+      outputs.push_back(std::move(out));
+    }
+    if (wants(requested, "attention_mask"))
+      outputs.push_back(attention_mask(result, labels, longest));
+    if (wants(requested, "offset_mapping")) {
+      auto out = output("offset_mapping", "INT64", {n, tokens, 2});
+      for (const auto& item : result.items) {
+        const auto& offsets = item.encoding.offsets;
+        for (std::size_t t = 0; t < longest; ++t) {
+          const bool real = t < offsets.size();
+          out.int64.push_back(static_cast<std::int64_t>(real ? offsets[t].first : 0));
+          out.int64.push_back(static_cast<std::int64_t>(real ? offsets[t].second : 0));
         }
-        if (wants(requested, "attention_mask")) write_attention_mask(json, result, labels, longest);
-        if (wants(requested, "offset_mapping")) {
-          begin_output(json, "offset_mapping", "INT64", {n, tokens, 2});
-          for (const auto& item : result.items) {
-            const auto& offsets = item.encoding.offsets;
-            for (std::size_t t = 0; t < longest; ++t) {
-              const bool real = t < offsets.size();
-              json.value(static_cast<std::int64_t>(real ? offsets[t].first : 0));
-              json.value(static_cast<std::int64_t>(real ? offsets[t].second : 0));
-            }
-          }
-          json.end_array().end_object();
-        }
-        if (wants(requested, "entities")) {
-          begin_output(json, "entities", "BYTES", {n});
-          for (const auto& text : *plan) {
-            JsonWriter entities;
-            write_entities(entities, runtime::entities_of(text, result, model, params));
-            json.value(entities.take());
-          }
-          json.end_array().end_object();
-        }
-        json.end_array().end_object();
-        return json_response(json.take());
-      });
+      }
+      outputs.push_back(std::move(out));
+    }
+    if (wants(requested, "entities")) {
+      auto out = output("entities", "BYTES", {n});
+      for (const auto& text : *plan) {
+        JsonWriter entities;
+        write_entities(entities, runtime::entities_of(text, result, model, params));
+        out.bytes.push_back(entities.take());
+      }
+      outputs.push_back(std::move(out));
+    }
+    return outputs;
+  };
+  return prepared;
 }
 
-void infer_answer_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
-                         runtime::InferenceRequest request, std::vector<std::string> requested) {
+PreparedInfer prepare_answer_logits(runtime::InferenceRequest request,
+                                    std::vector<std::string> requested) {
   if (requested.empty()) requested = {"start_logits", "end_logits", "attention_mask"};
   request.output = runtime::OutputKind::kTokenLogits;
-  submit_and_reply(call.service, std::move(request), call.reply,
-                   [model, id, requested](runtime::InferenceResult& result) {
-                     const auto n = static_cast<std::int64_t>(result.items.size());
-                     const std::size_t longest = longest_item(result, 2);
-                     const auto tokens = static_cast<std::int64_t>(longest);
-                     JsonWriter json;
-                     json.begin_object().key("model_name").value(model.name).key("id").value(id);
-                     json.key("outputs").begin_array();
-                     for (const char* name : {"start_logits", "end_logits"}) {
-                       if (!wants(requested, name)) continue;
-                       const std::size_t column = name[0] == 's' ? 0 : 1;
-                       begin_output(json, name, "FP32", {n, tokens});
-                       for (const auto& item : result.items) {
-                         const std::size_t real = item.values.size() / 2;
-                         for (std::size_t t = 0; t < longest; ++t)
-                           json.value(t < real ? item.values[t * 2 + column] : 0.0f);
-                       }
-                       json.end_array().end_object();
-                     }
-                     if (wants(requested, "attention_mask"))
-                       write_attention_mask(json, result, 2, longest);
-                     json.end_array().end_object();
-                     return json_response(json.take());
-                   });
+  PreparedInfer prepared;
+  prepared.request = std::move(request);
+  prepared.outputs = [requested](runtime::InferenceResult& result) {
+    const auto n = static_cast<std::int64_t>(result.items.size());
+    const std::size_t longest = longest_item(result, 2);
+    const auto tokens = static_cast<std::int64_t>(longest);
+    std::vector<OutputTensor> outputs;
+    for (const char* name : {"start_logits", "end_logits"}) {
+      if (!wants(requested, name)) continue;
+      const std::size_t column = name[0] == 's' ? 0 : 1;
+      auto out = output(name, "FP32", {n, tokens});
+      for (const auto& item : result.items) {
+        const std::size_t real = item.values.size() / 2;
+        for (std::size_t t = 0; t < longest; ++t)
+          out.fp32.push_back(t < real ? item.values[t * 2 + column] : 0.0f);
+      }
+      outputs.push_back(std::move(out));
+    }
+    if (wants(requested, "attention_mask")) outputs.push_back(attention_mask(result, 2, longest));
+    return outputs;
+  };
+  return prepared;
 }
 
 }  // namespace onepass::api::kserve_v2

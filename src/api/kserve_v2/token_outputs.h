@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "api/common/call.h"
 #include "api/common/json_request.h"
+#include "api/kserve_v2/tensors.h"
 
 namespace onepass::api::kserve_v2 {
 
@@ -20,19 +20,19 @@ inline constexpr const char* kTokenLogitsOutputs[] = {"logits", "attention_mask"
 inline constexpr const char* kAnswerLogitsOutputs[] = {"start_logits", "end_logits",
                                                        "attention_mask"};
 
-// Submits `request` (its items built from the inputs) and answers with the `requested` outputs
-// (empty: every output the inputs allow). `parameters` is the request's "parameters" object:
-// aggregation_strategy and ignore_labels for "entities". ApiError kValidation for an output
-// the inputs cannot give, a pair input, or "stride" (windows are not a tensor).
-void infer_token_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
-                        runtime::InferenceRequest request, std::vector<std::string> requested,
-                        const Json& parameters);
+// `request` (its items built from the inputs) and how its result reads back as the `requested`
+// outputs (empty: every output the inputs allow). `parameters` is the request's "parameters"
+// object: aggregation_strategy and ignore_labels for "entities". ApiError kValidation for an
+// output the inputs cannot give, a pair input, or "stride" (windows are not a tensor).
+PreparedInfer prepare_token_logits(const runtime::ModelDescription& model,
+                                   runtime::InferenceRequest request,
+                                   std::vector<std::string> requested, const Json& parameters);
 
 // The same for a question-answering model, as an exported *ForQuestionAnswering graph answers
 // (Triton's ONNX QA models): start_logits and end_logits [n, tokens], padded with zeros, and the
 // attention mask; a text input is the question, its text_pair the context. Picking the answer
 // span is the toolkit's pipeline (/invocations).
-void infer_answer_logits(Call& call, const runtime::ModelDescription& model, const std::string& id,
-                         runtime::InferenceRequest request, std::vector<std::string> requested);
+PreparedInfer prepare_answer_logits(runtime::InferenceRequest request,
+                                    std::vector<std::string> requested);
 
 }  // namespace onepass::api::kserve_v2
