@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "api/common/api_error.h"
@@ -20,6 +21,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "runtime/model_name.h"
+#include "trace/tracer.h"
 
 namespace onepass::api::kserve_grpc {
 
@@ -41,9 +43,11 @@ const std::string* metadata(const grpc::CallbackServerContext& context, std::str
   return &storage;
 }
 
-// One call's log line and request metric, written when it finishes (as REST's Reply does): the
-// method as its route label, the model, the status (with REST's code beside it, so that the
-// request metrics stay one family), the latency and the request id.
+// One call's log line, request metric and server span, written when it finishes (as REST's
+// Reply does): the method as its route label, the model, the status (with REST's code beside
+// it, so that the request metrics stay one family), the latency, the request id and, while
+// tracing (docs/tracing.md), the trace id of a span that is a child of the caller's
+// `traceparent` metadata.
 class CallRecord {
  public:
   CallRecord(runtime::InferenceService& service, const char* method,
@@ -52,7 +56,10 @@ class CallRecord {
     std::string header;
     request_id_ = log::request_id_from(metadata(context, "x-request-id", header));
     context.AddInitialMetadata("x-request-id", request_id_);
+    if (trace::active() != nullptr) start_trace(context);
   }
+  // The call's span context: the runtime's spans of its request are its children.
+  const trace::SpanContext& trace_context() const { return trace_; }
   void set_model(std::string model) { model_ = std::move(model); }
   void set_inference(std::size_t inputs, std::size_t tokens) {
     inputs_ = inputs;
@@ -67,6 +74,7 @@ class CallRecord {
     } catch (...) {
       // Metrics must never turn an answered call into a failure.
     }
+    record_span(status);
     const log::Level level = status.http_status >= 500   ? log::Level::kError
                              : status.http_status >= 400 ? log::Level::kWarn
                                                          : log::Level::kInfo;
@@ -82,6 +90,7 @@ class CallRecord {
           .add_ms("latency_ms", latency);
       if (inputs_ > 0) fields.add("inputs", inputs_).add("tokens", tokens_);
       if (!status.status.ok()) fields.add("error", status.status.error_message());
+      if (trace_.valid()) fields.add("trace_id", trace::to_hex(trace_.trace_id));
       log::write(level, "request", fields);
     } catch (...) {
       // Nor may a log line.
@@ -89,9 +98,70 @@ class CallRecord {
   }
 
  private:
+  void start_trace(const grpc::CallbackServerContext& context) {
+    try {
+      std::string header, state;
+      std::optional<trace::SpanContext> parent;
+      if (const std::string* value = metadata(context, "traceparent", header)) {
+        parent = trace::parse_traceparent(*value);
+        if (parent && metadata(context, "tracestate", state))
+          parent->trace_state = trace::parse_tracestate(state).value_or("");
+      }
+      trace_ = trace::active()->start(parent ? &*parent : nullptr);
+      if (parent) parent_span_id_ = parent->span_id;
+      parent_remote_ = parent.has_value();
+    } catch (...) {
+      trace_ = {};  // the call goes on untraced
+    }
+  }
+
+  // OpenTelemetry's RPC conventions: "{rpc.service}/{rpc.method}", rpc.system "grpc",
+  // rpc.grpc.status_code; a status REST would answer 5xx is an error.
+  void record_span(const CallStatus& status) {
+    try {
+      trace::Tracer* tracer = trace::active();
+      if (tracer == nullptr || !trace_.sampled()) return;
+      trace::SpanData span;
+      span.trace_id = trace_.trace_id;
+      span.span_id = trace_.span_id;
+      span.parent_span_id = parent_span_id_;
+      span.parent_remote = parent_remote_;
+      span.trace_state = trace_.trace_state;
+      span.flags = trace_.flags;
+      span.name = std::string("inference.GRPCInferenceService/") + method_;
+      span.kind = trace::SpanKind::kServer;
+      span.start_unix_ns = trace::unix_nanos(start_);
+      span.end_unix_ns = trace::unix_nanos(std::chrono::steady_clock::now());
+      span.set("rpc.system", "grpc")
+          .set("rpc.service", "inference.GRPCInferenceService")
+          .set("rpc.method", method_)
+          .set("rpc.grpc.status_code", static_cast<int>(status.status.error_code()))
+          .set("onepass.dialect", "kserve-grpc");
+      if (!model_.empty()) span.set("gen_ai.request.model", model_);
+      if (!request_id_.empty()) span.set("onepass.request_id", request_id_);
+      if (inputs_ > 0)
+        span.set("onepass.inputs", inputs_).set("gen_ai.usage.input_tokens", tokens_);
+      if (!status.status.ok()) {
+        span.set("error.type", std::to_string(static_cast<int>(status.status.error_code())));
+        if (status.http_status >= 500) {
+          span.status = trace::StatusCode::kError;
+          span.status_message = status.status.error_message();
+        } else {
+          span.set("onepass.error.message", status.status.error_message());
+        }
+      }
+      tracer->record(std::move(span));
+    } catch (...) {
+      // Never the answer's problem.
+    }
+  }
+
   runtime::InferenceService& service_;
   const char* method_;
   std::chrono::steady_clock::time_point start_;
+  trace::SpanContext trace_;
+  trace::SpanId parent_span_id_{};
+  bool parent_remote_ = false;
   std::string request_id_;
   std::string model_;
   std::size_t inputs_ = 0;
@@ -217,6 +287,7 @@ class GrpcServer::Service final : public grpc::CallbackGenericService {
     check_version(model.name, decoded.model_version);
     auto prepared = kserve_v2::prepare_infer(model, options_, decoded.inputs,
                                              std::move(decoded.requested), decoded.parameters);
+    prepared.request.trace = call.record().trace_context();  // the runtime's spans: children
     if (past_deadline(call.context())) {
       call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                               "the deadline passed before the call ran"),

@@ -23,6 +23,7 @@ import time
 import urllib.request
 
 import grpc
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ONEPASS, PROTO_DIR, FIXTURES, WORK = sys.argv[1:5]
 PROTOC = sys.argv[5] if len(sys.argv) > 5 else "protoc"
@@ -51,6 +52,36 @@ def load_messages():
 pb = load_messages()
 
 
+# An OTLP/HTTP JSON receiver on loopback: the server exports its spans here, so the trace of a
+# call that carries `traceparent` metadata can be checked (docs/tracing.md).
+received_spans = []
+spans_lock = threading.Lock()
+
+
+class OtlpReceiver(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        try:
+            doc = json.loads(body)
+            with spans_lock:
+                for rs in doc.get("resourceSpans", []):
+                    for ss in rs.get("scopeSpans", []):
+                        received_spans.extend(ss.get("spans", []))
+        except ValueError:
+            pass
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args):
+        pass
+
+
+receiver = ThreadingHTTPServer(("127.0.0.1", 0), OtlpReceiver)
+threading.Thread(target=receiver.serve_forever, daemon=True).start()
+
+
 def start_server():
     args = [ONEPASS, "serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "0",
             "--model", "nli=" + os.path.join(FIXTURES, "bert-tiny-nli"),
@@ -60,7 +91,11 @@ def start_server():
             "--payload-limit", str(1 << 20), "--log-level", "warn"]
     # The log goes to a file: a pipe nobody reads would fill and stall the server.
     log = open(os.path.join(WORK, "serve.log"), "w")
-    child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True)
+    env = dict(os.environ,
+               OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="http://127.0.0.1:%d/v1/traces"
+               % receiver.server_address[1],
+               OTEL_EXPORTER_OTLP_PROTOCOL="http/json", OTEL_BSP_SCHEDULE_DELAY="50")
+    child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
     grpc_port = http_port = None
     for line in child.stdout:
         m = re.match(r"grpc listening on 127\.0\.0\.1:(\d+)", line)
@@ -376,6 +411,39 @@ for future in flood:
                          "too many requests in flight" in e.details(),
                          "flood refusal: %s %s" % (e.code(), e.details()))
 check(refused > 0 and answered > 0, "flood: %d refused, %d answered" % (refused, answered))
+
+# --- tracing: a call's server span is the child of its `traceparent` metadata, and the
+# runtime's spans of its request are the server span's children or link to it -------------------
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT_ID = "00f067aa0ba902b7"
+ModelInfer(ids_request("nli", cases[:2]), metadata=AUTH + (
+    ("traceparent", "00-%s-%s-01" % (TRACE_ID, PARENT_ID)),))
+server_span = None
+deadline = time.time() + 10
+while time.time() < deadline:
+    with spans_lock:
+        traced = [sp for sp in received_spans if sp.get("traceId") == TRACE_ID]
+    server_span = next((sp for sp in traced if sp.get("parentSpanId") == PARENT_ID), None)
+    if server_span is not None and any(sp.get("parentSpanId") == server_span["spanId"]
+                                       for sp in traced):
+        break
+    time.sleep(0.05)
+if check(server_span is not None, "no server span is the child of the call's traceparent"):
+    check(server_span["name"] == "inference.GRPCInferenceService/ModelInfer",
+          "server span name %s" % server_span["name"])
+    check(server_span["kind"] == 2, "server span kind %s" % server_span["kind"])
+    attributes = {a["key"]: a["value"] for a in server_span.get("attributes", [])}
+    check(attributes.get("rpc.system") == {"stringValue": "grpc"},
+          "rpc.system %s" % attributes.get("rpc.system"))
+    check(attributes.get("gen_ai.request.model") == {"stringValue": "nli"},
+          "model attribute %s" % attributes.get("gen_ai.request.model"))
+    with spans_lock:
+        children = [sp for sp in received_spans if sp.get("parentSpanId") == server_span["spanId"]]
+        linked = [sp for sp in received_spans
+                  if any(link.get("spanId") == server_span["spanId"]
+                         for link in sp.get("links", []))]
+    check(len(children) > 0, "no runtime span is a child of the gRPC call's span")
+    check(len(linked) > 0, "no forward-pass span links to the gRPC call's span")
 
 # The server still answers after every error above.
 shape, values = fp32_output(ModelInfer(ids_request("nli", cases[:1]), metadata=AUTH))
