@@ -78,7 +78,20 @@ AutoPrecisionLoad load_auto_precision(const EncoderLoader& load, const LoadOptio
     }
     LoadOptions reduced = fp32;
     reduced.precision = precision;
-    auto candidate = load(reduced);
+    std::unique_ptr<Encoder> candidate;
+    try {
+      candidate = load(reduced);
+    } catch (const Error& e) {
+      // A model that runs in fp32 only (GLiNER) refuses the reduced precision by name: auto
+      // records why and serves what it can, as for a CPU without the instructions.
+      if (e.kind() != ErrorKind::kUnsupported) throw;
+      GateResult g;
+      g.precision = precision;
+      g.unsupported = true;
+      g.reason = e.what();
+      out.verdict.gates.push_back(std::move(g));
+      continue;
+    }
     ONEPASS_CHECK(candidate != nullptr, "the loader returns an encoder");
     const auto report = compare_precisions(*out.encoder, *candidate, examples, precision);
     out.verdict.gates.push_back(gate_result(report));

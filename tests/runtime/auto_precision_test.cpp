@@ -67,6 +67,11 @@ TEST(AutoPrecision, FallsBackWhereInt8IsRefusedServesInt8WhereItPassesAndObeysAM
   for (const auto& m : refused) o.models.push_back({m, fixture_model(m)});
   for (const char* m : {"bert-tiny-embed", "bert-tiny-nli"})
     o.models.push_back({m, fixture_model(m)});
+  // A model that runs in fp32 only (GLiNER) refuses each reduced precision by name.
+  const auto fp32_only =
+      onepass::testing::fixtures_with_task({onepass::testing::FixtureTask::kExtractor});
+  ASSERT_FALSE(fp32_only.empty());
+  for (const auto& m : fp32_only) o.models.push_back({m, fixture_model(m)});
   // A model's own precision (REF#fp32) wins over --precision auto.
   o.models.push_back(
       parse_model_spec("fixed=" + fixture_model("bert-tiny-embed").string() + "#fp32"));
@@ -85,6 +90,14 @@ TEST(AutoPrecision, FallsBackWhereInt8IsRefusedServesInt8WhereItPassesAndObeysAM
     if (!cpu_runs(model::Precision::kBf16)) {
       EXPECT_EQ(p.precision, "fp32");
     }
+  }
+  for (const auto& m : fp32_only) {
+    SCOPED_TRACE(m);
+    const PrecisionSelection& p = served.at(m);
+    EXPECT_EQ(p.precision, "fp32");
+    EXPECT_EQ(p.mode, "auto");
+    EXPECT_NE(p.verdict.find("int8 not run ("), std::string::npos) << p.verdict;
+    EXPECT_NE(p.verdict.find("fp32 only"), std::string::npos) << p.verdict;
   }
   for (const char* m : {"bert-tiny-embed", "bert-tiny-nli"}) {
     SCOPED_TRACE(m);
