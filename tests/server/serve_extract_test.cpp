@@ -134,6 +134,12 @@ TEST_F(ServeExtract, BadRequestsAreClientErrorsNamingTheProblem) {
     EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find(c.says), std::string::npos)
         << r.body;
   }
+  // KServe v2 has no input for labels: its infer route refuses the model, naming what it is.
+  const auto v2 = post_json(port(), "/v2/models/" + kExtractModels.front() + "/infer",
+                            R"({"inputs":[{"name":"text","shape":[1],"datatype":"BYTES",)"
+                            R"("data":["Paris"]}]})");
+  EXPECT_EQ(v2.status, 400) << v2.body;
+  EXPECT_NE(v2.body.find("entity extractor"), std::string::npos) << v2.body;
   // The server still answers.
   EXPECT_EQ(post_json(port(), "/extract", body({})).status, 200);
 }

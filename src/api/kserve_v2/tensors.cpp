@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "api/common/api_error.h"
+#include "api/common/task_guard.h"
 #include "api/kserve_v2/token_outputs.h"
 #include "runtime/long_input.h"
 
@@ -141,6 +142,14 @@ std::vector<TensorMetadata> output_metadata(const runtime::ModelDescription& mod
 PreparedInfer prepare_infer(const runtime::ModelDescription& model, const ApiOptions& options,
                             const InferInputs& inputs, std::vector<std::string> requested,
                             const Json& parameters) {
+  // The protocol's inputs are texts or ids; an extract model (GLiNER) needs labels as well,
+  // which no v2 input carries.
+  require_task(
+      model,
+      runtime::bits_of({runtime::ModelTask::kClassifier, runtime::ModelTask::kReranker,
+                        runtime::ModelTask::kEmbedder, runtime::ModelTask::kTokenClassifier,
+                        runtime::ModelTask::kMaskedLm, runtime::ModelTask::kQuestionAnswerer}),
+      "KServe v2 inference");
   check_requested(model, requested);
   runtime::InferenceRequest request;
   request.model = model.name;
