@@ -10,20 +10,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-trace::SpanData child_of(const trace::SpanContext& parent, std::string name,
-                         Clock::time_point start, Clock::time_point end) {
-  trace::SpanData span;
-  span.trace_id = parent.trace_id;
-  span.span_id = trace::random_span_id();
-  span.parent_span_id = parent.span_id;
-  span.trace_state = parent.trace_state;
-  span.flags = parent.flags;
-  span.name = std::move(name);
-  span.start_unix_ns = trace::unix_nanos(start);
-  span.end_unix_ns = trace::unix_nanos(std::max(start, end));
-  return span;
-}
-
 void batch_span(const BatchSpan& batch, std::span<const Job* const> jobs) {
   trace::Tracer* tracer = trace::active();
   if (tracer == nullptr) return;
@@ -62,7 +48,8 @@ void job_spans(const Job& job) {
   if (tracer == nullptr || !parent.sampled()) return;
   const bool tokenized = job.tokenize_start != Clock::time_point{};
   const Clock::time_point admitted_end = tokenized ? job.tokenize_start : Clock::now();
-  trace::SpanData admission = child_of(parent, "onepass.admission", job.admitted, admitted_end);
+  trace::SpanData admission =
+      trace::child_span(parent, "onepass.admission", job.admitted, admitted_end);
   admission.set("gen_ai.request.model", job.model_name);
   tracer->record(std::move(admission));
   if (!tokenized) return;
@@ -72,7 +59,7 @@ void job_spans(const Job& job) {
   std::size_t tokens = 0;
   for (const PreparedItem& item : job.prepared) tokens += item.input_ids.size();
   trace::SpanData tokenize =
-      child_of(parent, "onepass.tokenize", job.tokenize_start, tokenized_end);
+      trace::child_span(parent, "onepass.tokenize", job.tokenize_start, tokenized_end);
   tokenize.set("onepass.inputs", job.request.items.size())
       .set("onepass.sequences", job.prepared.size())
       .set("gen_ai.usage.input_tokens", tokens);
@@ -87,9 +74,9 @@ void job_spans(const Job& job) {
   }
   tracer->record(std::move(tokenize));
   if (!job.first_batch_started) return;
-  tracer->record(child_of(parent, "onepass.queue", job.queued, job.compute_start));
+  tracer->record(trace::child_span(parent, "onepass.queue", job.queued, job.compute_start));
   trace::SpanData inference =
-      child_of(parent, "onepass.inference", job.compute_start, job.compute_end);
+      trace::child_span(parent, "onepass.inference", job.compute_start, job.compute_end);
   inference.set("onepass.sequences", job.prepared.size());
   tracer->record(std::move(inference));
 }

@@ -146,4 +146,13 @@ std::optional<std::string> parse_tracestate(std::string_view header) {
 TraceId random_trace_id() { return random_id<16>(); }
 SpanId random_span_id() { return random_id<8>(); }
 
+std::optional<SpanContext> caller_context(const std::string* traceparent,
+                                          const std::string* tracestate) {
+  if (traceparent == nullptr) return std::nullopt;
+  std::optional<SpanContext> parent = parse_traceparent(*traceparent);
+  if (parent && tracestate != nullptr)
+    parent->trace_state = parse_tracestate(*tracestate).value_or("");
+  return parent;
+}
+
 }  // namespace onepass::trace

@@ -49,4 +49,10 @@ std::optional<std::string> parse_tracestate(std::string_view header);
 TraceId random_trace_id();
 SpanId random_span_id();
 
+// The caller's context from the values of its `traceparent` and `tracestate` headers (or gRPC
+// metadata; null when absent): nullopt without a valid traceparent; a tracestate that does not
+// parse is dropped.
+std::optional<SpanContext> caller_context(const std::string* traceparent,
+                                          const std::string* tracestate);
+
 }  // namespace onepass::trace

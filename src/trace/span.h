@@ -84,4 +84,30 @@ inline std::uint64_t unix_nanos(std::chrono::steady_clock::time_point at) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch).count());
 }
 
+// A span of `context` (its trace and span ids, tracestate and flags) from `start` to `end`
+// under `parent_span_id`: what every span the server writes starts from.
+inline SpanData span_of(const SpanContext& context, const SpanId& parent_span_id, std::string name,
+                        std::chrono::steady_clock::time_point start,
+                        std::chrono::steady_clock::time_point end) {
+  SpanData span;
+  span.trace_id = context.trace_id;
+  span.span_id = context.span_id;
+  span.parent_span_id = parent_span_id;
+  span.trace_state = context.trace_state;
+  span.flags = context.flags;
+  span.name = std::move(name);
+  span.start_unix_ns = unix_nanos(start);
+  span.end_unix_ns = unix_nanos(end < start ? start : end);
+  return span;
+}
+
+// A new child span of `parent`, in its trace.
+inline SpanData child_span(const SpanContext& parent, std::string name,
+                           std::chrono::steady_clock::time_point start,
+                           std::chrono::steady_clock::time_point end) {
+  SpanContext child = parent;
+  child.span_id = random_span_id();
+  return span_of(child, parent.span_id, std::move(name), start, end);
+}
+
 }  // namespace onepass::trace

@@ -36,18 +36,12 @@ void record_request_span(const Reply::State& state, int status, const std::strin
                          std::chrono::steady_clock::time_point end) {
   trace::Tracer* tracer = trace::active();
   if (tracer == nullptr) return;
-  trace::SpanData span;
-  span.trace_id = state.trace.trace_id;
-  span.span_id = state.trace.span_id;
-  span.parent_span_id = state.parent_span_id;
-  span.parent_remote = state.parent_remote;
-  span.trace_state = state.trace.trace_state;
-  span.flags = state.trace.flags;
   const bool routed = state.route != "unmatched" && state.route != "transport";
-  span.name = routed ? state.method + " " + state.route : state.method;
+  trace::SpanData span =
+      trace::span_of(state.trace, state.parent_span_id,
+                     routed ? state.method + " " + state.route : state.method, state.start, end);
+  span.parent_remote = state.parent_remote;
   span.kind = trace::SpanKind::kServer;
-  span.start_unix_ns = trace::unix_nanos(state.start);
-  span.end_unix_ns = trace::unix_nanos(end);
   span.set("http.request.method", state.method).set("http.response.status_code", status);
   if (routed) span.set("http.route", state.route);
   span.set("onepass.dialect", state.dialect->name);
@@ -107,12 +101,8 @@ void Reply::start_trace(const http::Request& request) {
 void Reply::start_trace_context(const http::Request& request) {
   trace::Tracer* tracer = trace::active();
   if (tracer == nullptr) return;
-  std::optional<trace::SpanContext> parent;
-  if (const std::string* header = request.header("traceparent")) {
-    parent = trace::parse_traceparent(*header);
-    const std::string* state = request.header("tracestate");
-    if (parent && state) parent->trace_state = trace::parse_tracestate(*state).value_or("");
-  }
+  const std::optional<trace::SpanContext> parent =
+      trace::caller_context(request.header("traceparent"), request.header("tracestate"));
   state_->trace = tracer->start(parent ? &*parent : nullptr);
   if (parent) {
     state_->parent_span_id = parent->span_id;
@@ -128,15 +118,7 @@ void Reply::record_child_span(std::string_view name, std::chrono::steady_clock::
     trace::Tracer* tracer = trace::active();
     const trace::SpanContext& parent = state_->trace;
     if (tracer == nullptr || !parent.sampled()) return;
-    trace::SpanData span;
-    span.trace_id = parent.trace_id;
-    span.span_id = trace::random_span_id();
-    span.parent_span_id = parent.span_id;
-    span.trace_state = parent.trace_state;
-    span.flags = parent.flags;
-    span.name = std::string(name);
-    span.start_unix_ns = trace::unix_nanos(start);
-    span.end_unix_ns = trace::unix_nanos(end);
+    trace::SpanData span = trace::child_span(parent, std::string(name), start, end);
     tracer->record(std::move(span));
   } catch (...) {
     // Never the answer's problem.

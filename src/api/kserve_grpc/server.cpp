@@ -101,12 +101,8 @@ class CallRecord {
   void start_trace(const grpc::CallbackServerContext& context) {
     try {
       std::string header, state;
-      std::optional<trace::SpanContext> parent;
-      if (const std::string* value = metadata(context, "traceparent", header)) {
-        parent = trace::parse_traceparent(*value);
-        if (parent && metadata(context, "tracestate", state))
-          parent->trace_state = trace::parse_tracestate(state).value_or("");
-      }
+      const std::optional<trace::SpanContext> parent = trace::caller_context(
+          metadata(context, "traceparent", header), metadata(context, "tracestate", state));
       trace_ = trace::active()->start(parent ? &*parent : nullptr);
       if (parent) parent_span_id_ = parent->span_id;
       parent_remote_ = parent.has_value();
@@ -121,17 +117,11 @@ class CallRecord {
     try {
       trace::Tracer* tracer = trace::active();
       if (tracer == nullptr || !trace_.sampled()) return;
-      trace::SpanData span;
-      span.trace_id = trace_.trace_id;
-      span.span_id = trace_.span_id;
-      span.parent_span_id = parent_span_id_;
+      trace::SpanData span = trace::span_of(
+          trace_, parent_span_id_, std::string("inference.GRPCInferenceService/") + method_, start_,
+          std::chrono::steady_clock::now());
       span.parent_remote = parent_remote_;
-      span.trace_state = trace_.trace_state;
-      span.flags = trace_.flags;
-      span.name = std::string("inference.GRPCInferenceService/") + method_;
       span.kind = trace::SpanKind::kServer;
-      span.start_unix_ns = trace::unix_nanos(start_);
-      span.end_unix_ns = trace::unix_nanos(std::chrono::steady_clock::now());
       span.set("rpc.system", "grpc")
           .set("rpc.service", "inference.GRPCInferenceService")
           .set("rpc.method", method_)
