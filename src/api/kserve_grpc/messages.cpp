@@ -4,13 +4,17 @@
 #include <cstring>
 
 #include "api/common/api_error.h"
-#include "api/kserve_grpc/wire.h"
+#include "protowire/wire.h"
 
 namespace onepass::api::kserve_grpc {
 
 namespace {
 
 using kserve_v2::InputTensor;
+using protowire::Reader;
+using protowire::WireError;
+using protowire::WireType;
+using protowire::Writer;
 using kserve_v2::shown_input;
 
 [[noreturn]] void invalid(const std::string& message) {

@@ -1,4 +1,4 @@
-// The protobuf wire format, as much of it as grpc_predict_v2.proto's messages use: varints,
+// The protobuf wire format, as much of it as onepass's gRPC messages use: varints,
 // length-delimited fields (strings, bytes, messages, packed repeated scalars) and fixed 32/64-bit
 // values. onepass reads and writes its gRPC messages with this instead of libprotobuf: Debian 12's
 // libsentencepiece exports the protobuf-lite it bundles (3.14), and a process that loads it and
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace onepass::api::kserve_grpc {
+namespace onepass::protowire {
 
 class WireError : public std::runtime_error {
  public:
@@ -72,4 +72,4 @@ class Writer {
   std::string out_;
 };
 
-}  // namespace onepass::api::kserve_grpc
+}  // namespace onepass::protowire

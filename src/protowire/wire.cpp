@@ -1,8 +1,8 @@
-#include "api/kserve_grpc/wire.h"
+#include "protowire/wire.h"
 
 #include <cstring>
 
-namespace onepass::api::kserve_grpc {
+namespace onepass::protowire {
 
 std::uint64_t Reader::read_varint() {
   std::uint64_t value = 0;
@@ -123,4 +123,4 @@ void Writer::packed_floats(std::uint32_t field, const std::vector<float>& values
   }
 }
 
-}  // namespace onepass::api::kserve_grpc
+}  // namespace onepass::protowire
