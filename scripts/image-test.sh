@@ -150,15 +150,18 @@ stop_and_check single
 
 echo "== the Kubernetes base Deployment under podman kube play"
 # deploy/kubernetes/base's Deployment as rendered (deploy/validate/pod_for_podman.mjs changes
-# only the image, the replica count and the port's host binding), the fixture in a Podman volume named as its PVC. Checks
-# what the spec asks for: user 10001, no capabilities, a read-only root with the emptyDir
-# volumes writable, ONEPASS_THREADS from the CPU limit, the probes' routes, the golden answers,
-# and a drain within terminationGracePeriodSeconds. Podman runs no preStop hook, and its health
+# only the image, the replica count and the ports' host bindings), the fixture in a Podman
+# volume named as its PVC. Checks what the spec asks for: the gRPC port answering, user 10001,
+# no capabilities, a read-only root with the emptyDir volumes writable, ONEPASS_THREADS from
+# the CPU limit, the probes' routes, the golden answers, and a drain within
+# terminationGracePeriodSeconds. Podman runs no preStop hook, and its health
 # checks from the probes need systemd (absent here: they log errors and never run), so the
 # probe routes are called from outside.
 kube_start=$(date +%s)
-kube_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-node deploy/validate/pod_for_podman.mjs "$IMAGE" "$kube_port" > "$WORK/pod.yaml"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+kube_port=$(free_port)
+kube_grpc_port=$(free_port)
+node deploy/validate/pod_for_podman.mjs "$IMAGE" "$kube_port" "$kube_grpc_port" > "$WORK/pod.yaml"
 claim=$(awk '/claimName:/{print $2; exit}' "$WORK/pod.yaml")
 grace=$(awk '/terminationGracePeriodSeconds:/{print $2; exit}' "$WORK/pod.yaml")
 threads=$(awk '/limits:/{l=1} l && /cpu:/{gsub(/[^0-9]/, "", $2); print $2; exit}' "$WORK/pod.yaml")
@@ -179,6 +182,7 @@ KUBE=$(awk 'prev == "Container:" {print; exit} {prev = $0}' "$WORK/play.out")
 URL="http://127.0.0.1:$kube_port"
 $CHECK ping "$URL"
 $CHECK probes "$URL" "$WORK/pod.yaml"
+$CHECK grpc "127.0.0.1:$kube_grpc_port" model
 check_user "$KUBE"
 pid=$(podman inspect --format '{{.State.Pid}}' "$KUBE")
 [ "$(awk '/^CapEff:/{print $2}' "/proc/$pid/status")" = 0000000000000000 ] \

@@ -9,6 +9,9 @@
                                                model load, one request line per id, drain
   image_check.py probes URL POD_YAML           each probe of the pod spec's first container
                                                (httpGet path) answers 200 within its timeout
+  image_check.py grpc HOST:PORT MODEL          the gRPC port: inference.GRPCInferenceService's
+                                               ServerLive and ModelReady answer true (Debian's
+                                               python3-grpcio; the only check that needs it)
 """
 import json
 import sys
@@ -151,6 +154,25 @@ def probes(url, pod_yaml):
         print(f"{name} {probe['path']}: 200 in {(time.time() - t0) * 1000:.1f} ms")
 
 
+def grpc_ready(address, model):
+    import grpc  # noqa: PLC0415 (python3-grpcio: only this check needs it)
+
+    # Raw messages, so no generated code: ModelReadyRequest's `name` is field 1 (a string), and
+    # both answers are `bool live|ready = 1`, true on the wire as 08 01.
+    name = model.encode()
+    calls = {"ServerLive": b"", "ModelReady": b"\x0a" + bytes([len(name)]) + name}
+    with grpc.insecure_channel(address) as channel:
+        for method, request in calls.items():
+            call = channel.unary_unary(f"/inference.GRPCInferenceService/{method}")
+            t0 = time.time()
+            answer = call(request, timeout=10)
+            if answer != b"\x08\x01":
+                fail(f"gRPC {method}: {answer!r}, not true")
+            print(f"gRPC {method}: true in {(time.time() - t0) * 1000:.1f} ms")
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"ping": ping, "load": load, "golden": golden, "logs": logs, "probes": probes}[command](*args)
+    commands = {"ping": ping, "load": load, "golden": golden, "logs": logs, "probes": probes,
+                "grpc": grpc_ready}
+    commands[command](*args)
