@@ -132,6 +132,26 @@ TEST_F(ServeExtract, ChunkedLongTextsAnswerGlinersWindowsMerged) {
   }
   EXPECT_GT(beyond, 10u);  // the chunked answers do find entities there
 
+  // Texts of a list each get their own windows: the long text beside a short one answers as
+  // alone, both times.
+  const json& c = golden["cases"].back();
+  json listed = request_of(model, c);
+  listed["long_input"] = "chunk";
+  listed["stride"] = c["stride"];
+  listed["text"] = json::array({c["text"], "Angela Merkel lives in Berlin.", c["text"]});
+  const auto list = connection.request("POST", "/extract", listed.dump());
+  ASSERT_EQ(list.status, 200) << list.body.substr(0, 300);
+  const json answers = json::parse(list.body);
+  ASSERT_EQ(answers.size(), 3u);
+  expect_entities(answers[0]["entities"], c["entities"]);
+  expect_entities(answers[2]["entities"], c["entities"]);
+  // --max-client-batch-size (32) counts windows: eleven such texts need 33.
+  listed["text"] = json::array();
+  for (int i = 0; i < 11; ++i) listed["text"].push_back(c["text"]);
+  const auto many = connection.request("POST", "/extract", listed.dump());
+  EXPECT_EQ(many.status, 422) << many.body;
+  EXPECT_NE(many.body.find("33 windows"), std::string::npos) << many.body;
+
   // "reject" refuses the long text; a stride not below max_len is refused.
   json body = request_of(model, golden["cases"][0]);
   body["long_input"] = "reject";
