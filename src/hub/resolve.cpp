@@ -134,6 +134,8 @@ class Resolver {
         }
       }
     }
+    if (listed.count("gliner_config.json") && !listed.count("config.json"))
+      fetch_gliner_backbone_config(cache_.snapshot(info.commit) / "gliner_config.json");
     if (listed.count("modules.json")) {
       const std::string modules =
           read_file(cache_.snapshot(info.commit) / "modules.json", kSettingsFileLimitBytes);
@@ -143,6 +145,28 @@ class Resolver {
   }
 
  private:
+  // A GLiNER repo that names its backbone only by Hub id (model_name, no encoder_config): its
+  // config.json comes down with it, so that the model also loads offline afterwards. Best
+  // effort: when it cannot, the model's load says what is missing (model::load_gliner).
+  void fetch_gliner_backbone_config(const fs::path& gliner_config) {
+    const auto config = nlohmann::json::parse(read_file(gliner_config, kSettingsFileLimitBytes),
+                                              nullptr, /*allow_exceptions=*/false);
+    if (!config.is_object()) return;
+    const auto encoder = config.find("encoder_config");
+    const auto name = config.find("model_name");
+    if ((encoder != config.end() && !encoder->is_null()) || name == config.end() ||
+        !name->is_string())
+      return;
+    const std::string backbone = name->get<std::string>();
+    std::error_code ec;
+    if (fs::exists(fs::path(backbone), ec) || !parse_hub_id(backbone)) return;
+    try {
+      resolve_file(backbone, "config.json", env_);
+    } catch (const Error&) {
+      // Reported by the load, which looks for it again.
+    }
+  }
+
   void fetch(const std::string& commit, const std::string& path) {
     if (cache_.has_file(commit, path)) return;
     const FileMeta meta = client_.file_meta(id_.repo_id, commit, path);

@@ -276,14 +276,25 @@ TEST_F(HubServe, GlinerReposDownloadAndExtractAsGliner) {
     EXPECT_NE(r.out.find("model_name 'onepass-fixtures/deberta-v2-tiny'"), std::string::npos)
         << r.out;
   }
+  // Online: the GLiNER repo, and the local folder, whose load downloads its backbone's
+  // config.json.
+  const fs::path backbone_cache = cache_ / "hub" / "models--onepass-fixtures--deberta-v2-tiny";
   {
     const auto env = hub_env();
-    ServeProcess server({"--model", "g=acme/gliner-tiny", "--model", "p=acme/gliner-published"});
+    ServeProcess server({"--model", "g=acme/gliner-tiny", "--model", "local=" + folder});
     ASSERT_TRUE(server.wait_ready()) << server.log();
     check(server.port(), "g");
-    check(server.port(), "p");
+    check(server.port(), "local");
   }
-  EXPECT_TRUE(fs::exists(cache_ / "hub" / "models--onepass-fixtures--deberta-v2-tiny"));
+  EXPECT_TRUE(fs::exists(backbone_cache));
+  // `onepass download` of the published repo brings its backbone's config.json along.
+  fs::remove_all(backbone_cache);
+  {
+    const auto env = hub_env();
+    const CliResult r = onepass({"download", "acme/gliner-published"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_TRUE(fs::exists(backbone_cache));
   // Offline from the cache: the repo, and the same folder as a local path (its backbone's
   // config.json now cached).
   const auto offline = hub_env("1");
