@@ -13,6 +13,9 @@
 #include "apps/onepass/openmp_spin.h"
 #include "base/error.h"
 #include "base/version.h"
+#include "hub/environment.h"
+#include "hub/resolve.h"
+#include "model/architectures/gliner/gliner.h"
 
 namespace onepass::app {
 
@@ -44,6 +47,12 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
+  // A GLiNER checkpoint that names its backbone only by Hub id (no encoder_config) reads the
+  // backbone's config.json from the Hub cache, else downloads it (model/architectures/gliner).
+  onepass::model::set_backbone_config_finder([](const std::string& model_name) {
+    return onepass::hub::resolve_file(model_name, "config.json",
+                                      onepass::hub::Environment::from_process());
+  });
   try {
     for (auto& [sub, run] : runners) {
       if (sub->parsed()) return run();

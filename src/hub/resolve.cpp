@@ -89,6 +89,25 @@ class Resolver {
         cache_(env.cache_dir, id_.repo_id),
         client_(env) {}
 
+  // `path` of the revision's snapshot: from the cache when it holds it, else downloaded (never
+  // offline).
+  fs::path one_file(const std::string& path) {
+    if (const auto commit = cache_.commit_for(id_.revision);
+        commit && cache_.has_file(*commit, path))
+      return cache_.snapshot(*commit) / path;
+    const std::string ref = id_.repo_id + "@" + id_.revision;
+    if (env_.offline)
+      throw Error(ErrorKind::kNotFound, "HF_HUB_OFFLINE is set and the cache " +
+                                            env_.cache_dir.string() + " has no " + path + " of " +
+                                            ref);
+    const RepoInfo info = client_.repo_info(id_);
+    if (std::find(info.files.begin(), info.files.end(), path) == info.files.end())
+      throw Error(ErrorKind::kNotFound, "repository " + ref + " has no " + path);
+    cache_.write_ref(id_.revision, info.commit);
+    fetch(info.commit, path);
+    return cache_.snapshot(info.commit) / path;
+  }
+
   fs::path run() {
     if (env_.offline) return from_cache(/*offline=*/true, "");
     RepoInfo info;
@@ -115,6 +134,8 @@ class Resolver {
         }
       }
     }
+    if (listed.count("gliner_config.json") && !listed.count("config.json"))
+      fetch_gliner_backbone_config(cache_.snapshot(info.commit) / "gliner_config.json");
     if (listed.count("modules.json")) {
       const std::string modules =
           read_file(cache_.snapshot(info.commit) / "modules.json", kSettingsFileLimitBytes);
@@ -124,6 +145,28 @@ class Resolver {
   }
 
  private:
+  // A GLiNER repo that names its backbone only by Hub id (model_name, no encoder_config): its
+  // config.json comes down with it, so that the model also loads offline afterwards. Best
+  // effort: when it cannot, the model's load says what is missing (model::load_gliner).
+  void fetch_gliner_backbone_config(const fs::path& gliner_config) {
+    const auto config = nlohmann::json::parse(read_file(gliner_config, kSettingsFileLimitBytes),
+                                              nullptr, /*allow_exceptions=*/false);
+    if (!config.is_object()) return;
+    const auto encoder = config.find("encoder_config");
+    const auto name = config.find("model_name");
+    if ((encoder != config.end() && !encoder->is_null()) || name == config.end() ||
+        !name->is_string())
+      return;
+    const std::string backbone = name->get<std::string>();
+    std::error_code ec;
+    if (fs::exists(fs::path(backbone), ec) || !parse_hub_id(backbone)) return;
+    try {
+      resolve_file(backbone, "config.json", env_);
+    } catch (const Error&) {
+      // Reported by the load, which looks for it again.
+    }
+  }
+
   void fetch(const std::string& commit, const std::string& path) {
     if (cache_.has_file(commit, path)) return;
     const FileMeta meta = client_.file_meta(id_.repo_id, commit, path);
@@ -183,7 +226,9 @@ class Resolver {
     const auto commit = cache_.commit_for(id_.revision);
     const std::string ref = id_.repo_id + "@" + id_.revision;
     bool complete = false;
-    if (commit) complete = cache_.has_file(*commit, "config.json");
+    if (commit)
+      complete =
+          cache_.has_file(*commit, "config.json") || cache_.has_file(*commit, "gliner_config.json");
     if (offline) {
       if (!commit)
         throw Error(ErrorKind::kNotFound, "HF_HUB_OFFLINE is set and the cache " +
@@ -215,10 +260,16 @@ class Resolver {
 std::vector<std::string> select_files(const std::vector<std::string>& repo_files,
                                       const std::string& repo_id) {
   const std::set<std::string> have(repo_files.begin(), repo_files.end());
-  if (!have.count("config.json"))
+  // A GLiNER repo has gliner_config.json, and a config.json only when it publishes its
+  // backbone's (most name the backbone's repo in model_name instead: model::load_gliner).
+  if (!have.count("config.json") && !have.count("gliner_config.json"))
     throw Error(ErrorKind::kInvalidModel,
-                "repository '" + repo_id + "' has no config.json: not a transformers model");
-  std::vector<std::string> out = {"config.json"};
+                "repository '" + repo_id +
+                    "' has no config.json (nor a GLiNER gliner_config.json): not a transformers "
+                    "model");
+  std::vector<std::string> out;
+  for (const char* config : {"config.json", "gliner_config.json"})
+    if (have.count(config)) out.push_back(config);
   for (const auto& file : kOptionalFiles) {
     if (have.count(file)) out.push_back(file);
   }
@@ -290,6 +341,21 @@ fs::path resolve_model(std::string_view reference, const Environment& env,
   }
   Resolver resolver(*id, env, options);
   return resolver.run();
+}
+
+fs::path resolve_file(std::string_view reference, const std::string& path, const Environment& env) {
+  const auto id = parse_hub_id(reference);
+  if (!id)
+    throw Error(ErrorKind::kNotFound,
+                "'" + std::string(reference.substr(0, 80)) + "' is not a Hub id (org/name)");
+  ResolveOptions quiet;
+  Resolver resolver(*id, env, quiet);
+  try {
+    return resolver.one_file(path);
+  } catch (const NetworkError& e) {
+    throw Error(ErrorKind::kUnavailable, std::string(e.what()) + " (fetching " + path + " of " +
+                                             std::string(reference) + ")");
+  }
 }
 
 }  // namespace onepass::hub

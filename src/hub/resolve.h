@@ -36,6 +36,14 @@ struct ResolveOptions {
 std::filesystem::path resolve_model(std::string_view reference, const Environment& env,
                                     const ResolveOptions& options = {});
 
+// One file of a Hub repo (`reference`: org/name[@revision]): the snapshot's copy in the cache,
+// else downloaded into it (not with env.offline). A GLiNER checkpoint without encoder_config
+// reads its backbone's config.json this way (model::set_backbone_config_finder). Throws
+// onepass::Error: kNotFound (not a Hub id, no such repo or file, offline and not cached),
+// kUnavailable (network unreachable), kInvalidArgument (gated without token).
+std::filesystem::path resolve_file(std::string_view reference, const std::string& path,
+                                   const Environment& env);
+
 // The default model name for a reference: the repo's name part for a Hub id, the folder's own
 // name for a folder.
 std::string default_model_name(std::string_view reference);
@@ -44,7 +52,7 @@ std::string default_model_name(std::string_view reference);
 // transformers pooling files, and one weight format (model.safetensors or its index and shards,
 // else pytorch_model.bin or its shards). Never the TF/Flax/ONNX/other duplicates. Shards named
 // by an index are added by the resolver once the index is read. Throws kInvalidModel when the
-// repo has no config.json or no loadable weights.
+// repo has no config.json (a GLiNER repo: no gliner_config.json either) or no loadable weights.
 std::vector<std::string> select_files(const std::vector<std::string>& repo_files,
                                       const std::string& repo_id);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "runtime/field_error.h"
 #include "tokenizer/common/unicode.h"
@@ -18,8 +19,10 @@ bool python_word_char(char32_t cp) {
   return cp == U'_' || tokenizer::unicode::is_letter(cp) || tokenizer::unicode::is_number(cp);
 }
 
+// A span over the threshold: [start, end) in code points of the whole text. Words never share a
+// code point, so these overlap, nest and coincide exactly when the spans' words do.
 struct Candidate {
-  std::size_t start = 0, end = 0;  // words, inclusive
+  std::uint32_t start = 0, end = 0;
   std::size_t label = 0;
   float score = 0;
 };
@@ -27,11 +30,61 @@ struct Candidate {
 // gliner/decoding/utils.py: has_overlapping (flat) and has_overlapping_nested.
 bool conflicts(const Candidate& a, const Candidate& b, bool flat_ner, bool multi_label) {
   if (a.start == b.start && a.end == b.end) return !multi_label;
-  const bool disjoint = a.start > b.end || b.start > a.end;
+  const bool disjoint = a.start >= b.end || b.start >= a.end;
   if (flat_ner) return !disjoint;
   const bool nested =
       (a.start <= b.start && a.end >= b.end) || (b.start <= a.start && b.end >= a.end);
   return !(disjoint || nested);
+}
+
+// torch.where(probs > threshold) over (start, width, label) of one window, in that order.
+void collect_candidates(const ItemOutput& output, std::uint32_t offset, std::size_t width,
+                        std::size_t classes, float threshold, std::vector<Candidate>& out) {
+  const std::size_t words = output.words.size();
+  ONEPASS_CHECK(output.values.size() == words * width * classes,
+                "span logits are [words, max_width, labels]");
+  for (std::size_t i = 0; i < words; ++i) {
+    for (std::size_t k = 0; k < width && i + k < words; ++k) {
+      for (std::size_t c = 0; c < classes; ++c) {
+        const float logit = output.values[(i * width + k) * classes + c];
+        const float score = 1.0f / (1.0f + std::exp(-logit));
+        if (score > threshold)
+          out.push_back(Candidate{output.words[i].first + offset,
+                                  output.words[i + k].second + offset, c, score});
+      }
+    }
+  }
+}
+
+// greedy_search: by score, highest first (a stable sort, as Python's), keeping each span that
+// conflicts with none kept before it; then by start (stable again).
+std::vector<ExtractedEntity> greedy_decode(std::string_view text, std::vector<Candidate> candidates,
+                                           const std::vector<std::string>& labels,
+                                           const ExtractOptions& options) {
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+  std::vector<Candidate> kept;
+  for (const Candidate& candidate : candidates) {
+    const bool clash = std::any_of(kept.begin(), kept.end(), [&](const Candidate& other) {
+      return conflicts(candidate, other, options.flat_ner, options.multi_label);
+    });
+    if (!clash) kept.push_back(candidate);
+  }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.start < b.start; });
+  std::vector<std::uint32_t> bytes;
+  tokenizer::unicode::decode_utf8(text, &bytes);
+  std::vector<ExtractedEntity> out;
+  for (const Candidate& c : kept) {
+    ExtractedEntity e;
+    e.start = c.start;
+    e.end = c.end;
+    e.text = std::string(text.substr(bytes[e.start], bytes[e.end] - bytes[e.start]));
+    e.label = labels[c.label];
+    e.score = c.score;
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace
@@ -122,49 +175,51 @@ ExtractSequence build_extract_sequence(
 
 std::vector<ExtractedEntity> decode_entities(std::string_view text, const ItemOutput& output,
                                              const ExtractOptions& options, int max_width) {
+  return decode_windows(text, {WindowSpans{&output, 0}}, options, max_width);
+}
+
+std::vector<ExtractWindow> extract_windows(std::string_view text, std::size_t max_words,
+                                           std::size_t stride) {
+  if (stride >= max_words)
+    invalid("stride must be below the model's max_len (" + std::to_string(max_words) + " words)",
+            "stride");
+  const std::vector<TextWord> words = split_words(text);
+  if (words.size() <= max_words) return {ExtractWindow{0, 0, text.size()}};
+  std::vector<ExtractWindow> out;
+  for (std::size_t first = 0;; first += max_words - stride) {
+    const std::size_t last = std::min(first + max_words, words.size()) - 1;
+    out.push_back(ExtractWindow{words[first].start, words[first].byte_begin, words[last].byte_end});
+    if (last + 1 == words.size()) return out;
+  }
+}
+
+std::vector<ExtractedEntity> decode_windows(std::string_view text,
+                                            const std::vector<WindowSpans>& windows,
+                                            const ExtractOptions& options, int max_width) {
   const std::vector<std::string> labels = unique_labels(options.labels);
-  const std::size_t words = output.words.size();
-  const auto width = static_cast<std::size_t>(max_width);
-  const std::size_t classes = labels.size();
-  ONEPASS_CHECK(output.values.size() == words * width * classes,
-                "span logits are [words, max_width, labels]");
-  // torch.where(probs > threshold) over (start, width, label), in that order.
   std::vector<Candidate> candidates;
-  for (std::size_t i = 0; i < words; ++i) {
-    for (std::size_t k = 0; k < width && i + k < words; ++k) {
-      for (std::size_t c = 0; c < classes; ++c) {
-        const float logit = output.values[(i * width + k) * classes + c];
-        const float score = 1.0f / (1.0f + std::exp(-logit));
-        if (score > options.threshold) candidates.push_back(Candidate{i, i + k, c, score});
+  for (const WindowSpans& window : windows)
+    collect_candidates(*window.output, window.start, static_cast<std::size_t>(max_width),
+                       labels.size(), options.threshold, candidates);
+  if (windows.size() > 1) {
+    // The windows' candidates as one text's: in (start, end, label) order, which is one
+    // window's order, a span two windows found once with its higher score.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) {
+                       return std::tie(a.start, a.end, a.label) < std::tie(b.start, b.end, b.label);
+                     });
+    std::vector<Candidate> merged;
+    for (const Candidate& c : candidates) {
+      if (!merged.empty() && merged.back().start == c.start && merged.back().end == c.end &&
+          merged.back().label == c.label) {
+        merged.back().score = std::max(merged.back().score, c.score);
+      } else {
+        merged.push_back(c);
       }
     }
+    candidates = std::move(merged);
   }
-  // greedy_search: by score, highest first (a stable sort, as Python's), keeping each span that
-  // conflicts with none kept before it; then by start (stable again).
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
-  std::vector<Candidate> kept;
-  for (const Candidate& candidate : candidates) {
-    const bool clash = std::any_of(kept.begin(), kept.end(), [&](const Candidate& other) {
-      return conflicts(candidate, other, options.flat_ner, options.multi_label);
-    });
-    if (!clash) kept.push_back(candidate);
-  }
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.start < b.start; });
-  std::vector<std::uint32_t> bytes;
-  tokenizer::unicode::decode_utf8(text, &bytes);
-  std::vector<ExtractedEntity> out;
-  for (const Candidate& c : kept) {
-    ExtractedEntity e;
-    e.start = output.words[c.start].first;
-    e.end = output.words[c.end].second;
-    e.text = std::string(text.substr(bytes[e.start], bytes[e.end] - bytes[e.start]));
-    e.label = labels[c.label];
-    e.score = c.score;
-    out.push_back(std::move(e));
-  }
-  return out;
+  return greedy_decode(text, std::move(candidates), labels, options);
 }
 
 }  // namespace onepass::runtime

@@ -70,4 +70,30 @@ struct ExtractedEntity {
 std::vector<ExtractedEntity> decode_entities(std::string_view text, const ItemOutput& output,
                                              const ExtractOptions& options, int max_width);
 
+// "long_input": "chunk" (docs/api.md, GLiNER): a text of more than `max_words` words is read in
+// windows of `max_words` words, consecutive windows sharing `stride` words (the first starts at
+// word 0, each next one max_words - stride words later, the last is the first to reach the
+// text's last word). A text that fits is one window. Each window is the text's bytes from its
+// first word to its last, which GLiNER's splitter cuts into the same words. Throws FieldError
+// kInvalid ("stride") when stride is not below max_words, kInvalidInput for invalid UTF-8.
+struct ExtractWindow {
+  std::uint32_t start = 0;  // the window's first code point in the text
+  std::size_t byte_begin = 0, byte_end = 0;
+};
+inline std::size_t default_extract_stride(std::size_t max_words) { return max_words / 8; }
+std::vector<ExtractWindow> extract_windows(std::string_view text, std::size_t max_words,
+                                           std::size_t stride);
+
+// One text's entities from its windows' kSpans outputs (in text order, each with its window's
+// first code point): every window's spans over the threshold moved to the text's offsets, a span
+// two windows found keeping its higher score, then GLiNER's decoding (greedy, flat or nested,
+// multi-label) over them all, as decode_entities decodes one window.
+struct WindowSpans {
+  const ItemOutput* output = nullptr;
+  std::uint32_t start = 0;
+};
+std::vector<ExtractedEntity> decode_windows(std::string_view text,
+                                            const std::vector<WindowSpans>& windows,
+                                            const ExtractOptions& options, int max_width);
+
 }  // namespace onepass::runtime

@@ -231,6 +231,79 @@ TEST_F(HubServe, SentenceTransformersFilesComeWithTheModel) {
   }
 }
 
+// GLiNER repos come down as published: gliner_config.json (no config.json), the weights and the
+// tokenizer; one without encoder_config names its backbone by Hub id, whose config.json comes
+// from that repo (GLiNER's AutoConfig.from_pretrained(model_name)). Both answer /extract as
+// GLiNER answered (golden.json, the same model saved both ways), and offline from the cache.
+TEST_F(HubServe, GlinerReposDownloadAndExtractAsGliner) {
+  const json tiny = read_golden("gliner-tiny-markerv0");
+  // GLiNER's own answers from the folder saved without encoder_config, read back by GLiNER with
+  // the backbone's config from model_name (tools/fixtures/gliner.py).
+  const json published = read_golden("../gliner-published/gliner-tiny-markerv0-noenc");
+  auto check = [&](std::uint16_t port, const std::string& model) {
+    const json& golden = model == "g" ? tiny : published;
+    std::size_t checked = 0;
+    for (const auto& c : golden["cases"]) {
+      if (checked == 6) break;
+      SCOPED_TRACE(model + " " + c["id"].get<std::string>());
+      const json body = {{"model", model},
+                         {"text", c["text"]},
+                         {"labels", c["labels"]},
+                         {"threshold", c["threshold"]},
+                         {"flat_ner", c["flat_ner"]},
+                         {"multi_label", c["multi_label"]}};
+      const auto r = post_json(port, "/extract", body.dump());
+      ASSERT_EQ(r.status, 200) << r.body;
+      const json got = json::parse(r.body)["entities"];
+      ASSERT_EQ(got.size(), c["entities"].size()) << r.body;
+      for (std::size_t e = 0; e < got.size(); ++e) {
+        EXPECT_EQ(got[e]["start"], c["entities"][e]["start"]);
+        EXPECT_EQ(got[e]["end"], c["entities"][e]["end"]);
+        EXPECT_EQ(got[e]["label"], c["entities"][e]["label"]);
+        EXPECT_NEAR(got[e]["score"].get<double>(), c["entities"][e]["score"].get<double>(), 1e-4);
+      }
+      ++checked;
+    }
+    EXPECT_EQ(checked, 6u);
+  };
+  // The published folder alone, before its backbone's config.json is in the cache: refused,
+  // naming what is missing (offline: the cache is all there is).
+  const std::string folder = fixture_model("../gliner-published/gliner-tiny-markerv0-noenc");
+  {
+    const auto offline = hub_env("1");
+    const CliResult r = onepass({"info", folder});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.out.find("model_name 'onepass-fixtures/deberta-v2-tiny'"), std::string::npos)
+        << r.out;
+  }
+  // Online: the GLiNER repo, and the local folder, whose load downloads its backbone's
+  // config.json.
+  const fs::path backbone_cache = cache_ / "hub" / "models--onepass-fixtures--deberta-v2-tiny";
+  {
+    const auto env = hub_env();
+    ServeProcess server({"--model", "g=acme/gliner-tiny", "--model", "local=" + folder});
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    check(server.port(), "g");
+    check(server.port(), "local");
+  }
+  EXPECT_TRUE(fs::exists(backbone_cache));
+  // `onepass download` of the published repo brings its backbone's config.json along.
+  fs::remove_all(backbone_cache);
+  {
+    const auto env = hub_env();
+    const CliResult r = onepass({"download", "acme/gliner-published"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_TRUE(fs::exists(backbone_cache));
+  // Offline from the cache: the repo, and the same folder as a local path (its backbone's
+  // config.json now cached).
+  const auto offline = hub_env("1");
+  ServeProcess server({"--model", "p=acme/gliner-published", "--model", "local=" + folder});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  check(server.port(), "p");
+  check(server.port(), "local");
+}
+
 TEST_F(HubServe, FailedDownloadIsAFailedModelInPingMetricsAndLog) {
   const auto env = hub_env();
   OtlpReceiver collector;

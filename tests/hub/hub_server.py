@@ -18,6 +18,11 @@ the fixture models folder given as argv[1]):
   acme/bin-only   bert-tiny-nli with pytorch_model.bin instead of model.safetensors
   acme/bin-sharded xlmr-tiny-nli as two pytorch_model-*.bin shards and their index
   acme/st-legacy  bert-tiny-st-embed, its sentence_bert_config.json under an older name
+  acme/gliner-tiny         gliner-tiny-markerv0 (gliner_config.json with encoder_config, no
+                           config.json)
+  acme/gliner-published    gliner-published/gliner-tiny-markerv0-noenc: no encoder_config, the
+                           backbone named by model_name onepass-fixtures/deberta-v2-tiny, the
+                           repo serving that folder's backbone/config.json
   acme/st-dense   bert-tiny-st-dense (Dense modules 2_Dense, 3_Dense) and, as stella's repos
                   ship them, another Dense folder (2_Dense_96) that modules.json does not name
                   (checkpoints from tests/data/torch_bin, beside the models folder)
@@ -89,6 +94,12 @@ def build(models):
     dense["2_Dense_96/config.json"] = dense["2_Dense/config.json"]
     dense["2_Dense_96/model.safetensors"] = dense["2_Dense/model.safetensors"] + b" "
     REPOS["acme/st-dense"] = {"main": dense}
+    REPOS["acme/gliner-tiny"] = {"main": read_folder(os.path.join(models, "gliner-tiny-markerv0"))}
+    published = read_folder(os.path.join(models, os.pardir, "gliner-published",
+                                          "gliner-tiny-markerv0-noenc"))
+    backbone = {"config.json": published.pop("backbone/config.json")}
+    REPOS["acme/gliner-published"] = {"main": published}
+    REPOS["onepass-fixtures/deberta-v2-tiny"] = {"main": backbone}
     torch_bin = os.path.join(models, os.pardir, os.pardir, "torch_bin")
     for repo, fixture in (("acme/bin-only", "bert-tiny-nli"), ("acme/bin-sharded", "xlmr-tiny-nli")):
         files = read_folder(os.path.join(models, fixture))

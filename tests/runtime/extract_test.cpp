@@ -107,6 +107,36 @@ TEST(ExtractWords, SplitAsGlinersWhitespaceSplitter) {
   EXPECT_EQ(cps[1].start, 2u);  // code points, not bytes
 }
 
+TEST(ExtractWindows, WindowsOfWordsSharingTheStride) {
+  // Ten words (one of them two code points): windows of 4 words sharing 1 start at words 0, 3
+  // and 6; the last reaches the end.
+  const std::string text = "w0 w1 w2 w3 w4 w5 w6 é7 w8 w9.";
+  auto texts = [&](const std::vector<ExtractWindow>& windows) {
+    std::vector<std::string> out;
+    for (const ExtractWindow& w : windows) {
+      out.push_back(text.substr(w.byte_begin, w.byte_end - w.byte_begin));
+      // Code points: "é" (byte 21) is two bytes.
+      EXPECT_EQ(w.start, w.byte_begin - (w.byte_begin > 21 ? 1 : 0));
+    }
+    return out;
+  };
+  EXPECT_EQ(split_words(text).size(), 11u);  // the final "." is a word
+  EXPECT_EQ(texts(extract_windows(text, 4, 1)),
+            (std::vector<std::string>{"w0 w1 w2 w3", "w3 w4 w5 w6", "w6 é7 w8 w9", "w9."}));
+  EXPECT_EQ(texts(extract_windows(text, 5, 0)),
+            (std::vector<std::string>{"w0 w1 w2 w3 w4", "w5 w6 é7 w8 w9", "."}));
+  EXPECT_EQ(texts(extract_windows(text, 11, 3)), (std::vector<std::string>{text}));
+  EXPECT_EQ(texts(extract_windows(text, 6, 4)),
+            (std::vector<std::string>{"w0 w1 w2 w3 w4 w5", "w2 w3 w4 w5 w6 é7", "w4 w5 w6 é7 w8 w9",
+                                      "w6 é7 w8 w9."}));
+  try {
+    extract_windows(text, 4, 4);
+    ADD_FAILURE() << "a stride of the whole window";
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.field(), "stride");
+  }
+}
+
 TEST(ExtractOptions, BadLabelsAndThresholdsAreFieldErrors) {
   ModelDescription model;
   model.info.span.entity_token = "<<ENT>>";

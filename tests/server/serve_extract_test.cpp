@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "serve_suite.h"
 #include "tests/support/fixture_catalogue.h"
@@ -92,6 +93,78 @@ TEST_F(ServeExtract, AListOfTextsAnswersAListAndInvocationsTakesTheToolkitShape)
   expect_entities(json::parse(invoked.body).at("entities"), c["entities"]);
 }
 
+// "long_input": "chunk" over a text of 906 words (max_len 384): golden_chunk.json holds, for
+// each case, GLiNER's own predict_entities run on every window's text (its greedy decoding
+// bypassed to list every span over the threshold), the spans moved to the text's offsets and
+// merged, and GLiNER's greedy_search over them (tools/fixtures/gliner.py run_chunk_cases).
+TEST_F(ServeExtract, ChunkedLongTextsAnswerGlinersWindowsMerged) {
+  const std::string model = "gliner-tiny-markerv0";
+  const json golden = read_golden(model, "golden_chunk.json");
+  const std::size_t max_len = golden["max_len"].get<std::size_t>();
+  HttpConnection connection(port());
+  std::size_t beyond = 0;  // entities past the first max_len words
+  for (const json& c : golden["cases"]) {
+    SCOPED_TRACE(c["id"].get<std::string>());
+    json body = request_of(model, c);
+    body["long_input"] = "chunk";
+    body["stride"] = c["stride"];
+    const auto r = connection.request("POST", "/extract", body.dump());
+    ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+    expect_entities(json::parse(r.body).at("entities"), c["entities"]);
+
+    // By default the words past max_len are not looked at, as in GLiNER.
+    // GLiNER's words; the text is ASCII, so the code points are its bytes.
+    const std::string text = c["text"].get<std::string>();
+    static const std::regex word(R"(\w+(?:[-_]\w+)*|\S)");
+    std::vector<std::uint32_t> starts;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), word);
+         it != std::sregex_iterator(); ++it)
+      starts.push_back(static_cast<std::uint32_t>(it->position()));
+    ASSERT_GT(starts.size(), max_len);
+    const std::uint32_t unread = starts[max_len];
+    for (const json& e : c["entities"]) beyond += e["start"].get<std::uint32_t>() >= unread;
+    body.erase("long_input");
+    body.erase("stride");
+    const auto plain = connection.request("POST", "/extract", body.dump());
+    ASSERT_EQ(plain.status, 200) << plain.body.substr(0, 300);
+    for (const json& e : json::parse(plain.body).at("entities"))
+      EXPECT_LT(e["end"].get<std::uint32_t>(), unread) << e.dump();
+  }
+  EXPECT_GT(beyond, 10u);  // the chunked answers do find entities there
+
+  // Texts of a list each get their own windows: the long text beside a short one answers as
+  // alone, both times.
+  const json& c = golden["cases"].back();
+  json listed = request_of(model, c);
+  listed["long_input"] = "chunk";
+  listed["stride"] = c["stride"];
+  listed["text"] = json::array({c["text"], "Angela Merkel lives in Berlin.", c["text"]});
+  const auto list = connection.request("POST", "/extract", listed.dump());
+  ASSERT_EQ(list.status, 200) << list.body.substr(0, 300);
+  const json answers = json::parse(list.body);
+  ASSERT_EQ(answers.size(), 3u);
+  expect_entities(answers[0]["entities"], c["entities"]);
+  expect_entities(answers[2]["entities"], c["entities"]);
+  // --max-client-batch-size (32) counts windows: eleven such texts need 33.
+  listed["text"] = json::array();
+  for (int i = 0; i < 11; ++i) listed["text"].push_back(c["text"]);
+  const auto many = connection.request("POST", "/extract", listed.dump());
+  EXPECT_EQ(many.status, 422) << many.body;
+  EXPECT_NE(many.body.find("33 windows"), std::string::npos) << many.body;
+
+  // "reject" refuses the long text; a stride not below max_len is refused.
+  json body = request_of(model, golden["cases"][0]);
+  body["long_input"] = "reject";
+  const auto rejected = post_json(port(), "/extract", body.dump());
+  EXPECT_EQ(rejected.status, 422) << rejected.body;
+  EXPECT_NE(rejected.body.find("max_len"), std::string::npos) << rejected.body;
+  body["long_input"] = "chunk";
+  body["stride"] = max_len;
+  const auto stride = post_json(port(), "/extract", body.dump());
+  EXPECT_EQ(stride.status, 422) << stride.body;
+  EXPECT_NE(stride.body.find("stride"), std::string::npos) << stride.body;
+}
+
 TEST_F(ServeExtract, BadRequestsAreClientErrorsNamingTheProblem) {
   const std::string model = kExtractModels.front();
   auto body = [&](json fields) {
@@ -124,7 +197,8 @@ TEST_F(ServeExtract, BadRequestsAreClientErrorsNamingTheProblem) {
       {body({{"flat_ner", "yes"}}), 422, "flat_ner"},
       {body({{"text", std::string(2 << 20, 'a')}}), 422, "bytes"},
       {body({{"model", "no-such-model"}}), 404, "no-such-model"},
-      {body({{"long_input", "chunk"}}), 422, "long_input"},
+      {body({{"long_input", "split"}}), 422, "long_input"},
+      {body({{"long_input", "chunk"}, {"stride", -1}}), 422, "stride"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.body.substr(0, 160));

@@ -21,6 +21,10 @@ nlohmann::json read_golden(const std::string& fixture) {
   return read_fixture_json(fixture, "golden.json");
 }
 
+nlohmann::json read_golden(const std::string& fixture, const std::string& file) {
+  return read_fixture_json(fixture, file);
+}
+
 nlohmann::json read_fill_mask_golden(const std::string& fixture) {
   return read_fixture_json(fixture, "fill_mask_golden.json");
 }

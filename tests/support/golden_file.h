@@ -12,6 +12,9 @@ namespace onepass::testing {
 // tests/data/fixtures/models/<fixture>/golden.json.
 nlohmann::json read_golden(const std::string& fixture);
 
+// tests/data/fixtures/models/<fixture>/<file>: another golden file a fixture holds.
+nlohmann::json read_golden(const std::string& fixture, const std::string& file);
+
 // tests/data/fixtures/models/<fixture>/fill_mask_golden.json.
 nlohmann::json read_fill_mask_golden(const std::string& fixture);
 

@@ -4,6 +4,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/json_writer.h"
+#include "api/common/long_input.h"
 #include "api/common/reply.h"
 
 namespace onepass::api {
@@ -108,14 +109,37 @@ ExtractRequest parse_extract_request(const Json& body, const Json* parameters,
     if (!value->is_boolean()) invalid(std::string("`") + name + "` must be true or false", name);
     *flag = value->get<bool>();
   }
-  // predict_entities' own treatment of a long text (the words past max_len unread) is the only
-  // one served yet; a client asking for windows is told so rather than answered differently.
-  if (const Json* long_input = field_of(body, parameters, "long_input");
-      long_input != nullptr && !long_input->is_null())
-    invalid(
-        "`long_input` is not supported for entity extraction yet: a text's words past the "
-        "model's max_len are not looked at, as in GLiNER",
-        "long_input");
+  // A long text: by default as predict_entities reads it (the words past max_len unread);
+  // "chunk" reads it all in windows, "reject" refuses it.
+  runtime::LongInputRequest long_input;
+  if (parameters != nullptr) long_input = parse_long_input(*parameters);
+  const runtime::LongInputRequest in_body = parse_long_input(body);
+  if (in_body.policy) long_input.policy = in_body.policy;
+  if (in_body.stride) long_input.stride = in_body.stride;
+  const auto max_words = static_cast<std::size_t>(model.info.span.max_words);
+  if (long_input.policy == runtime::LongInput::kChunk) {
+    const std::size_t stride =
+        long_input.stride.value_or(runtime::default_extract_stride(max_words));
+    std::size_t items = 0;
+    for (const std::string& text : out.texts) {
+      out.windows.push_back(runtime::extract_windows(text, max_words, stride));
+      items += out.windows.back().size();
+    }
+    if (items > options.max_client_batch_size)
+      throw ApiError(ApiErrorKind::kTooManyInputs,
+                     "the texts need " + std::to_string(items) + " windows, more than the " +
+                         std::to_string(options.max_client_batch_size) +
+                         " allowed per request (--max-client-batch-size counts windows)",
+                     "long_input");
+  } else if (long_input.policy == runtime::LongInput::kReject) {
+    for (const std::string& text : out.texts) {
+      const std::size_t words = runtime::split_words(text).size();
+      if (words > max_words)
+        invalid("a text has " + std::to_string(words) + " words, more than the model's max_len " +
+                    "of " + std::to_string(max_words) + " (long_input is reject)",
+                "long_input");
+    }
+  }
   runtime::check_extract_options(out.options, model);
   return out;
 }
@@ -125,23 +149,35 @@ void reply_extract(Call& call, const runtime::ModelDescription& model, ExtractRe
   inference.model = model.name;
   inference.output = runtime::OutputKind::kSpans;
   inference.extract = request.options;
-  for (const std::string& text : request.texts) {
-    runtime::InferenceItem item;
-    item.text = text;
-    inference.items.push_back(std::move(item));
+  if (request.windows.empty()) {
+    for (const std::string& text : request.texts)
+      request.windows.push_back({runtime::ExtractWindow{0, 0, text.size()}});
   }
-  auto texts = std::make_shared<std::vector<std::string>>(std::move(request.texts));
-  const runtime::ExtractOptions options = request.options;
+  for (std::size_t t = 0; t < request.texts.size(); ++t) {
+    const std::string& text = request.texts[t];
+    for (const runtime::ExtractWindow& window : request.windows[t]) {
+      runtime::InferenceItem item;
+      item.text = request.windows[t].size() == 1
+                      ? text
+                      : text.substr(window.byte_begin, window.byte_end - window.byte_begin);
+      inference.items.push_back(std::move(item));
+    }
+  }
+  auto shared = std::make_shared<ExtractRequest>(std::move(request));
   const int max_width = model.info.span.max_width;
-  const bool is_list = request.is_list;
   submit_and_reply(call.service, std::move(inference), call.reply,
-                   [texts, options, max_width, is_list](runtime::InferenceResult& result) {
+                   [shared, max_width](runtime::InferenceResult& result) {
                      JsonWriter json;
-                     if (is_list) json.begin_array();
-                     for (std::size_t i = 0; i < texts->size(); ++i)
-                       write_entities(json, runtime::decode_entities((*texts)[i], result.items[i],
-                                                                     options, max_width));
-                     if (is_list) json.end_array();
+                     if (shared->is_list) json.begin_array();
+                     std::size_t item = 0;
+                     for (std::size_t t = 0; t < shared->texts.size(); ++t) {
+                       std::vector<runtime::WindowSpans> spans;
+                       for (const runtime::ExtractWindow& window : shared->windows[t])
+                         spans.push_back(runtime::WindowSpans{&result.items[item++], window.start});
+                       write_entities(json, runtime::decode_windows(shared->texts[t], spans,
+                                                                    shared->options, max_width));
+                     }
+                     if (shared->is_list) json.end_array();
                      return json_response(json.take());
                    });
 }

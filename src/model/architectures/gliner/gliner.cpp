@@ -1,5 +1,6 @@
 #include "model/architectures/gliner/gliner.h"
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -44,6 +45,52 @@ std::string backbone_architecture(const std::string& model_type) {
     if (model_type == type) return name;
   unsupported("the backbone's model_type '" + model_type.substr(0, 40) +
               "' is not one onepass runs");
+}
+
+std::mutex finder_mutex;
+BackboneConfigFinder& finder() {
+  static BackboneConfigFinder instance;
+  return instance;
+}
+
+// The config.json of the backbone model_name names, for a gliner_config.json without
+// encoder_config (gliner/modeling/encoder.py: AutoConfig.from_pretrained(model_name)): a local
+// folder's, else the finder's.
+std::string backbone_config_of(const std::string& model_name) {
+  const std::string shown = model_name.substr(0, 80);
+  const std::string missing = std::string(kConfigFile) +
+                              " has no encoder_config and the folder no config.json: the "
+                              "backbone's config.json (model_name '" +
+                              shown + "')";
+  if (model_name.empty())
+    throw Error(ErrorKind::kInvalidModel, std::string(kConfigFile) +
+                                              " has no encoder_config, no model_name and the "
+                                              "folder no config.json: the backbone is not "
+                                              "described");
+  std::error_code ec;
+  if (fs::is_directory(model_name, ec)) {
+    if (auto text =
+            read_file_if_present(fs::path(model_name) / "config.json", kSettingsFileLimitBytes))
+      return *text;
+    throw Error(ErrorKind::kNotFound, missing + " is not in that folder");
+  }
+  BackboneConfigFinder find;
+  {
+    std::lock_guard lock(finder_mutex);
+    find = finder();
+  }
+  if (!find)
+    throw Error(ErrorKind::kNotFound, missing + " is needed; put it in the folder as config.json");
+  fs::path path;
+  try {
+    path = find(model_name);
+  } catch (const Error& e) {
+    throw Error(e.kind(), missing + " could not be read: " + e.what() +
+                              "; or put it in the folder as config.json");
+  }
+  auto text = read_file_if_present(path, kSettingsFileLimitBytes);
+  if (!text) throw Error(ErrorKind::kNotFound, missing + " is not at " + path.string());
+  return *text;
 }
 
 struct GlinerConfig {
@@ -119,14 +166,10 @@ GlinerConfig read_gliner_config(const fs::path& dir) {
   c.span.max_width = c.head.max_width;
   c.span.entity_token_id = class_token_index;
 
-  // The backbone's config: encoder_config, else the folder's config.json.
+  // The backbone's config: encoder_config, else the folder's config.json, else model_name's.
   std::optional<std::string> backbone = f.object_text("encoder_config");
   if (!backbone) backbone = read_file_if_present(dir / "config.json", kSettingsFileLimitBytes);
-  if (!backbone)
-    throw Error(ErrorKind::kUnsupported,
-                std::string(kConfigFile) +
-                    " has no encoder_config and the folder no config.json: the backbone (" +
-                    c.span.backbone.substr(0, 80) + ") is not described");
+  if (!backbone) backbone = backbone_config_of(c.span.backbone);
   // Read as the family's base model, whatever head the backbone was saved with: GLiNER takes
   // its last hidden states.
   weights::ModelConfig parsed = weights::parse_pretrained_config(*backbone);
@@ -184,6 +227,11 @@ class GlinerEncoder final : public Encoder {
 };
 
 }  // namespace
+
+void set_backbone_config_finder(BackboneConfigFinder find) {
+  std::lock_guard lock(finder_mutex);
+  finder() = std::move(find);
+}
 
 bool is_gliner_folder(const fs::path& model_dir) {
   std::error_code ec;
