@@ -376,7 +376,7 @@ TEST(CohereDialect, DocumentsAgainstOneQueryAnsweredByIndex) {
 
 TEST(Dialects, UnknownNameIsAnArgumentError) {
   EXPECT_THROW(make_dialect("grpc", {}), Error);
-  EXPECT_EQ(dialect_names().size(), 7u);
+  EXPECT_EQ(dialect_names().size(), 10u);
 }
 
 }  // namespace
