@@ -278,6 +278,7 @@ class GrpcServer::Service final : public grpc::CallbackGenericService {
     auto prepared = kserve_v2::prepare_infer(model, options_, decoded.inputs,
                                              std::move(decoded.requested), decoded.parameters);
     prepared.request.trace = call.record().trace_context();  // the runtime's spans: children
+    prepared.request.deadline = runtime::steady_deadline(call.context().deadline());
     if (past_deadline(call.context())) {
       call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                               "the deadline passed before the call ran"),

@@ -31,6 +31,8 @@ grpc::StatusCode code_of(ApiErrorKind kind) {
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
     case ApiErrorKind::kUnavailable:
       return grpc::StatusCode::UNAVAILABLE;
+    case ApiErrorKind::kDeadlineExceeded:
+      return grpc::StatusCode::DEADLINE_EXCEEDED;
     case ApiErrorKind::kBackend:
     case ApiErrorKind::kInternal:
       return grpc::StatusCode::INTERNAL;

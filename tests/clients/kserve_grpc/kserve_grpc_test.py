@@ -379,6 +379,35 @@ long_case = next(c for c in cases if c["id"] == "long_300")
 code, _ = infer_status(text_request("nli", [long_case["text"]] * 32), timeout=0.001)
 check(code == grpc.StatusCode.DEADLINE_EXCEEDED, "a deadline that passed: %s" % code)
 
+# Under load, calls with a 1 ms deadline are DEADLINE_EXCEEDED (the ones that reached the
+# runtime's queue are dropped there before their forward pass, onepass_expired_requests_total),
+# the load itself is answered in full, and the server keeps serving.
+def expired_total():
+    text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % http_port).read().decode()
+    m = re.search(r'^onepass_expired_requests_total\{model="nli"\} (\d+)', text, re.M)
+    return int(m.group(1)) if m else None
+
+
+expired_before = expired_total()
+check(expired_before is not None, "/metrics has onepass_expired_requests_total for nli")
+busy = text_request("nli", [long_case["text"]] * 8)
+load = [ModelInfer.future(busy, metadata=AUTH) for _ in range(24)]
+hurried = [ModelInfer.future(text_request("nli", [long_case["text"]]), metadata=AUTH,
+                             timeout=0.001) for _ in range(16)]
+for future in hurried:
+    code, _ = status_of(future.result)
+    check(code == grpc.StatusCode.DEADLINE_EXCEEDED, "a 1 ms deadline under load: %s" % code)
+for future in load:
+    shape, _ = fp32_output(future.result(timeout=120))
+    check(shape == [8, 3], "the load beside the hurried calls: shape %s" % shape)
+shape, values = fp32_output(ModelInfer(ids_request("nli", cases[:1]), metadata=AUTH))
+check(close(values, cases[0]["logits"]), "still serving after the deadlines")
+expired_after = expired_total()
+check(expired_after is not None and expired_after >= expired_before,
+      "the expired count never goes down: %s -> %s" % (expired_before, expired_after))
+print("deadline case: %s of 16 hurried calls dropped in the runtime's queue"
+      % (expired_after - expired_before if expired_after is not None else "?"))
+
 # --- the repository: unload, then load back from the folder it was served from ------------
 unloaded = RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="embed"), metadata=AUTH)
 check(unloaded.model_name == "embed" and unloaded.isUnloaded, "unload: %s" % unloaded)
