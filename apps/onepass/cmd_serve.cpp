@@ -22,6 +22,7 @@
 #include "api/api.h"
 #include "api/grpc_server/server.h"
 #include "api/kserve_grpc/service.h"
+#include "api/tei_grpc/service.h"
 #include "apps/onepass/command.h"
 #include "apps/onepass/model_reference.h"
 #include "apps/onepass/sagemaker_environment.h"
@@ -298,6 +299,8 @@ int serve(ServeSettings& settings) {
         api::grpc_server::GrpcOptions{settings.host, settings.grpc_port,
                                       settings.payload_limit_bytes});
     grpc_server->add(api::kserve_grpc::service(grpc_server->context()));
+    for (auto& table : api::tei_grpc::services(grpc_server->context()))
+      grpc_server->add(std::move(table));
     grpc_server->start();
     std::printf("grpc listening on %s\n", grpc_server->address().c_str());
     log::info("listening",
