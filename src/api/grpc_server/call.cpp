@@ -138,6 +138,11 @@ struct Slot {
 // read, and their answers are dropped.
 class Reactor final : public grpc::ServerGenericBidiReactor {
  public:
+  // A bidi stream reads no further while this many of its answers are pending (in the runtime
+  // or not yet written): the client waits, as TCP's window makes it, instead of flooding the
+  // queue past admission.
+  static constexpr std::size_t kStreamWindow = 64;
+
   Reactor(grpc::GenericCallbackServerContext& context, runtime::InferenceService& service,
           const ServiceTable& table, const Method& method, const std::function<void()>& admit)
       : context_(context),
@@ -203,6 +208,11 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
         bytes = std::string_view(reinterpret_cast<const char*>(slice.begin()), slice.size());
         if (method_.shape == Shape::kClientStream) {
           collected_.emplace_back(bytes);
+          // Past the method's limit: no more are read, and the handler refuses them all.
+          if (method_.max_messages > 0 && collected_.size() > method_.max_messages) {
+            stop_reading_ = true;
+            slot = push();
+          }
         } else {
           slot = push();
         }
@@ -224,6 +234,8 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
       if (ok && !finished_ && !reading_done_) {
         if (method_.shape == Shape::kUnary || stop_reading_) {
           reading_done_ = true;
+        } else if (queue_.size() >= kStreamWindow) {
+          read_paused_ = true;  // pump() reads on once the answers due have been written
         } else {
           read_pending_ = true;
           StartRead(&request_);
@@ -254,38 +266,55 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
     return slot;
   }
 
-  // Writes the next answer due, or finishes the call when it is over.
+  enum class Action { kNone, kWrite, kWriteAndFinish, kFinish };
+
+  // What is due next, under the lock: the front answer written (and the call finished, unless
+  // it is a bidi stream), or the call finished with its status once it is over.
+  Action next(CallStatus& status) {
+    if (finished_ || writing_) return Action::kNone;
+    const CallStatus cancelled{grpc::Status(grpc::StatusCode::CANCELLED, "the client left"), 499};
+    if (!queue_.empty() && queue_.front()->done) {
+      Slot& front = *queue_.front();
+      if (front.ok && !broken_) {
+        grpc::Slice slice(front.message);
+        response_ = grpc::ByteBuffer(&slice, 1);
+        queue_.pop_front();
+        if (method_.shape == Shape::kBidiStream) {
+          writing_ = true;
+          return Action::kWrite;
+        }
+        finished_ = true;
+        return Action::kWriteAndFinish;
+      }
+      if (outstanding_ > 0) return Action::kNone;  // answers still owed hold the reactor
+      status = broken_ ? cancelled : front.status;
+      finished_ = true;
+      return Action::kFinish;
+    }
+    if (queue_.empty() && reading_done_ && outstanding_ == 0) {
+      if (broken_) status = cancelled;
+      finished_ = true;
+      return Action::kFinish;
+    }
+    return Action::kNone;
+  }
+
+  // Writes the next answer due, or finishes the call when it is over; reads on when a paused
+  // stream has room again.
   void pump() {
-    enum class Action { kNone, kWrite, kWriteAndFinish, kFinish } action = Action::kNone;
     CallStatus status{grpc::Status::OK, 200};
+    Action action = Action::kNone;
+    bool read_on = false;
     {
       std::lock_guard lock(mutex_);
-      if (finished_ || writing_) return;
-      const CallStatus cancelled{grpc::Status(grpc::StatusCode::CANCELLED, "the client left"), 499};
-      if (!queue_.empty() && queue_.front()->done) {
-        Slot& front = *queue_.front();
-        if (front.ok && !broken_) {
-          grpc::Slice slice(front.message);
-          response_ = grpc::ByteBuffer(&slice, 1);
-          queue_.pop_front();
-          if (method_.shape == Shape::kBidiStream) {
-            writing_ = true;
-            action = Action::kWrite;
-          } else {
-            finished_ = true;
-            action = Action::kWriteAndFinish;
-          }
-        } else if (outstanding_ == 0) {
-          status = broken_ ? cancelled : front.status;
-          finished_ = true;
-          action = Action::kFinish;
-        }
-      } else if (queue_.empty() && reading_done_ && outstanding_ == 0) {
-        if (broken_) status = cancelled;
-        finished_ = true;
-        action = Action::kFinish;
+      action = next(status);
+      if (read_paused_ && !finished_ && !stop_reading_ && queue_.size() < kStreamWindow) {
+        read_paused_ = false;
+        read_pending_ = true;
+        read_on = true;
       }
     }
+    if (read_on) StartRead(&request_);
     switch (action) {
       case Action::kNone:
         return;
@@ -314,6 +343,7 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
   bool read_pending_ = false;
   bool reading_done_ = false;
   bool stop_reading_ = false;
+  bool read_paused_ = false;  // a bidi stream with kStreamWindow answers pending reads no more
   bool writing_ = false;
   bool broken_ = false;
   bool finished_ = false;
@@ -346,7 +376,7 @@ grpc::ServerGenericBidiReactor* make_unknown(grpc::GenericCallbackServerContext&
                                              runtime::InferenceService& service,
                                              const std::string& served) {
   static const ServiceTable kNone{"", "grpc", {}};
-  static const Method kUnknown{"unknown", Access::kLiveness, Shape::kUnary, {}, {}};
+  static const Method kUnknown{"unknown", Access::kLiveness, Shape::kUnary, {}, {}, 0};
   return new Reactor(context, service, kNone, kUnknown, [&served] {
     throw ApiError(ApiErrorKind::kMethodNotAllowed, "no such method: onepass serves " + served);
   });

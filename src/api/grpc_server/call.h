@@ -112,6 +112,9 @@ struct Method {
   std::function<void(const Answer& answer, std::string_view request)> handle;
   // kClientStream: called once with every message read.
   std::function<void(const Answer& answer, const std::vector<std::string>& requests)> handle_all;
+  // kClientStream: past this many messages (0: no limit) reading stops and handle_all gets
+  // them, one too many, to refuse.
+  std::size_t max_messages = 0;
 };
 
 struct ServiceTable {

@@ -170,7 +170,7 @@ grpc_server::ServiceTable service(const grpc_server::ServiceContext& context) {
   auto methods = std::make_shared<Methods>(context);
   const auto method = [&methods](const char* name, Access access,
                                  void (Methods::*handle)(const Answer&, std::string_view)) {
-    grpc_server::Method entry{name, access, grpc_server::Shape::kUnary, {}, {}};
+    grpc_server::Method entry{name, access, grpc_server::Shape::kUnary, {}, {}, 0};
     entry.handle = [methods, handle](const Answer& call, std::string_view request) {
       ((*methods).*handle)(call, request);
     };

@@ -231,13 +231,18 @@ using Handler = void (Methods::*)(const Answer&, std::string_view);
 std::vector<grpc_server::ServiceTable> services(const grpc_server::ServiceContext& context) {
   auto methods = std::make_shared<Methods>(context);
   const auto method = [&methods](const char* name, Shape shape, Handler handle) {
-    grpc_server::Method entry{name, Access::kClosed, shape, {}, {}};
+    grpc_server::Method entry{name, Access::kClosed, shape, {}, {}, 0};
     entry.handle = [methods, handle](const Answer& call, std::string_view request) {
       ((*methods).*handle)(call, request);
     };
     return entry;
   };
-  grpc_server::Method rerank_stream{"RerankStream", Access::kClosed, Shape::kClientStream, {}, {}};
+  grpc_server::Method rerank_stream{"RerankStream",
+                                    Access::kClosed,
+                                    Shape::kClientStream,
+                                    {},
+                                    {},
+                                    context.options.max_client_batch_size};
   rerank_stream.handle_all = [methods](const Answer& call,
                                        const std::vector<std::string>& requests) {
     methods->rerank_stream(call, requests);

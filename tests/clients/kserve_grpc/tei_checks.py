@@ -227,6 +227,14 @@ class TeiChecks:
         check(len(answers) == len(texts) and
               all(self.close(list(a.embeddings), u, 1e-5) for a, u in zip(answers, unary)),
               "EmbedStream: %d answers in order, each the unary one" % len(answers))
+        # More messages than a stream keeps pending (64): reading pauses and goes on.
+        many = [texts[k % len(texts)] for k in range(150)]
+        answers = list(EmbedStream(iter(pb.EmbedRequest(inputs=t) for t in many),
+                                   metadata=self.md("embed")))
+        check(len(answers) == len(many) and
+              all(self.close(list(a.embeddings), unary[k % len(texts)], 1e-5)
+                  for k, a in enumerate(answers)),
+              "EmbedStream of 150: %d answers in order" % len(answers))
         answers = list(EmbedRawStream(iter(pb.EmbedAllRequest(inputs=t) for t in texts[:3]),
                                       metadata=self.md("embed")))
         check([len(a.token_embeddings) for a in answers] ==
@@ -327,6 +335,11 @@ class TeiChecks:
             code, message = e.code(), e.details()
         check(len(got) == 2 and code == grpc.StatusCode.INVALID_ARGUMENT and "inputs" in message,
               "a stream's bad message: %d answers, %s %s" % (len(got), code, message))
+        code, message = self.status(lambda: RerankStream(
+            iter(pb.RerankStreamRequest(query="q", text="t") for _ in range(40)),
+            metadata=self.md("rerank")))
+        check(code == grpc.StatusCode.INVALID_ARGUMENT and "batch size" in message,
+              "a RerankStream past --max-client-batch-size: %s %s" % (code, message))
         check(len(Embed(one, metadata=self.md("embed")).embeddings) > 0,
               "still serving after the errors")
 
