@@ -164,18 +164,18 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
   CallRecord& record() { return record_; }
   const grpc::CallbackServerContext& context() const { return context_; }
 
+  // From any thread. The answer and what it makes due are one critical section: once the lock
+  // is let go, another thread may finish the call, and gRPC may then delete the reactor.
   void answer(Slot& slot, bool ok, std::string message, const CallStatus& status) {
-    {
-      std::lock_guard lock(mutex_);
-      if (slot.done) return;
-      slot.done = true;
-      slot.ok = ok;
-      slot.message = std::move(message);
-      slot.status = status;
-      --outstanding_;
-      if (!ok) stop_reading_ = true;
-    }
-    pump();
+    std::unique_lock lock(mutex_);
+    if (slot.done) return;
+    slot.done = true;
+    slot.ok = ok;
+    slot.message = std::move(message);
+    slot.status = status;
+    --outstanding_;
+    if (!ok) stop_reading_ = true;
+    pump(std::move(lock));
   }
 
   void OnReadDone(bool ok) override {
@@ -229,29 +229,25 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
         answer.fail(std::current_exception());
       }
     }
-    {
-      std::lock_guard lock(mutex_);
-      if (ok && !finished_ && !reading_done_) {
-        if (method_.shape == Shape::kUnary || stop_reading_) {
-          reading_done_ = true;
-        } else if (queue_.size() >= kStreamWindow) {
-          read_paused_ = true;  // pump() reads on once the answers due have been written
-        } else {
-          read_pending_ = true;
-          StartRead(&request_);
-        }
+    std::unique_lock lock(mutex_);
+    if (ok && !finished_ && !reading_done_) {
+      if (method_.shape == Shape::kUnary || stop_reading_) {
+        reading_done_ = true;
+      } else if (queue_.size() >= kStreamWindow) {
+        read_paused_ = true;  // pump() reads on once the answers due have been written
+      } else {
+        read_pending_ = true;
+        StartRead(&request_);
       }
     }
-    pump();
+    pump(std::move(lock));
   }
 
   void OnWriteDone(bool ok) override {
-    {
-      std::lock_guard lock(mutex_);
-      writing_ = false;
-      if (!ok) broken_ = true;  // the client is gone: nothing more can be written
-    }
-    pump();
+    std::unique_lock lock(mutex_);
+    writing_ = false;
+    if (!ok) broken_ = true;  // the client is gone: nothing more can be written
+    pump(std::move(lock));
   }
 
   void OnDone() override { delete this; }
@@ -300,20 +296,18 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
   }
 
   // Writes the next answer due, or finishes the call when it is over; reads on when a paused
-  // stream has room again.
-  void pump() {
+  // stream has room again. Called with the lock held; nothing here touches the reactor after
+  // the Finish it may start.
+  void pump(std::unique_lock<std::mutex> lock) {
     CallStatus status{grpc::Status::OK, 200};
-    Action action = Action::kNone;
+    const Action action = next(status);
     bool read_on = false;
-    {
-      std::lock_guard lock(mutex_);
-      action = next(status);
-      if (read_paused_ && !finished_ && !stop_reading_ && queue_.size() < kStreamWindow) {
-        read_paused_ = false;
-        read_pending_ = true;
-        read_on = true;
-      }
+    if (read_paused_ && !finished_ && !stop_reading_ && queue_.size() < kStreamWindow) {
+      read_paused_ = false;
+      read_pending_ = true;
+      read_on = true;
     }
+    lock.unlock();
     if (read_on) StartRead(&request_);
     switch (action) {
       case Action::kNone:
