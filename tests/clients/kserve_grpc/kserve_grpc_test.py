@@ -1,5 +1,6 @@
 """KServe's v2 gRPC protocol with Debian's grpcio (python3-grpcio), a client not written here,
-against the real `onepass serve --grpc-port`: one server for the whole file.
+against the real `onepass serve --grpc-port`: one server for the whole file, which
+tei_checks.py also drives through TEI's tei.v1 services.
 
 The message classes come from the repository's .proto through protoc's own Python generator at
 test time (python3-grpc-tools is too old for Debian's protobuf runtime), and the calls go through
@@ -87,6 +88,8 @@ def start_server():
             "--model", "nli=" + os.path.join(FIXTURES, "bert-tiny-nli"),
             "--model", "embed=" + os.path.join(FIXTURES, "bert-tiny-embed"),
             "--model", "ner=" + os.path.join(FIXTURES, "bert-tiny-ner"),
+            "--model", "rerank=" + os.path.join(FIXTURES, "bert-tiny-rerank"),
+            "--model", "splade=" + os.path.join(FIXTURES, "bert-tiny-splade"),
             "--api-key", KEY, "--max-concurrent-requests", "64", "--enable-model-management",
             "--payload-limit", str(1 << 20), "--log-level", "warn"]
     # The log goes to a file: a pipe nobody reads would fill and stall the server.
@@ -474,12 +477,28 @@ if check(server_span is not None, "no server span is the child of the call's tra
     check(len(children) > 0, "no runtime span is a child of the gRPC call's span")
     check(len(linked) > 0, "no forward-pass span links to the gRPC call's span")
 
+# --- TEI's tei.v1 services on the same port (tei_checks.py) --------------------------------
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tei_checks  # noqa: E402
+
+
+def spans_now():
+    with spans_lock:
+        return list(received_spans)
+
+
+tei = tei_checks.TeiChecks(channel, http_port, KEY, FIXTURES,
+                           os.path.join(PROTO_DIR, "..", "tei_grpc"), WORK, PROTOC, check,
+                           spans_now)
+tei_heavy, TeiRerank = tei.run()
+
 # The server still answers after every error above.
 shape, values = fp32_output(ModelInfer(ids_request("nli", cases[:1]), metadata=AUTH))
 check(close(values, cases[0]["logits"]), "still serving")
 
 # --- drain: calls in flight when SIGTERM comes are answered, then the process exits 0 -------
 inflight = [ModelInfer.future(heavy, metadata=AUTH) for _ in range(16)]
+tei_inflight = [TeiRerank.future(tei_heavy, metadata=tei.md("rerank")) for _ in range(8)]
 time.sleep(0.05)
 server.send_signal(signal.SIGTERM)
 done_ok = 0
@@ -491,6 +510,13 @@ for future in inflight:
         # Sent after the drain began: refused, never cut off half-way.
         check(e.code() == grpc.StatusCode.UNAVAILABLE, "drain: %s %s" % (e.code(), e.details()))
 check(done_ok > 0, "drain: calls in flight answered (%d)" % done_ok)
+tei_ok = 0
+for future in tei_inflight:
+    try:
+        tei_ok += len(future.result(timeout=120).ranks) == 8
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.UNAVAILABLE, "TEI drain: %s %s" % (e.code(), e.details()))
+check(tei_ok > 0, "drain: TEI calls in flight answered (%d)" % tei_ok)
 check(server.wait(timeout=60) == 0, "serve exits 0 after the drain")
 
 if failures:

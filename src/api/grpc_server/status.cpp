@@ -1,8 +1,8 @@
-#include "api/kserve_grpc/status.h"
+#include "api/grpc_server/status.h"
 
 #include "api/common/api_error.h"
 
-namespace onepass::api::kserve_grpc {
+namespace onepass::api::grpc_server {
 
 namespace {
 
@@ -48,4 +48,4 @@ CallStatus status_of(std::exception_ptr error) {
           default_http_status(api_error.kind())};
 }
 
-}  // namespace onepass::api::kserve_grpc
+}  // namespace onepass::api::grpc_server
