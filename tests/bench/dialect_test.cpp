@@ -462,13 +462,15 @@ TEST(TeiGrpcDialect, OneInputIsUnaryAndABatchIsAStreamInOrder) {
   EXPECT_EQ(r.method, "/tei.v1.Predict/Predict");
   ASSERT_EQ(r.messages.size(), 1u);
   EXPECT_EQ(fields(r.messages[0], 1), std::vector<std::string>{"Hello world"});
-  const Sample* pairs[] = {&kPair, &kSingle, &kPair};
+  const Sample* pairs[] = {&kPair, &kPair, &kPair};
   r = d->build_grpc(pairs, Task::kClassify);
   EXPECT_EQ(r.method, "/tei.v1.Predict/PredictPairStream");
   ASSERT_EQ(r.messages.size(), 3u);
   EXPECT_EQ(fields(r.messages[0], 1),
             (std::vector<std::string>{"A man plays.", "Someone makes music."}));
-  EXPECT_EQ(fields(r.messages[1], 1), std::vector<std::string>{"Hello world"});
+  // One stream, one message type: pairs and single texts cannot share a batch.
+  const Sample* mixed[] = {&kPair, &kSingle};
+  EXPECT_THROW(d->build_grpc(mixed, Task::kClassify), Error);
   r = d->build_grpc(pairs, Task::kEmbed);
   EXPECT_EQ(r.method, "/tei.v1.Embed/EmbedStream");
   EXPECT_EQ(fields(r.messages[0], 1),

@@ -241,6 +241,51 @@ TEST(Serve, SweepOverKServeGrpcMatchesRestAndCountsAWrongKey) {
   EXPECT_THROW(run_bench({with_key(spec("x", grpc_url, "kserve", "nli"), key)}, w), Error);
 }
 
+// tei-grpc against `onepass serve --grpc-port`'s tei.v1 services (several models: the target
+// model metadata picks one): every request of the sweep (batches of 4 as streams) answered and
+// verified, the classifier's answers the REST tei dialect's, the embedder and the SPLADE model
+// found by --task auto.
+TEST(Serve, SweepOverTeiGrpcMatchesRest) {
+  ServeProcess server({"--model", "nli=" + fixture_model("xlmr-tiny-nli"), "--model",
+                       "emb=" + fixture_model("bert-tiny-embed"), "--model",
+                       "splade=" + fixture_model("bert-tiny-splade"), "--grpc-port", "0"});
+  ASSERT_NE(server.grpc_port(), 0) << "serve did not print its gRPC address";
+  const std::string grpc_url = "grpc://127.0.0.1:" + std::to_string(server.grpc_port());
+  auto target = [](EndpointSpec e, const std::string& model) {
+    e.options.headers.emplace_back("X-Amzn-SageMaker-Target-Model", model);
+    return e;
+  };
+  const Workload w = tiny_sweep();
+  const BenchResult nli = run_bench({target(spec("rest", server.url(), "tei", ""), "nli"),
+                                     target(spec("grpc", grpc_url, "tei-grpc", ""), "nli")},
+                                    w);
+  for (const auto& e : nli.endpoints) expect_clean(e);
+  EXPECT_EQ(nli.endpoints[1].reference.answered_task(), Task::kClassify);
+  EXPECT_TRUE(nli.endpoints[1].reference.accuracy().has_value());
+  ASSERT_EQ(nli.agreement.size(), 1u);
+  EXPECT_GT(nli.agreement[0].compared, 0u);
+  EXPECT_DOUBLE_EQ(*nli.agreement[0].rate(), 1.0);
+
+  const BenchResult emb = run_bench({target(spec("grpc", grpc_url, "tei-grpc", ""), "emb")}, w);
+  EXPECT_EQ(emb.endpoints[0].reference.task, Task::kEmbed);
+  expect_clean(emb.endpoints[0]);
+  const BenchResult splade =
+      run_bench({target(spec("grpc", grpc_url, "tei-grpc", ""), "splade")}, w);
+  EXPECT_EQ(splade.endpoints[0].reference.task, Task::kSparse);
+  expect_clean(splade.endpoints[0]);
+
+  // An unknown target model: every call refused, counted as NOT_FOUND with the server's words.
+  const auto nowhere = make_dialect("tei-grpc", target(spec("", "", "", ""), "nope").options);
+  RunSpec run;
+  run.requests = 4;
+  run.warmup = 0;
+  const RunResult refused =
+      run_load(*nowhere, grpc_url, w.samples, nli.endpoints[1].reference, run);
+  EXPECT_EQ(refused.ok_requests, 0u);
+  EXPECT_EQ(refused.errors.count("NOT_FOUND"), 1u);
+  EXPECT_EQ(refused.errors.size(), 1u);
+}
+
 TEST(Serve, CompareTwoServersOfTheSameModelAgreesFully) {
   const std::string model = "nli=" + fixture_model("bert-tiny-nli");
   ServeProcess a({"--model", model});

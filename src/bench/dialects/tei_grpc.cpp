@@ -131,8 +131,15 @@ class TeiGrpcDialect final : public Dialect {
                       ": the tei-grpc dialect has Predict, Embed and EmbedSparse only");
     GrpcRequest request;
     const bool stream = batch.size() > 1;
-    bool pairs = false;
-    for (const Sample* sample : batch) pairs = pairs || sample->text_pair.has_value();
+    std::size_t pairs_in_batch = 0;
+    for (const Sample* sample : batch) pairs_in_batch += sample->text_pair.has_value();
+    const bool pairs = pairs_in_batch > 0;
+    // A stream carries one message type: PredictPairRequest (two texts) or PredictRequest.
+    if (task == Task::kClassify && pairs && pairs_in_batch != batch.size())
+      throw Error(ErrorKind::kInvalidArgument,
+                  "the tei-grpc dialect cannot send pairs and single texts in one batch "
+                  "(PredictPairStream takes pairs only): use a dataset of one kind or "
+                  "--batch-size 1");
     if (task == Task::kEmbed) {
       request.method = stream ? "/tei.v1.Embed/EmbedStream" : "/tei.v1.Embed/Embed";
     } else if (task == Task::kSparse) {
@@ -145,9 +152,9 @@ class TeiGrpcDialect final : public Dialect {
     for (const Sample* sample : batch) {
       Writer w;
       if (task == Task::kClassify && pairs) {
-        // PredictPairRequest{inputs = 1 (repeated), truncate = 2}: a single text is a list of one.
+        // PredictPairRequest{inputs = 1 (repeated: the two texts), truncate = 2}.
         w.bytes_field(1, sample->text, true);
-        if (sample->text_pair) w.bytes_field(1, *sample->text_pair, true);
+        w.bytes_field(1, *sample->text_pair, true);
       } else {
         // PredictRequest, EmbedRequest, EmbedSparseRequest: inputs = 1, truncate = 2.
         w.bytes_field(1, task == Task::kClassify ? sample->text : detail::single_text(*sample));
