@@ -93,6 +93,7 @@ class GrpcTransport final : public Transport {
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
+    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // nothing to buffer for a resend
     channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
   }
