@@ -106,8 +106,16 @@ class GrpcTransport final : public Transport {
     }
   }
 
+  // Until the channel is connected or has failed to (nothing listening: at once, as a refused
+  // TCP connect over HTTP), at most --timeout; a failure is counted by the calls.
   void connect() override {
-    channel_->WaitForConnected(Clock::now() + timeout_);  // a failure is counted by the calls
+    const Clock::time_point deadline = Clock::now() + timeout_;
+    grpc_connectivity_state state = channel_->GetState(true);
+    while (state != GRPC_CHANNEL_READY && state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
+           state != GRPC_CHANNEL_SHUTDOWN) {
+      if (!channel_->WaitForStateChange(state, deadline)) return;
+      state = channel_->GetState(true);
+    }
   }
 
   std::size_t retries() const override { return 0; }

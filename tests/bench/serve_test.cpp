@@ -236,6 +236,17 @@ TEST(Serve, SweepOverKServeGrpcMatchesRestAndCountsAWrongKey) {
   EXPECT_NE(refused.error_messages.at("UNAUTHENTICATED").find("API key"), std::string::npos);
   EXPECT_EQ(refused.error_messages.at("UNAUTHENTICATED").find("wrong"), std::string::npos);
 
+  // Nothing listening (port 1): every request counted as "connect", without waiting for the
+  // --timeout of 20 s per worker.
+  const auto started = std::chrono::steady_clock::now();
+  const auto good = make_dialect("kserve-grpc", with_key(spec("", "", "", "nli"), key).options);
+  const RunResult nobody =
+      run_load(*good, "grpc://127.0.0.1:1", w.samples, nli.endpoints[1].reference, run);
+  EXPECT_EQ(nobody.ok_requests, 0u);
+  EXPECT_EQ(nobody.errors.count("connect"), 1u);
+  EXPECT_EQ(nobody.errors.size(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+
   // A gRPC dialect refuses an http:// endpoint, and an HTTP one a grpc:// endpoint.
   EXPECT_THROW(run_bench({with_key(spec("x", server.url(), "kserve-grpc", "nli"), key)}, w), Error);
   EXPECT_THROW(run_bench({with_key(spec("x", grpc_url, "kserve", "nli"), key)}, w), Error);
