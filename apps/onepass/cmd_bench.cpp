@@ -47,7 +47,8 @@ struct BenchFlags {
 void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
   app.add_option(
       "--endpoint", f.endpoints,
-      compare ? "NAME=URL of each endpoint (repeat)" : "base URL, e.g. http://127.0.0.1:8080");
+      compare ? "NAME=URL of each endpoint (repeat)"
+              : "base URL, e.g. http://127.0.0.1:8080, or grpc://HOST:PORT for a gRPC dialect");
   app.add_option("--sagemaker-endpoint", f.sagemaker_endpoints,
                  compare ? "NAME=ENDPOINT of each SageMaker endpoint (repeat; beside --endpoint)"
                          : "SageMaker endpoint name: InvokeEndpoint, SigV4-signed");
@@ -59,7 +60,8 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
                  "environment's keys)");
   app.add_option(
       "--dialect", f.dialects,
-      "onepass|hf|tei|triton|vllm|openai|cohere; in compare mode also NAME=DIALECT per endpoint");
+      "onepass|hf|tei|triton (kserve)|vllm|openai|cohere over http[s]://, kserve-grpc|tei-grpc "
+      "over grpc://; in compare mode also NAME=DIALECT per endpoint");
   app.add_option("--model", f.models, "model name for routes and bodies (NAME=MODEL per endpoint)");
   if (!compare) app.add_option("--name", f.name, "endpoint name in the results (default: dialect)");
   const char* per = compare ? " (NAME=VALUE per endpoint)" : "";
@@ -69,7 +71,8 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
                  std::string("X-Amzn-SageMaker-Target-Container-Hostname header") + per);
   app.add_option("--inference-component", f.inference_component,
                  std::string("X-Amzn-SageMaker-Inference-Component header") + per);
-  app.add_option("--api-key", f.api_key, "sent as Authorization: Bearer KEY");
+  app.add_option("--api-key", f.api_key,
+                 "sent as Authorization: Bearer KEY (gRPC: authorization metadata)");
   app.add_option("--task", f.task, bench::task_help());
   app.add_option("--dataset", f.dataset,
                  "JSON lines {text[,text_pair][,label]} (default: bundled "
@@ -91,9 +94,11 @@ void add_workload_flags(CLI::App& app, BenchFlags& f, bool compare) {
   app.add_flag("--pad-to-max", f.pad_to_max, "make every input exactly --max-len tokens");
   app.add_option("--max-len", f.max_len, "tokens per input with --pad-to-max")
       ->capture_default_str();
-  app.add_option("--tokenizer", f.tokenizer_dir,
-                 "model folder: tokenize on the client (triton tensors) and take id2label");
-  app.add_option("--label-names", f.label_names, "comma-separated labels by index (triton logits)");
+  app.add_option(
+      "--tokenizer", f.tokenizer_dir,
+      "model folder: tokenize on the client (triton, kserve-grpc tensors) and take id2label");
+  app.add_option("--label-names", f.label_names,
+                 "comma-separated labels by index (triton, kserve-grpc logits)");
   app.add_option("--timeout", f.timeout_s, "seconds per request")->capture_default_str();
   app.add_option("--seed", f.seed, "seed of the arrival schedule")->capture_default_str();
   app.add_option("--tolerance", f.tolerance, "tolerance of the content verification")

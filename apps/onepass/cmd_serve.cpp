@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "api/api.h"
-#include "api/kserve_grpc/server.h"
+#include "api/grpc_server/server.h"
+#include "api/kserve_grpc/service.h"
+#include "api/tei_grpc/service.h"
 #include "apps/onepass/command.h"
 #include "apps/onepass/model_reference.h"
 #include "apps/onepass/sagemaker_environment.h"
@@ -290,12 +292,15 @@ int serve(ServeSettings& settings) {
       });
   server.listen();
   // gRPC beside HTTP (--grpc-port): the same service, API key and limits.
-  std::unique_ptr<api::kserve_grpc::GrpcServer> grpc_server;
+  std::unique_ptr<api::grpc_server::GrpcServer> grpc_server;
   if (settings.grpc_port >= 0) {
-    grpc_server = std::make_unique<api::kserve_grpc::GrpcServer>(
+    grpc_server = std::make_unique<api::grpc_server::GrpcServer>(
         runtime, api.options(), api.model_urls(),
-        api::kserve_grpc::GrpcOptions{settings.host, settings.grpc_port,
+        api::grpc_server::GrpcOptions{settings.host, settings.grpc_port,
                                       settings.payload_limit_bytes});
+    grpc_server->add(api::kserve_grpc::service(grpc_server->context()));
+    for (auto& table : api::tei_grpc::services(grpc_server->context()))
+      grpc_server->add(std::move(table));
     grpc_server->start();
     std::printf("grpc listening on %s\n", grpc_server->address().c_str());
     log::info("listening",

@@ -20,6 +20,8 @@ const char* error_kind_name(ErrorKind kind) {
       return "unavailable";
     case ErrorKind::kBackend:
       return "backend";
+    case ErrorKind::kDeadlineExceeded:
+      return "deadline exceeded";
     case ErrorKind::kInternal:
       return "internal";
   }

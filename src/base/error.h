@@ -18,6 +18,8 @@ enum class ErrorKind {
   kUnavailable,      // not ready, loading, shutting down
   kBackend,          // the forward pass produced something unusable (NaN/Inf)
   kInternal,         // a broken invariant
+  // The caller's deadline passed before the work ran (gRPC DEADLINE_EXCEEDED, HTTP 504).
+  kDeadlineExceeded,
 };
 
 const char* error_kind_name(ErrorKind kind);

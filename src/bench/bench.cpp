@@ -92,7 +92,7 @@ BenchResult run_bench(const std::vector<EndpointSpec>& endpoints, const Workload
   BenchResult result;
   result.workload = workload;
   for (const auto& endpoint : endpoints) {
-    const http::Url url = http::Url::parse(endpoint.url);
+    const std::string& url = endpoint.url;
     const auto dialect = make_dialect(endpoint.dialect, endpoint.options);
     EndpointResult er;
     er.spec = endpoint;

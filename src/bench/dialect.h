@@ -1,6 +1,8 @@
-// A dialect turns a batch of samples into one HTTP request in the wire format a server family
-// expects, and its answer back into Answers. One file per family under dialects/; the load
-// generator never looks inside a payload.
+// A dialect turns a batch of samples into one request in the wire format a server family
+// expects, and its answer back into Answers: an HTTP request (build/parse) or, for the gRPC
+// dialects (kserve-grpc, tei-grpc), a gRPC call's messages (build_grpc/parse_grpc). One file per
+// family under dialects/; the transport (transport.h) carries either, and the load generator
+// never looks inside a payload.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,16 @@ struct DialectOptions {
   std::shared_ptr<const SageMakerRuntime> sagemaker;
 };
 
+// One gRPC call as a dialect shapes it. One message: a unary call; several: a bidirectional
+// stream that carries them in order and is answered with as many messages, in order (TEI's
+// *Stream methods, which the server batches like concurrent calls).
+struct GrpcRequest {
+  std::string method;  // the full path: "/inference.GRPCInferenceService/ModelInfer"
+  std::vector<std::string> messages;
+};
+
+enum class Protocol { kHttp, kGrpc };
+
 class Dialect {
  public:
   explicit Dialect(DialectOptions options) : options_(std::move(options)) {}
@@ -50,11 +62,20 @@ class Dialect {
   // one route answers per the model's task (SageMaker /invocations, KServe) lists one task and
   // parses either kind of answer.
   virtual std::vector<Task> tasks() const = 0;
-  virtual http::Request build(std::span<const Sample* const> batch, Task task) const = 0;
+  // kGrpc: the endpoint is grpc://HOST:PORT and the dialect answers build_grpc/parse_grpc;
+  // kHttp: http[s]:// and build/parse.
+  virtual Protocol protocol() const { return Protocol::kHttp; }
+  // The HTTP dialects' request; a gRPC dialect throws kInternal.
+  virtual http::Request build(std::span<const Sample* const> batch, Task task) const;
   // Throws Error(kInvalidInput) when the body does not have the dialect's answer shape or holds
   // a different number of answers than `batch_size`.
   virtual std::vector<Answer> parse(const http::Response& response, std::size_t batch_size,
-                                    Task task) const = 0;
+                                    Task task) const;
+  // The gRPC dialects' call (options().headers travel as its metadata, names in lower case).
+  virtual GrpcRequest build_grpc(std::span<const Sample* const> batch, Task task) const;
+  // The answer messages of a call that ended OK; throws Error(kInvalidInput) as parse() does.
+  virtual std::vector<Answer> parse_grpc(const std::vector<std::string>& messages,
+                                         std::size_t batch_size, Task task) const;
 
   const DialectOptions& options() const { return options_; }
 
@@ -65,8 +86,8 @@ class Dialect {
   DialectOptions options_;
 };
 
-// "onepass" | "hf" | "tei" | "triton" | "vllm" | "openai" | "cohere"; throws kInvalidArgument
-// otherwise.
+// "onepass" | "hf" | "tei" | "triton" (or "kserve": the v2 REST) | "vllm" | "openai" |
+// "cohere" | "kserve-grpc" | "tei-grpc"; throws kInvalidArgument otherwise.
 std::unique_ptr<Dialect> make_dialect(std::string_view name, DialectOptions options);
 const std::vector<std::string>& dialect_names();
 

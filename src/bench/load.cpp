@@ -9,21 +9,12 @@
 #include <thread>
 
 #include "base/error.h"
+#include "bench/transport.h"
 
 namespace onepass::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Outcome {
-  std::string error;          // empty when the request succeeded
-  std::string error_message;  // what the server said, when it said something worth showing
-  std::string stop;           // set: no request can succeed (SageMaker refused the caller)
-  std::vector<Answer> answers;
-  std::string variant;          // SageMaker's x-Amzn-Invoked-Production-Variant
-  std::size_t throttled = 0;    // throttling answers received
-  std::size_t sdk_retries = 0;  // attempts resent by the AWS standard retry mode
-};
 
 double uniform01() {
   thread_local std::mt19937_64 generator{std::random_device{}()};
@@ -84,34 +75,46 @@ http::Response send_to_sagemaker(const SageMakerRuntime& runtime, http::Connecti
   }
 }
 
-// One request: build, send, parse. Never throws for the server's faults; they become an error
-// key, because a benchmark under load must count failures, not stop at the first.
-Outcome exchange(const Dialect& dialect, http::Connection& connection,
-                 std::span<const Sample* const> batch, Task task) {
-  Outcome outcome;
-  http::Response response;
-  const SageMakerRuntime* sagemaker = dialect.options().sagemaker.get();
-  try {
-    response = sagemaker != nullptr
-                   ? send_to_sagemaker(*sagemaker, connection, dialect.build(batch, task), outcome)
-                   : connection.send(dialect.build(batch, task));
-  } catch (const http::TransportError& e) {
-    outcome.error = http::transport_failure_name(e.failure());
+// HTTP: one keep-alive connection; build, send, parse.
+class HttpTransport final : public Transport {
+ public:
+  HttpTransport(const http::Url& url, std::chrono::milliseconds timeout)
+      : connection_(url, timeout) {}
+
+  void connect() override { connection_.connect(); }
+  std::size_t retries() const override { return connection_.retries(); }
+
+  Outcome exchange(const Dialect& dialect, std::span<const Sample* const> batch,
+                   Task task) override {
+    Outcome outcome;
+    http::Response response;
+    const SageMakerRuntime* sagemaker = dialect.options().sagemaker.get();
+    try {
+      response = sagemaker != nullptr ? send_to_sagemaker(*sagemaker, connection_,
+                                                          dialect.build(batch, task), outcome)
+                                      : connection_.send(dialect.build(batch, task));
+    } catch (const http::TransportError& e) {
+      outcome.error = http::transport_failure_name(e.failure());
+      return outcome;
+    }
+    if (!outcome.error.empty()) return outcome;
+    if (response.status < 200 || response.status > 299) {
+      outcome.error = std::to_string(response.status);
+      return outcome;
+    }
+    if (sagemaker != nullptr)
+      outcome.variant = response.header("x-Amzn-Invoked-Production-Variant");
+    try {
+      outcome.answers = dialect.parse(response, batch.size(), task);
+    } catch (const Error&) {
+      outcome.error = "bad_response";
+    }
     return outcome;
   }
-  if (!outcome.error.empty()) return outcome;
-  if (response.status < 200 || response.status > 299) {
-    outcome.error = std::to_string(response.status);
-    return outcome;
-  }
-  if (sagemaker != nullptr) outcome.variant = response.header("x-Amzn-Invoked-Production-Variant");
-  try {
-    outcome.answers = dialect.parse(response, batch.size(), task);
-  } catch (const Error&) {
-    outcome.error = "bad_response";
-  }
-  return outcome;
-}
+
+ private:
+  http::Connection connection_;
+};
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -126,6 +129,46 @@ struct Record {
 };
 
 }  // namespace
+
+bool is_grpc_url(const std::string& url) { return url.rfind("grpc://", 0) == 0; }
+
+std::string grpc_target(const std::string& url) {
+  auto bad = [&] {
+    return Error(ErrorKind::kInvalidArgument,
+                 "'" + url + "' is not a gRPC endpoint: grpc://HOST:PORT");
+  };
+  if (!is_grpc_url(url)) throw bad();
+  std::string rest = url.substr(7);
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  const std::size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || rest.find('/') != std::string::npos) throw bad();
+  const std::string host = rest.substr(0, colon), port = rest.substr(colon + 1);
+  if (host.find(':') != std::string::npos && (host.front() != '[' || host.back() != ']'))
+    throw bad();
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) == 0 ||
+      std::stoi(port) > 65535)
+    throw bad();
+  return rest;
+}
+
+std::unique_ptr<Transport> open_transport(const Dialect& dialect, const std::string& url,
+                                          std::chrono::milliseconds timeout) {
+  if (dialect.protocol() == Protocol::kGrpc) {
+    if (!is_grpc_url(url))
+      throw Error(ErrorKind::kInvalidArgument, "the " + std::string(dialect.name()) +
+                                                   " dialect speaks gRPC: --endpoint "
+                                                   "grpc://HOST:PORT, not '" +
+                                                   url + "'");
+    return open_grpc_transport(grpc_target(url), timeout);
+  }
+  if (is_grpc_url(url))
+    throw Error(ErrorKind::kInvalidArgument,
+                "the " + std::string(dialect.name()) +
+                    " dialect speaks HTTP; a grpc:// endpoint needs --dialect kserve-grpc or "
+                    "tei-grpc");
+  return std::make_unique<HttpTransport>(http::Url::parse(url), timeout);
+}
 
 std::optional<double> Reference::accuracy() const {
   if (labelled == 0) return std::nullopt;
@@ -149,11 +192,11 @@ std::optional<double> RunResult::accuracy() const {
   return static_cast<double>(correct) / static_cast<double>(labelled);
 }
 
-Reference reference_pass(const Dialect& dialect, const http::Url& url,
+Reference reference_pass(const Dialect& dialect, const std::string& url,
                          const std::vector<Sample>& samples, std::size_t count, Task task,
                          std::chrono::milliseconds timeout) {
   count = std::min(count, samples.size());
-  http::Connection connection(url, timeout);
+  const auto transport = open_transport(dialect, url, timeout);
   Reference reference;
   reference.answers.resize(count);
   const auto asked = dialect.tasks();
@@ -180,7 +223,7 @@ Reference reference_pass(const Dialect& dialect, const http::Url& url,
     Outcome outcome;
     // Until one task has answered, try each candidate on this sample.
     for (std::size_t c = 0; c < candidates.size(); ++c) {
-      outcome = exchange(dialect, connection, one, candidates[c]);
+      outcome = transport->exchange(dialect, one, candidates[c]);
       if (!outcome.stop.empty()) throw Error(ErrorKind::kInvalidArgument, outcome.stop);
       if (outcome.error.empty()) {
         reference.task = candidates[c];
@@ -211,16 +254,17 @@ Reference reference_pass(const Dialect& dialect, const http::Url& url,
     reference.answers[i] = std::move(answer);
   }
   if (answered == 0 && count > 0) {
-    throw Error(ErrorKind::kUnavailable, "endpoint " + url.to_string() + " answered no request (" +
-                                             last_error + ") with the " +
-                                             std::string(dialect.name()) + " dialect");
+    throw Error(ErrorKind::kUnavailable, "endpoint " + url + " answered no request (" + last_error +
+                                             ") with the " + std::string(dialect.name()) +
+                                             " dialect");
   }
   if (candidates.size() == 1) reference.task = candidates.front();
   return reference;
 }
 
-RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vector<Sample>& samples,
-                   const Reference& reference, const RunSpec& spec, const ProgressFn& progress) {
+RunResult run_load(const Dialect& dialect, const std::string& url,
+                   const std::vector<Sample>& samples, const Reference& reference,
+                   const RunSpec& spec, const ProgressFn& progress) {
   ONEPASS_CHECK(!samples.empty(), "run_load without samples");
   if (spec.batch_size == 0 || spec.concurrency == 0) {
     throw Error(ErrorKind::kInvalidArgument, "batch size and concurrency must be >= 1");
@@ -236,18 +280,18 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
   };
 
   const std::size_t workers = std::max<std::size_t>(1, std::min(spec.concurrency, n));
-  std::vector<std::unique_ptr<http::Connection>> connections;
+  std::vector<std::unique_ptr<Transport>> connections;
   for (std::size_t w = 0; w < workers; ++w) {
-    connections.push_back(std::make_unique<http::Connection>(url, spec.timeout));
+    connections.push_back(open_transport(dialect, url, spec.timeout));
     try {
       connections.back()->connect();
-    } catch (const http::TransportError&) {
+    } catch (const Error&) {
       // counted when its requests fail
     }
   }
   for (std::size_t i = 0; i < spec.warmup; ++i) {
     const auto batch = batch_of(i);
-    exchange(dialect, *connections[i % workers], batch, reference.task);
+    connections[i % workers]->exchange(dialect, batch, reference.task);
   }
 
   std::vector<Record> records(n);
@@ -256,7 +300,7 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
   std::mutex stop_mutex;
   std::string stop_message;
   const Clock::time_point start = Clock::now() + std::chrono::milliseconds(5);
-  auto work = [&](http::Connection& connection) {
+  auto work = [&](Transport& connection) {
     for (;;) {
       if (stopped.load()) return;
       const std::size_t i = next.fetch_add(1);
@@ -267,7 +311,7 @@ RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vect
       r.sent = std::max(Clock::now(), start);
       const auto batch = batch_of(i);  // built after the due time: its cost is part of latency
       const std::size_t retries_before = connection.retries();
-      Outcome outcome = exchange(dialect, connection, batch, reference.task);
+      Outcome outcome = connection.exchange(dialect, batch, reference.task);
       r.finished = Clock::now();
       r.retries = connection.retries() - retries_before;
       r.latency_s = seconds(r.finished - (paced ? due : r.sent));

@@ -28,8 +28,9 @@
 
 namespace onepass::bench {
 
-// Error counts keyed by HTTP status ("503") or transport failure ("timeout", "connect", "io",
-// "protocol"); "bad_response" for a 2xx answer the dialect cannot read.
+// Error counts keyed by HTTP status ("503"), gRPC status name ("UNAVAILABLE") or transport
+// failure ("timeout", "connect", "io", "protocol"); "bad_response" for a success the dialect
+// cannot read (transport.h).
 using ErrorCounts = std::map<std::string, std::size_t>;
 
 struct Reference {
@@ -50,7 +51,8 @@ struct Reference {
 // sample gets an answer at all (a wrong URL should stop the bench, not produce a table of zeros),
 // and Error(kInvalidArgument) with SageMaker's reason when it refuses the caller
 // (sagemaker_runtime.h).
-Reference reference_pass(const Dialect& dialect, const http::Url& url,
+// `url`: http[s]://... or, for a gRPC dialect, grpc://HOST:PORT (transport.h).
+Reference reference_pass(const Dialect& dialect, const std::string& url,
                          const std::vector<Sample>& samples, std::size_t count, Task task,
                          std::chrono::milliseconds timeout);
 
@@ -91,8 +93,8 @@ using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 // Request i carries samples (i*batch_size + k) mod samples.size(); samples must be non-empty
 // and reference.answers must cover the ones that are checked. Throws Error(kInvalidArgument) with
 // SageMaker's reason, once the requests in flight end, when SageMaker refuses the caller.
-RunResult run_load(const Dialect& dialect, const http::Url& url, const std::vector<Sample>& samples,
-                   const Reference& reference, const RunSpec& spec,
-                   const ProgressFn& progress = {});
+RunResult run_load(const Dialect& dialect, const std::string& url,
+                   const std::vector<Sample>& samples, const Reference& reference,
+                   const RunSpec& spec, const ProgressFn& progress = {});
 
 }  // namespace onepass::bench

@@ -105,6 +105,13 @@ void Writer::bytes_field(std::uint32_t field, std::string_view value, bool even_
   out_.append(value);
 }
 
+void Writer::float_field(std::uint32_t field, float value) {
+  tag(field, WireType::kFixed32);
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+}
+
 void Writer::packed_varints(std::uint32_t field, const std::vector<std::int64_t>& values) {
   if (values.empty()) return;
   Writer run;

@@ -60,6 +60,8 @@ class Writer {
   }
   // Strings, bytes and nested messages; proto3 leaves an empty string out.
   void bytes_field(std::uint32_t field, std::string_view value, bool even_if_empty = false);
+  // A float (wire type fixed32, little-endian), written even when 0.
+  void float_field(std::uint32_t field, float value);
   void packed_varints(std::uint32_t field, const std::vector<std::int64_t>& values);
   void packed_floats(std::uint32_t field, const std::vector<float>& values);
 

@@ -123,6 +123,11 @@ void Metrics::record_batch(std::string_view model, std::size_t inputs, std::size
   s.batch_tokens.observe(static_cast<double>(tokens));
 }
 
+void Metrics::record_expired(std::string_view model) {
+  std::lock_guard lock(mutex_);
+  ++series(model).expired;
+}
+
 std::string Metrics::render(const RuntimeGauges& gauges) const {
   std::string out;
   auto it = std::back_inserter(out);
@@ -143,10 +148,13 @@ std::string Metrics::render(const RuntimeGauges& gauges) const {
   const std::pair<const char*, Counter> counters[] = {
       {"onepass_inputs_total", &ModelSeries::inputs},
       {"onepass_tokens_total", &ModelSeries::tokens},
-      {"onepass_failed_requests_total", &ModelSeries::failed}};
-  const char* counter_help[] = {"Inputs served (each item of a client batch counts).",
-                                "Tokens of served inputs, special tokens included.",
-                                "Requests the runtime answered with an error."};
+      {"onepass_failed_requests_total", &ModelSeries::failed},
+      {"onepass_expired_requests_total", &ModelSeries::expired}};
+  const char* counter_help[] = {
+      "Inputs served (each item of a client batch counts).",
+      "Tokens of served inputs, special tokens included.",
+      "Requests the runtime answered with an error.",
+      "Requests dropped before their forward pass because their deadline passed (also failed)."};
   for (std::size_t c = 0; c < std::size(counters); ++c) {
     family(out, counters[c].first, "counter", counter_help[c]);
     for (const auto& [model, s] : models_) {

@@ -61,6 +61,8 @@ class Metrics {
   void record_request(std::string_view model, std::size_t inputs, std::size_t tokens,
                       const InferenceTimings& timings, bool ok);
   void record_batch(std::string_view model, std::size_t inputs, std::size_t tokens);
+  // A request dropped before its forward pass because its deadline passed.
+  void record_expired(std::string_view model);
 
   std::string render(const RuntimeGauges& gauges) const;
 
@@ -69,6 +71,7 @@ class Metrics {
     std::uint64_t inputs = 0;
     std::uint64_t tokens = 0;
     std::uint64_t failed = 0;
+    std::uint64_t expired = 0;
     Histogram total, queue, tokenization, inference, batch_inputs, batch_tokens;
     ModelSeries();
   };

@@ -37,6 +37,12 @@ std::exception_ptr shutting_down() {
   return std::make_exception_ptr(Error(ErrorKind::kUnavailable, "the server is shutting down"));
 }
 
+std::exception_ptr deadline_passed() {
+  return std::make_exception_ptr(Error(ErrorKind::kDeadlineExceeded,
+                                       "the deadline passed while the request waited; it was "
+                                       "dropped before its forward pass"));
+}
+
 std::exception_ptr non_finite_output() {
   return std::make_exception_ptr(
       Error(ErrorKind::kBackend, "the model produced a NaN or infinite value for this input"));
@@ -119,6 +125,14 @@ void Scheduler::mark_failed(const JobRef& job, std::exception_ptr error) {
   job->failed.store(true, std::memory_order_relaxed);
 }
 
+bool Scheduler::expire(const JobRef& job, Clock::time_point now) {
+  const auto& deadline = job->request.deadline;
+  if (!deadline || *deadline > now || job->failed.load(std::memory_order_relaxed)) return false;
+  mark_failed(job, deadline_passed());
+  metrics_.record_expired(job->model_name);
+  return true;
+}
+
 std::map<std::string, Scheduler::Depth> Scheduler::queue_depths() const {
   std::lock_guard lock(mutex_);
   return depth_;
@@ -131,6 +145,14 @@ void Scheduler::tokenizer_loop() {
     if (stopping_) return;
     JobRef job = std::move(tokenize_queue_.front());
     tokenize_queue_.pop_front();
+    if (expire(job, Clock::now())) {  // not worth tokenizing either
+      auto& depth = depth_[job->model_name].total;
+      depth -= std::min(depth, job->request.items.size());
+      lock.unlock();
+      finish(job);
+      lock.lock();
+      continue;
+    }
     lock.unlock();
 
     const auto start = Clock::now();
@@ -248,6 +270,7 @@ void Scheduler::compute_loop(int index) {
       Depth& depth = depth_[job.model_name];
       depth.total -= std::min<std::size_t>(depth.total, 1);
       depth.batch -= std::min<std::size_t>(depth.batch, 1);
+      expire(item.job, start);
       if (job.failed.load(std::memory_order_relaxed)) {
         // Its request already failed: skip the work, count the sequence as done.
         sequence_done(item.job, job.prepared[item.index].input_ids.size(), finished);

@@ -91,6 +91,8 @@ class Scheduler {
   void run_alone(const ItemRef& item, Scratch& scratch, ItemResult& result);
   void finish(const JobRef& job);                                 // no lock held
   void mark_failed(const JobRef& job, std::exception_ptr error);  // under mutex_
+  // Under mutex_: fails a job whose deadline is past `now` (counted once); true when it did.
+  bool expire(const JobRef& job, std::chrono::steady_clock::time_point now);
   // Under mutex_: moves the job's next sequences into the batcher (all of them, or for a
   // chunked job as many as its share of the token budget allows).
   void queue_sequences(Job& job, const JobRef& ref, std::chrono::steady_clock::time_point now);

@@ -195,10 +195,26 @@ struct InferenceRequest {
   // they were combined): a reranker's score as CrossEncoder.predict, TEI or Cohere give it.
   // nullopt: the logits as the model gave them.
   std::optional<model::heads::Activation> score_activation;
+  // Set: when the caller stops waiting (a gRPC call's deadline). A request still queued then is
+  // dropped before its forward pass and answered kDeadlineExceeded
+  // (onepass_expired_requests_total counts them); one already running finishes.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   // The request's span (set by the API when tracing is on): when it is sampled, the runtime
   // records its phases as children of it and links the forward passes it rode in to it.
   trace::SpanContext trace;
 };
+
+// A wall-clock deadline (a gRPC call's) as InferenceRequest::deadline: nullopt for none
+// (time_point::max(), or further than a day away).
+inline std::optional<std::chrono::steady_clock::time_point> steady_deadline(
+    std::chrono::system_clock::time_point deadline) {
+  const auto now = std::chrono::system_clock::now();
+  if (deadline == std::chrono::system_clock::time_point::max() ||
+      deadline - now > std::chrono::hours(24))
+    return std::nullopt;
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline - now);
+}
 
 // One window of a chunked input: its output and its token count, special tokens included.
 struct WindowOutput {

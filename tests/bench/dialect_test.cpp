@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "protowire/wire.h"
 
 namespace onepass::bench {
 namespace {
@@ -374,9 +377,152 @@ TEST(CohereDialect, DocumentsAgainstOneQueryAnsweredByIndex) {
                Error);
 }
 
+// --- the gRPC dialects: their messages read back field by field --------------------------
+
+// Every length-delimited occurrence of `field` in `message`, in order.
+std::vector<std::string> fields(std::string_view message, std::uint32_t field) {
+  std::vector<std::string> out;
+  protowire::Reader r(message);
+  while (r.next()) {
+    if (r.field() == field && r.type() == protowire::WireType::kLength) {
+      out.emplace_back(r.bytes());
+    } else {
+      r.skip();
+    }
+  }
+  return out;
+}
+
+std::string le_floats(const std::vector<float>& values) {
+  protowire::Writer w;
+  w.packed_floats(1, values);
+  return fields(w.data(), 1).front();  // the run without its tag and length
+}
+
+TEST(KServeGrpcDialect, ModelInferCarriesTextTensorsInRawContents) {
+  DialectOptions options;
+  options.model = "nli";
+  options.label_names = {"entailment", "neutral", "contradiction"};
+  const auto d = make_dialect("kserve-grpc", options);
+  EXPECT_EQ(d->protocol(), Protocol::kGrpc);
+  const Sample* batch[] = {&kPair, &kSingle};
+  const GrpcRequest r = d->build_grpc(batch, Task::kClassify);
+  EXPECT_EQ(r.method, "/inference.GRPCInferenceService/ModelInfer");
+  ASSERT_EQ(r.messages.size(), 1u);
+  EXPECT_EQ(fields(r.messages[0], 1), std::vector<std::string>{"nli"});
+  const auto inputs = fields(r.messages[0], 5);
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(fields(inputs[0], 1), std::vector<std::string>{"text"});
+  EXPECT_EQ(fields(inputs[0], 2), std::vector<std::string>{"BYTES"});
+  EXPECT_EQ(fields(inputs[1], 1), std::vector<std::string>{"text_pair"});
+  const auto raw = fields(r.messages[0], 7);
+  ASSERT_EQ(raw.size(), 2u);
+  // Each element: its 4-byte little-endian length, then its bytes; a single text's pair is "".
+  EXPECT_EQ(raw[0], std::string("\x0c\0\0\0", 4) + "A man plays." + std::string("\x0b\0\0\0", 4) +
+                        "Hello world");
+  EXPECT_EQ(raw[1],
+            std::string("\x14\0\0\0", 4) + "Someone makes music." + std::string("\0\0\0\0", 4));
+  EXPECT_THROW(d->build(batch, Task::kClassify), Error);  // no HTTP form
+
+  // logits [2, 3] in raw_output_contents: read as probabilities, named by label_names.
+  protowire::Writer out, tensor;
+  tensor.bytes_field(1, "logits");
+  tensor.bytes_field(2, "FP32");
+  tensor.packed_varints(3, {2, 3});
+  out.bytes_field(5, tensor.data());
+  out.bytes_field(6, le_floats({0.0f, 2.0f, 0.0f, 3.0f, 0.0f, 0.0f}));
+  const auto answers = d->parse_grpc({out.data()}, 2, Task::kClassify);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].label, "neutral");
+  EXPECT_EQ(answers[1].label, "entailment");
+  EXPECT_NEAR(answers[1].score, std::exp(3.0) / (std::exp(3.0) + 2), 1e-6);
+  EXPECT_THROW(d->parse_grpc({out.data()}, 4, Task::kClassify), Error);   // 6 values, 4 inputs
+  EXPECT_THROW(d->parse_grpc({"\x0a\x05m"}, 2, Task::kClassify), Error);  // cut short
+
+  // The same values in contents.fp32_contents, one embeddings output.
+  protowire::Writer emb, emb_tensor, contents;
+  contents.packed_floats(6, {0.5f, -1.0f, 0.25f, 2.0f});
+  emb_tensor.bytes_field(1, "embeddings");
+  emb_tensor.bytes_field(2, "FP32");
+  emb_tensor.bytes_field(5, contents.data());
+  emb.bytes_field(5, emb_tensor.data());
+  const auto vectors = d->parse_grpc({emb.data()}, 2, Task::kClassify);
+  EXPECT_EQ(vectors[0].values, (std::vector<float>{0.5f, -1.0f}));
+  EXPECT_EQ(vectors[1].values, (std::vector<float>{0.25f, 2.0f}));
+  EXPECT_TRUE(vectors[1].label.empty());
+
+  DialectOptions nameless;
+  EXPECT_THROW(make_dialect("kserve-grpc", nameless)->build_grpc(batch, Task::kClassify), Error);
+}
+
+TEST(TeiGrpcDialect, OneInputIsUnaryAndABatchIsAStreamInOrder) {
+  const auto d = make_dialect("tei-grpc", {});
+  const Sample* one[] = {&kSingle};
+  GrpcRequest r = d->build_grpc(one, Task::kClassify);
+  EXPECT_EQ(r.method, "/tei.v1.Predict/Predict");
+  ASSERT_EQ(r.messages.size(), 1u);
+  EXPECT_EQ(fields(r.messages[0], 1), std::vector<std::string>{"Hello world"});
+  const Sample* pairs[] = {&kPair, &kPair, &kPair};
+  r = d->build_grpc(pairs, Task::kClassify);
+  EXPECT_EQ(r.method, "/tei.v1.Predict/PredictPairStream");
+  ASSERT_EQ(r.messages.size(), 3u);
+  EXPECT_EQ(fields(r.messages[0], 1),
+            (std::vector<std::string>{"A man plays.", "Someone makes music."}));
+  // One stream, one message type: pairs and single texts cannot share a batch.
+  const Sample* mixed[] = {&kPair, &kSingle};
+  EXPECT_THROW(d->build_grpc(mixed, Task::kClassify), Error);
+  r = d->build_grpc(pairs, Task::kEmbed);
+  EXPECT_EQ(r.method, "/tei.v1.Embed/EmbedStream");
+  EXPECT_EQ(fields(r.messages[0], 1),
+            std::vector<std::string>{"A man plays.\nSomeone makes music."});
+  EXPECT_EQ(d->build_grpc(one, Task::kSparse).method, "/tei.v1.Embed/EmbedSparse");
+  EXPECT_THROW(d->build_grpc(one, Task::kTokens), Error);
+
+  // PredictResponse{predictions: {score, label}...}: the top label, every score by label name.
+  auto prediction = [](float score, const std::string& label) {
+    protowire::Writer p;
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &score, 4);
+    std::string fixed = {'\x0d', static_cast<char>(bits & 0xff),
+                         static_cast<char>((bits >> 8) & 0xff),
+                         static_cast<char>((bits >> 16) & 0xff), static_cast<char>(bits >> 24)};
+    p.bytes_field(2, label);
+    return fixed + p.data();
+  };
+  protowire::Writer a, b;
+  a.bytes_field(1, prediction(0.75f, "neutral"));
+  a.bytes_field(1, prediction(0.25f, "entailment"));
+  b.bytes_field(1, prediction(0.125f, "neutral"));
+  b.bytes_field(1, prediction(0.875f, "entailment"));
+  const auto answers = d->parse_grpc({a.data(), b.data()}, 2, Task::kClassify);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].label, "neutral");
+  EXPECT_FLOAT_EQ(answers[0].score, 0.75f);
+  EXPECT_EQ(answers[1].label, "entailment");
+  EXPECT_EQ(answers[1].values, (std::vector<float>{0.875f, 0.125f}));  // entailment, neutral
+  EXPECT_THROW(d->parse_grpc({a.data()}, 2, Task::kClassify), Error);  // one answer for two
+
+  // EmbedResponse{embeddings} and EmbedSparseResponse{sparse_embeddings: {index, value}}.
+  protowire::Writer e;
+  e.packed_floats(1, {1.0f, -2.0f});
+  EXPECT_EQ(d->parse_grpc({e.data()}, 1, Task::kEmbed)[0].values,
+            (std::vector<float>{1.0f, -2.0f}));
+  protowire::Writer sparse, entry;
+  entry.varint_field(1, 3);
+  const float v = 0.5f;
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &v, 4);
+  std::string value = {'\x15', static_cast<char>(bits & 0xff),
+                       static_cast<char>((bits >> 8) & 0xff),
+                       static_cast<char>((bits >> 16) & 0xff), static_cast<char>(bits >> 24)};
+  sparse.bytes_field(1, entry.data() + value);
+  EXPECT_EQ(d->parse_grpc({sparse.data()}, 1, Task::kSparse)[0].values,
+            (std::vector<float>{0, 0, 0, 0.5f}));
+}
+
 TEST(Dialects, UnknownNameIsAnArgumentError) {
   EXPECT_THROW(make_dialect("grpc", {}), Error);
-  EXPECT_EQ(dialect_names().size(), 7u);
+  EXPECT_EQ(dialect_names().size(), 10u);
 }
 
 }  // namespace

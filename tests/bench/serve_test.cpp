@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "bench/bench.h"
+#include "bench/load.h"
 #include "bench/results.h"
 #include "tests/support/paths.h"
 #include "tests/support/serve_process.h"
@@ -185,6 +186,115 @@ TEST(Serve, SweepOfAnExtractor) {
   Workload w = tiny_sweep();
   w.task = Task::kExtract;
   EXPECT_THROW(run_bench({spec("hf", server.url(), "hf", "gl")}, w), Error);
+}
+
+// The gRPC dialects against `onepass serve --grpc-port` (one server, an API key): every request
+// of a sweep answered and verified, the answers the REST v2 dialect's (compare mode), and a
+// wrong key counted per request under the gRPC status's name, its message kept and the key not.
+TEST(Serve, SweepOverKServeGrpcMatchesRestAndCountsAWrongKey) {
+  const std::string key = "bench-grpc-key";
+  ServeProcess server({"--model", "nli=" + fixture_model("xlmr-tiny-nli"), "--model",
+                       "emb=" + fixture_model("bert-tiny-embed"), "--grpc-port", "0", "--api-key",
+                       key});
+  ASSERT_NE(server.grpc_port(), 0) << "serve did not print its gRPC address";
+  const std::string grpc_url = "grpc://127.0.0.1:" + std::to_string(server.grpc_port());
+  auto with_key = [&](EndpointSpec e, const std::string& k) {
+    e.options.headers.emplace_back("Authorization", "Bearer " + k);
+    e.options.label_names = {"entailment", "neutral", "contradiction"};
+    return e;
+  };
+  Workload w = tiny_sweep();
+  const BenchResult nli = run_bench({with_key(spec("rest", server.url(), "kserve", "nli"), key),
+                                     with_key(spec("grpc", grpc_url, "kserve-grpc", "nli"), key)},
+                                    w);
+  ASSERT_EQ(nli.endpoints.size(), 2u);
+  for (const auto& e : nli.endpoints) expect_clean(e);
+  EXPECT_EQ(nli.endpoints[1].reference.answered_task(), Task::kClassify);
+  EXPECT_TRUE(nli.endpoints[1].reference.accuracy().has_value());
+  ASSERT_EQ(nli.agreement.size(), 1u);
+  EXPECT_GT(nli.agreement[0].compared, 0u);
+  EXPECT_DOUBLE_EQ(*nli.agreement[0].rate(), 1.0);
+
+  const BenchResult emb =
+      run_bench({with_key(spec("grpc", grpc_url, "kserve-grpc", "emb"), key)}, w);
+  EXPECT_EQ(emb.endpoints[0].reference.answered_task(), Task::kEmbed);
+  expect_clean(emb.endpoints[0]);
+
+  // The same workload with a wrong key: every request refused, counted by status name.
+  const auto wrong =
+      make_dialect("kserve-grpc", with_key(spec("", "", "", "nli"), "wrong").options);
+  RunSpec run;
+  run.requests = 6;
+  run.warmup = 0;
+  run.concurrency = 2;
+  const RunResult refused = run_load(*wrong, grpc_url, w.samples, nli.endpoints[1].reference, run);
+  EXPECT_EQ(refused.ok_requests, 0u);
+  ASSERT_EQ(refused.errors.size(), 1u);
+  EXPECT_EQ(refused.errors.count("UNAUTHENTICATED"), 1u);
+  EXPECT_EQ(refused.errors.at("UNAUTHENTICATED"), run.requests);
+  ASSERT_EQ(refused.error_messages.count("UNAUTHENTICATED"), 1u);
+  EXPECT_NE(refused.error_messages.at("UNAUTHENTICATED").find("API key"), std::string::npos);
+  EXPECT_EQ(refused.error_messages.at("UNAUTHENTICATED").find("wrong"), std::string::npos);
+
+  // Nothing listening (port 1): every request counted as "connect", without waiting for the
+  // --timeout of 20 s per worker.
+  const auto started = std::chrono::steady_clock::now();
+  const auto good = make_dialect("kserve-grpc", with_key(spec("", "", "", "nli"), key).options);
+  const RunResult nobody =
+      run_load(*good, "grpc://127.0.0.1:1", w.samples, nli.endpoints[1].reference, run);
+  EXPECT_EQ(nobody.ok_requests, 0u);
+  EXPECT_EQ(nobody.errors.count("connect"), 1u);
+  EXPECT_EQ(nobody.errors.size(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+
+  // A gRPC dialect refuses an http:// endpoint, and an HTTP one a grpc:// endpoint.
+  EXPECT_THROW(run_bench({with_key(spec("x", server.url(), "kserve-grpc", "nli"), key)}, w), Error);
+  EXPECT_THROW(run_bench({with_key(spec("x", grpc_url, "kserve", "nli"), key)}, w), Error);
+}
+
+// tei-grpc against `onepass serve --grpc-port`'s tei.v1 services (several models: the target
+// model metadata picks one): every request of the sweep (batches of 4 as streams) answered and
+// verified, the classifier's answers the REST tei dialect's, the embedder and the SPLADE model
+// found by --task auto.
+TEST(Serve, SweepOverTeiGrpcMatchesRest) {
+  ServeProcess server({"--model", "nli=" + fixture_model("xlmr-tiny-nli"), "--model",
+                       "emb=" + fixture_model("bert-tiny-embed"), "--model",
+                       "splade=" + fixture_model("bert-tiny-splade"), "--grpc-port", "0"});
+  ASSERT_NE(server.grpc_port(), 0) << "serve did not print its gRPC address";
+  const std::string grpc_url = "grpc://127.0.0.1:" + std::to_string(server.grpc_port());
+  auto target = [](EndpointSpec e, const std::string& model) {
+    e.options.headers.emplace_back("X-Amzn-SageMaker-Target-Model", model);
+    return e;
+  };
+  const Workload w = tiny_sweep();
+  const BenchResult nli = run_bench({target(spec("rest", server.url(), "tei", ""), "nli"),
+                                     target(spec("grpc", grpc_url, "tei-grpc", ""), "nli")},
+                                    w);
+  for (const auto& e : nli.endpoints) expect_clean(e);
+  EXPECT_EQ(nli.endpoints[1].reference.answered_task(), Task::kClassify);
+  EXPECT_TRUE(nli.endpoints[1].reference.accuracy().has_value());
+  ASSERT_EQ(nli.agreement.size(), 1u);
+  EXPECT_GT(nli.agreement[0].compared, 0u);
+  EXPECT_DOUBLE_EQ(*nli.agreement[0].rate(), 1.0);
+
+  const BenchResult emb = run_bench({target(spec("grpc", grpc_url, "tei-grpc", ""), "emb")}, w);
+  EXPECT_EQ(emb.endpoints[0].reference.task, Task::kEmbed);
+  expect_clean(emb.endpoints[0]);
+  const BenchResult splade =
+      run_bench({target(spec("grpc", grpc_url, "tei-grpc", ""), "splade")}, w);
+  EXPECT_EQ(splade.endpoints[0].reference.task, Task::kSparse);
+  expect_clean(splade.endpoints[0]);
+
+  // An unknown target model: every call refused, counted as NOT_FOUND with the server's words.
+  const auto nowhere = make_dialect("tei-grpc", target(spec("", "", "", ""), "nope").options);
+  RunSpec run;
+  run.requests = 4;
+  run.warmup = 0;
+  const RunResult refused =
+      run_load(*nowhere, grpc_url, w.samples, nli.endpoints[1].reference, run);
+  EXPECT_EQ(refused.ok_requests, 0u);
+  EXPECT_EQ(refused.errors.count("NOT_FOUND"), 1u);
+  EXPECT_EQ(refused.errors.size(), 1u);
 }
 
 TEST(Serve, CompareTwoServersOfTheSameModelAgreesFully) {

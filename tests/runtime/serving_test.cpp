@@ -287,6 +287,55 @@ TEST(Serving, TokenizeUsesTheModelsTokenizer) {
             ErrorKind::kNotFound);
 }
 
+// A request whose deadline passes while it waits is answered kDeadlineExceeded and never
+// reaches the model: one already late when a tokenizer thread takes it, one that expires in
+// the batcher behind a forward pass held at the gate. The request beside them without a
+// deadline is served.
+TEST(Serving, ARequestPastItsDeadlineIsDroppedBeforeItsForwardPass) {
+  FakeWorld world;
+  world.forward_gate.close();
+  Runtime rt(fake_options(world));
+  ASSERT_TRUE(rt.wait_ready(std::chrono::seconds(5)));
+  Pending warm = submit(rt, ids("nli", {{1, 9, 2}}));  // holds the compute thread
+  ASSERT_TRUE(world.forward_gate.wait_blocked(1));
+  InferenceRequest late = ids("nli", {{1, 57, 2}});
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::milliseconds(1);
+  InferenceRequest soon = ids("nli", {{1, 55, 2}, {1, 58, 2}});
+  soon.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+  InferenceRequest open = ids("nli", {{1, 56, 2}});
+  open.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  Pending p_late = submit(rt, late);
+  Pending p_soon = submit(rt, soon);
+  Pending p_open = submit(rt, open);
+  // The late one is answered without waiting for the gate; the others wait for a batch.
+  ASSERT_TRUE(p_late.done(5000));
+  ASSERT_TRUE(eventually([&] {
+    return metric(rt, "onepass_batch_queue_depth", {{"model", "nli"}}) == 3;
+  }));
+  std::this_thread::sleep_until(*soon.deadline + std::chrono::milliseconds(5));
+  world.forward_gate.open();
+
+  std::string message;
+  EXPECT_EQ(result_error(p_late.get(), &message), ErrorKind::kDeadlineExceeded);
+  EXPECT_NE(message.find("deadline"), std::string::npos);
+  EXPECT_EQ(result_error(p_soon.get()), ErrorKind::kDeadlineExceeded);
+  EXPECT_TRUE(p_soon.get().items.empty());
+  ASSERT_FALSE(p_open.get().error);
+  expect_logits(p_open.get().items[0], {1, 56, 2}, {0, 0, 0}, 3);
+  ASSERT_FALSE(warm.get().error);
+  for (const Pending* p : {&warm, &p_late, &p_soon, &p_open}) EXPECT_EQ(*p->calls, 1);
+  for (const auto& b : world.batch_log()) {
+    for (auto first : b.first_ids) {
+      EXPECT_NE(first, 55);
+      EXPECT_NE(first, 57);
+      EXPECT_NE(first, 58);
+    }
+  }
+  EXPECT_EQ(metric(rt, "onepass_expired_requests_total", {{"model", "nli"}}), 2);
+  EXPECT_EQ(metric(rt, "onepass_failed_requests_total", {{"model", "nli"}}), 2);
+  EXPECT_EQ(metric(rt, "onepass_queue_depth", {{"model", "nli"}}), 0);
+}
+
 TEST(Serving, MetricsAfterTrafficAreValid) {
   FakeWorld world;
   Runtime rt(fake_options(world));

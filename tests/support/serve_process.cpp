@@ -52,10 +52,17 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args,
   }
   ::close(out[1]);
   ::close(log_fd);
-  // Read stdout until the "listening on" line.
+  // Read stdout until the "listening on" line (with --grpc-port, "grpc listening on HOST:PORT"
+  // comes before it).
   std::string text;
+  auto http_line = [&text] {
+    const auto at = text.find("\nlistening on ");
+    if (text.rfind("listening on ", 0) == 0) return std::size_t{0};
+    return at == std::string::npos ? at : at + 1;
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (text.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+  while ((http_line() == std::string::npos || text.find('\n', http_line()) == std::string::npos) &&
+         std::chrono::steady_clock::now() < deadline) {
     pollfd pfd{out[0], POLLIN, 0};
     if (::poll(&pfd, 1, 200) <= 0) continue;
     char buf[256];
@@ -64,11 +71,17 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args,
     text.append(buf, static_cast<std::size_t>(n));
   }
   ::close(out[0]);
-  const auto at = text.find("listening on ");
-  const auto colon = text.rfind(':');
-  if (at == std::string::npos || colon == std::string::npos)
+  const auto at = http_line();
+  const auto end = at == std::string::npos ? at : text.find('\n', at);
+  const auto colon = end == std::string::npos ? end : text.rfind(':', end);
+  if (at == std::string::npos || colon == std::string::npos || colon < at)
     throw std::runtime_error("onepass serve did not start: " + text + log());
   port_ = static_cast<std::uint16_t>(std::stoi(text.substr(colon + 1)));
+  const auto grpc = text.find("grpc listening on ");
+  if (grpc != std::string::npos && grpc < at) {
+    const auto grpc_colon = text.rfind(':', text.find('\n', grpc));
+    grpc_port_ = static_cast<std::uint16_t>(std::stoi(text.substr(grpc_colon + 1)));
+  }
 }
 
 ServeProcess::~ServeProcess() {

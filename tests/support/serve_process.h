@@ -19,6 +19,8 @@ class ServeProcess {
   ~ServeProcess();
 
   std::uint16_t port() const { return port_; }
+  // With "--grpc-port 0" in `args`: the gRPC port the server printed (0 without one).
+  std::uint16_t grpc_port() const { return grpc_port_; }
   // http://127.0.0.1:PORT, for clients that take a URL.
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   pid_t pid() const { return pid_; }
@@ -33,6 +35,7 @@ class ServeProcess {
  private:
   pid_t pid_ = -1;
   std::uint16_t port_ = 0;
+  std::uint16_t grpc_port_ = 0;
   std::string log_path_;
 };
 

@@ -37,6 +37,8 @@ ApiError to_api_error(std::exception_ptr error) {
         return {ApiErrorKind::kUnavailable, e.what()};
       case ErrorKind::kBackend:
         return {ApiErrorKind::kBackend, e.what()};
+      case ErrorKind::kDeadlineExceeded:
+        return {ApiErrorKind::kDeadlineExceeded, e.what()};
       case ErrorKind::kInternal:
         return {ApiErrorKind::kInternal, e.what()};
     }
@@ -84,6 +86,8 @@ int default_http_status(ApiErrorKind kind) {
       return 503;
     case ApiErrorKind::kBackend:
       return 424;
+    case ApiErrorKind::kDeadlineExceeded:
+      return 504;
     case ApiErrorKind::kInsufficientStorage:
       return 507;
     case ApiErrorKind::kInternal:
@@ -122,6 +126,8 @@ ApiErrorKind kind_for_status(int status) {
       return ApiErrorKind::kHeaderTooLarge;
     case 503:
       return ApiErrorKind::kUnavailable;
+    case 504:
+      return ApiErrorKind::kDeadlineExceeded;
     case 500:
       return ApiErrorKind::kInternal;
     default:

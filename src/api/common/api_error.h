@@ -34,6 +34,7 @@ enum class ApiErrorKind {
   kOverloaded,           // 429 + Retry-After
   kUnavailable,          // 503
   kBackend,              // NaN/Inf output: 424
+  kDeadlineExceeded,     // the caller's deadline passed before the work ran: 504
   kInsufficientStorage,  // 507
   kInternal,             // 500
 };

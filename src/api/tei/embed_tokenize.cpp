@@ -7,61 +7,17 @@
 #include "api/common/long_input.h"
 #include "api/common/task_guard.h"
 #include "api/common/zero_shot.h"
+#include "api/tei/tasks.h"
 #include "api/tei/tei.h"
 #include "api/tei/tei_common.h"
 #include "model/heads/postprocess.h"
-#include "runtime/prompts.h"
 
 namespace onepass::api::tei {
 
-namespace {
-
-// One item per text, the body's truncation applied: /embed, /embed_all and /embed_sparse.
-runtime::InferenceRequest text_request(const Json& body, const ApiOptions& options,
-                                       const runtime::ModelDescription& model,
-                                       runtime::OutputKind output) {
-  bool is_list = false;
-  runtime::InferenceRequest request;
-  request.model = model.name;
-  request.output = output;
-  for (auto& text : parse_string_inputs(body, options, is_list)) {
-    runtime::InferenceItem item;
-    item.text = std::move(text);
-    request.items.push_back(std::move(item));
-  }
-  parse_truncation(body, options, request);
-  request.prompt_name = get_string(body, "prompt_name");
-  return request;
-}
-
-// Byte offset of each code point of `text`, plus the end: offsets are code points in the
-// tokenizer's Encoding, bytes in TEI's answer.
-std::vector<std::size_t> code_point_starts(std::string_view text) {
-  std::vector<std::size_t> starts;
-  starts.reserve(text.size() + 1);
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
-  starts.push_back(text.size());
-  return starts;
-}
-
-}  // namespace
-
 void handle_embed(Call& call) {
   const Json body = parse_json_body(call.request);
-  const auto model = select_embedder(call);
-  auto request = text_request(body, call.options, model, runtime::OutputKind::kPooled);
-  request.embedding.normalize = get_bool(body, "normalize").value_or(true);
-  if (const auto d = get_int(body, "dimensions")) {
-    if (*d < 1 || *d > runtime::embedding_size(model))
-      throw ApiError(
-          ApiErrorKind::kValidation,
-          "`dimensions` must be between 1 and " + std::to_string(runtime::embedding_size(model)),
-          "dimensions");
-    request.embedding.dimensions = static_cast<std::size_t>(*d);
-  }
-  runtime::apply_long_input(parse_long_input(body), call.options.long_input,
-                            get_bool(body, "truncate"), request);
+  const auto model = select_tei_model(call);
+  auto request = embed_request(body, call.options, model, call.request.path());
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
                    [received](runtime::InferenceResult& result) {
@@ -79,8 +35,8 @@ void handle_embed(Call& call) {
 // [hidden] vectors, special tokens included, and a list of inputs however many were sent.
 void handle_embed_all(Call& call) {
   const Json body = parse_json_body(call.request);
-  const auto model = select_embedder(call);
-  auto request = text_request(body, call.options, model, runtime::OutputKind::kTokens);
+  const auto model = select_tei_model(call);
+  auto request = embed_all_request(body, call.options, model, call.request.path());
   const auto hidden = static_cast<std::size_t>(model.info.hidden_size);
   const auto received = call.request.received;
   submit_and_reply(call.service, std::move(request), call.reply,
@@ -105,8 +61,7 @@ void handle_embed_all(Call& call) {
 void handle_embed_sparse(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  require_task(model, runtime::bits_of({runtime::ModelTask::kMaskedLm}), "/embed_sparse");
-  auto request = text_request(body, call.options, model, runtime::OutputKind::kSparse);
+  auto request = embed_sparse_request(body, call.options, model, "/embed_sparse");
   const auto received = call.request.received;
   submit_and_reply(
       call.service, std::move(request), call.reply, [received](runtime::InferenceResult& result) {
@@ -131,36 +86,21 @@ void handle_embed_sparse(Call& call) {
 void handle_tokenize(Call& call) {
   const Json body = parse_json_body(call.request);
   const auto model = select_tei_model(call);
-  bool is_list = false;
-  const auto texts = parse_string_inputs(body, call.options, is_list);
-  const bool add_special = get_bool(body, "add_special_tokens").value_or(true);
-  // As TEI: the prompt is tokenized with the text, and offsets point into the two joined.
-  const std::string_view prompt = runtime::prompt_for(model, get_string(body, "prompt_name"));
   JsonWriter json;
   json.begin_array();
-  std::string prompted;
-  for (const auto& input : texts) {
-    const std::string_view text = runtime::with_prompt(prompt, input, prompted);
-    const auto encoding = call.service.tokenize(model.name, text, std::nullopt, add_special);
-    const auto starts = code_point_starts(text);
+  for (const auto& tokens : tokenize(body, call.service, call.options, model)) {
     json.begin_array();
-    for (std::size_t i = 0; i < encoding.size(); ++i) {
-      const bool special =
-          i < encoding.special_tokens_mask.size() && encoding.special_tokens_mask[i];
-      json.begin_object().key("id").value(static_cast<std::int64_t>(encoding.ids[i]));
-      if (special || i >= encoding.offsets.size()) {
-        json.key("text").value(i < encoding.tokens.size() ? encoding.tokens[i] : std::string());
+    for (const auto& token : tokens) {
+      json.begin_object().key("id").value(token.id).key("text").value(token.text);
+      if (token.special)
         json.key("special").value(true).key("start").null().key("stop").null();
-      } else {
-        const auto [cp_start, cp_end] = encoding.offsets[i];
-        const std::size_t last = starts.size() - 1;
-        const std::size_t start = starts[std::min<std::size_t>(cp_start, last)];
-        const std::size_t stop = starts[std::min<std::size_t>(cp_end, last)];
-        json.key("text").value(
-            std::string_view(text).substr(start, stop > start ? stop - start : 0));
-        json.key("special").value(false);
-        json.key("start").value(start).key("stop").value(stop);
-      }
+      else
+        json.key("special")
+            .value(false)
+            .key("start")
+            .value(token.start)
+            .key("stop")
+            .value(token.stop);
       json.end_object();
     }
     json.end_array();
@@ -197,17 +137,6 @@ void handle_zero_shot(Call& call) {
                    });
 }
 
-namespace {
-
-// TEI's names for the weights' type; int8 has none there, so it keeps its own.
-const char* model_dtype(const std::string& precision) {
-  if (precision == "bf16") return "bfloat16";
-  if (precision == "int8") return "int8";
-  return "float32";
-}
-
-}  // namespace
-
 void handle_info(Call& call) {
   const auto model = select_tei_model(call);
   JsonWriter json;
@@ -236,10 +165,7 @@ void handle_info(Call& call) {
       json.key(model.info.id2label[i]).value(i);
     json.end_object().end_object();
   }
-  const std::size_t max_input =
-      call.options.max_input_length && model.max_input_length
-          ? std::min<std::size_t>(call.options.max_input_length, model.max_input_length)
-          : static_cast<std::size_t>(model.max_input_length);
+  const std::size_t max_input = max_input_length(model, call.options);
   json.end_object()
       .key("max_concurrent_requests")
       .value(call.options.max_concurrent_requests)

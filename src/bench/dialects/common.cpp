@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "base/error.h"
@@ -98,6 +99,28 @@ Answer answer_from_span(const nlohmann::json& answer, std::string_view dialect) 
 nlohmann::json question_of(const Sample& sample) {
   return {{"question", sample.text_pair ? *sample.text_pair : std::string(kDefaultQuestion)},
           {"context", sample.text}};
+}
+
+Answer answer_from_logits(const std::vector<float>& logits,
+                          const std::vector<std::string>& label_names) {
+  Answer answer;
+  std::vector<float> probs(logits.size());
+  if (logits.empty()) return answer;
+  if (logits.size() == 1) {
+    probs[0] = 1.0f / (1.0f + std::exp(-logits[0]));
+  } else {
+    const float top = *std::max_element(logits.begin(), logits.end());
+    float sum = 0;
+    for (std::size_t j = 0; j < logits.size(); ++j) sum += probs[j] = std::exp(logits[j] - top);
+    for (float& p : probs) p /= sum;
+  }
+  const std::size_t best =
+      static_cast<std::size_t>(std::max_element(probs.begin(), probs.end()) - probs.begin());
+  answer.label = best < label_names.size() ? label_names[best] : "LABEL_" + std::to_string(best);
+  answer.label_named = best < label_names.size();
+  answer.score = probs[best];
+  answer.values = std::move(probs);
+  return answer;
 }
 
 std::string single_text(const Sample& sample) {

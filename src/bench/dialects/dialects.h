@@ -16,6 +16,8 @@ std::unique_ptr<Dialect> make_kserve_dialect(DialectOptions options);
 std::unique_ptr<Dialect> make_vllm_dialect(DialectOptions options);
 std::unique_ptr<Dialect> make_openai_dialect(DialectOptions options);
 std::unique_ptr<Dialect> make_cohere_dialect(DialectOptions options);
+std::unique_ptr<Dialect> make_kserve_grpc_dialect(DialectOptions options);
+std::unique_ptr<Dialect> make_tei_grpc_dialect(DialectOptions options);
 
 namespace detail {
 
@@ -38,6 +40,10 @@ Answer answer_from_span(const nlohmann::json& answer, std::string_view dialect);
 // asked kDefaultQuestion.
 inline constexpr const char* kDefaultQuestion = "What is this text about?";
 nlohmann::json question_of(const Sample& sample);
+// Answer from one input's logits: softmax (sigmoid for one logit), the top label named by
+// `label_names` (or "LABEL_i", unnamed), every probability kept in index order.
+Answer answer_from_logits(const std::vector<float>& logits,
+                          const std::vector<std::string>& label_names);
 // Text of a sample for endpoints that take one string: a pair joined by a newline.
 std::string single_text(const Sample& sample);
 

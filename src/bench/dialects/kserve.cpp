@@ -4,7 +4,6 @@
 // fixed-shape deployment pays); without one, as BYTES tensors text / text_pair [n].
 // Answers: logits [n, labels] (softmax, or sigmoid for one label) or embeddings [n, hidden].
 #include <algorithm>
-#include <cmath>
 
 #include "base/error.h"
 #include "bench/dialects/dialects.h"
@@ -62,7 +61,7 @@ class KServeDialect final : public Dialect {
     for (std::size_t i = 0; i < batch_size; ++i) {
       std::vector<float> row(data.begin() + i * width, data.begin() + (i + 1) * width);
       if (logits) {
-        answers[i] = from_logits(row);
+        answers[i] = detail::answer_from_logits(row, options().label_names);
       } else {
         answers[i].values = std::move(row);
       }
@@ -111,27 +110,6 @@ class KServeDialect final : public Dialect {
       inputs.push_back(tensor("token_type_ids", "INT64", {batch.size(), seq}, std::move(types)));
     }
     return inputs;
-  }
-
-  Answer from_logits(const std::vector<float>& logits) const {
-    Answer answer;
-    std::vector<float> probs(logits.size());
-    if (logits.size() == 1) {
-      probs[0] = 1.0f / (1.0f + std::exp(-logits[0]));
-    } else {
-      const float top = *std::max_element(logits.begin(), logits.end());
-      float sum = 0;
-      for (std::size_t j = 0; j < logits.size(); ++j) sum += probs[j] = std::exp(logits[j] - top);
-      for (float& p : probs) p /= sum;
-    }
-    const std::size_t best =
-        static_cast<std::size_t>(std::max_element(probs.begin(), probs.end()) - probs.begin());
-    const auto& names = options().label_names;
-    answer.label = best < names.size() ? names[best] : "LABEL_" + std::to_string(best);
-    answer.label_named = best < names.size();
-    answer.score = probs[best];
-    answer.values = std::move(probs);
-    return answer;
   }
 };
 

@@ -1,19 +1,23 @@
 // KServe's v2 gRPC protocol with npm @grpc/grpc-js, its messages from the repository's .proto
 // through @grpc/proto-loader (a protobuf reader not written here), against `onepass serve
 // --grpc-port`: the classifier's and the embedder's golden cases through ModelInfer within 1e-4
-// in both tensor forms, 64 concurrent calls each with its own answer, and the error statuses.
-// usage: node grpc_js_test.mjs ONEPASS FIXTURES_DIR PROTO_FILE
+// in both tensor forms, 64 concurrent calls each with its own answer, and the error statuses;
+// then TEI's tei.v1 services on the same port (TEI_PROTO_FILE): Embed's golden cases, and a
+// PredictStream answered in order, each message its golden logits.
+// usage: node grpc_js_test.mjs ONEPASS FIXTURES_DIR PROTO_FILE TEI_PROTO_FILE
 import { readFileSync } from "node:fs";
 import grpc from "@grpc/grpc-js";
 import protoLoader from "@grpc/proto-loader";
 import { check, startServe } from "./serve.mjs";
 
-const [binary, fixtures, protoFile] = process.argv.slice(2);
+const [binary, fixtures, protoFile, teiProtoFile] = process.argv.slice(2);
 const KEY = "grpc-js-key";
 const golden = (folder) => JSON.parse(readFileSync(`${fixtures}/${folder}/golden.json`, "utf8"));
 
 const definition = protoLoader.loadSync(protoFile, { keepCase: true, longs: Number, defaults: true });
 const { GRPCInferenceService } = grpc.loadPackageDefinition(definition).inference;
+const tei = grpc.loadPackageDefinition(
+  protoLoader.loadSync(teiProtoFile, { keepCase: true, longs: Number, defaults: true })).tei.v1;
 
 const server = await startServe(binary, [
   "--grpc-port", "0", "--api-key", KEY,
@@ -21,6 +25,30 @@ const server = await startServe(binary, [
 ]);
 const client = new GRPCInferenceService(`127.0.0.1:${server.grpcPort}`,
                                         grpc.credentials.createInsecure());
+const teiEmbed = new tei.Embed(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
+const teiPredict = new tei.Predict(`127.0.0.1:${server.grpcPort}`,
+                                   grpc.credentials.createInsecure());
+
+// TEI's messages name no model: the x-amzn-sagemaker-target-model metadata does.
+function teiMetadata(model, key = KEY) {
+  const metadata = new grpc.Metadata();
+  if (key !== null) metadata.add("authorization", `Bearer ${key}`);
+  metadata.add("x-amzn-sagemaker-target-model", model);
+  return metadata;
+}
+
+// A bidi stream: every request written, the answers collected in the order they came.
+function teiStream(client, method, model, requests, key = KEY) {
+  return new Promise((resolve, reject) => {
+    const answers = [];
+    const stream = client[method](teiMetadata(model, key));
+    stream.on("data", (answer) => answers.push(answer));
+    stream.on("error", reject);
+    stream.on("end", () => resolve(answers));
+    for (const request of requests) stream.write(request);
+    stream.end();
+  });
+}
 
 function call(method, request, key = KEY) {
   const metadata = new grpc.Metadata();
@@ -130,10 +158,36 @@ try {
   });
   check(badShape.code === grpc.status.INVALID_ARGUMENT && /shape/.test(badShape.details),
         `a count that disagrees with the shape: ${badShape.code} ${badShape.details}`);
+  // TEI: Embed (unary) on every embedder golden case TEI reads whole.
+  const readable = (c) => !c.truncation && !c.fast_input_ids && c.text;
+  for (const c of embed.filter(readable)) {
+    const answer = await new Promise((resolve, reject) =>
+      teiEmbed.Embed({ inputs: c.text, normalize: false }, teiMetadata("embed"),
+                     (error, a) => (error ? reject(error) : resolve(a))));
+    check(close(answer.embeddings, c.embedding.mean), `tei Embed ${c.id}`);
+  }
+  // PredictStream: one message per text, answered in order.
+  const singles = nli.filter(readable);
+  const labels = golden("bert-tiny-nli").id2label;
+  const streamed = await teiStream(teiPredict, "PredictStream", "nli",
+                                   singles.map((c) => ({ inputs: c.text, raw_scores: true })));
+  check(streamed.length === singles.length, `PredictStream: ${streamed.length} answers`);
+  streamed.forEach((a, i) => {
+    const byLabel = Object.fromEntries(a.predictions.map((p) => [p.label, p.score]));
+    const got = [0, 1, 2].map((k) => byLabel[labels[k]]);
+    check(close(got, singles[i].logits), `PredictStream ${singles[i].id} in order`);
+  });
+  const unauthorized = await teiStream(teiPredict, "PredictStream", "nli", [{ inputs: "x" }],
+                                       null).catch((e) => e);
+  check(unauthorized.code === grpc.status.UNAUTHENTICATED,
+        `a TEI stream without a key: ${unauthorized.code}`);
+
   const ready = await call("ModelReady", { name: "embed" });
   check(ready.ready === true, "embed is ready after all of that");
 } finally {
   client.close();
+  teiEmbed.close();
+  teiPredict.close();
   server.stop();
 }
 check((await server.exited) === 0, "serve exits 0 on SIGTERM");

@@ -1,5 +1,6 @@
 """KServe's v2 gRPC protocol with Debian's grpcio (python3-grpcio), a client not written here,
-against the real `onepass serve --grpc-port`: one server for the whole file.
+against the real `onepass serve --grpc-port`: one server for the whole file, which
+tei_checks.py also drives through TEI's tei.v1 services.
 
 The message classes come from the repository's .proto through protoc's own Python generator at
 test time (python3-grpc-tools is too old for Debian's protobuf runtime), and the calls go through
@@ -87,6 +88,8 @@ def start_server():
             "--model", "nli=" + os.path.join(FIXTURES, "bert-tiny-nli"),
             "--model", "embed=" + os.path.join(FIXTURES, "bert-tiny-embed"),
             "--model", "ner=" + os.path.join(FIXTURES, "bert-tiny-ner"),
+            "--model", "rerank=" + os.path.join(FIXTURES, "bert-tiny-rerank"),
+            "--model", "splade=" + os.path.join(FIXTURES, "bert-tiny-splade"),
             "--api-key", KEY, "--max-concurrent-requests", "64", "--enable-model-management",
             "--payload-limit", str(1 << 20), "--log-level", "warn"]
     # The log goes to a file: a pipe nobody reads would fill and stall the server.
@@ -379,6 +382,35 @@ long_case = next(c for c in cases if c["id"] == "long_300")
 code, _ = infer_status(text_request("nli", [long_case["text"]] * 32), timeout=0.001)
 check(code == grpc.StatusCode.DEADLINE_EXCEEDED, "a deadline that passed: %s" % code)
 
+# Under load, calls with a 1 ms deadline are DEADLINE_EXCEEDED (the ones that reached the
+# runtime's queue are dropped there before their forward pass, onepass_expired_requests_total),
+# the load itself is answered in full, and the server keeps serving.
+def expired_total():
+    text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % http_port).read().decode()
+    m = re.search(r'^onepass_expired_requests_total\{model="nli"\} (\d+)', text, re.M)
+    return int(m.group(1)) if m else None
+
+
+expired_before = expired_total()
+check(expired_before is not None, "/metrics has onepass_expired_requests_total for nli")
+busy = text_request("nli", [long_case["text"]] * 8)
+load = [ModelInfer.future(busy, metadata=AUTH) for _ in range(24)]
+hurried = [ModelInfer.future(text_request("nli", [long_case["text"]]), metadata=AUTH,
+                             timeout=0.001) for _ in range(16)]
+for future in hurried:
+    code, _ = status_of(future.result)
+    check(code == grpc.StatusCode.DEADLINE_EXCEEDED, "a 1 ms deadline under load: %s" % code)
+for future in load:
+    shape, _ = fp32_output(future.result(timeout=120))
+    check(shape == [8, 3], "the load beside the hurried calls: shape %s" % shape)
+shape, values = fp32_output(ModelInfer(ids_request("nli", cases[:1]), metadata=AUTH))
+check(close(values, cases[0]["logits"]), "still serving after the deadlines")
+expired_after = expired_total()
+check(expired_after is not None and expired_after >= expired_before,
+      "the expired count never goes down: %s -> %s" % (expired_before, expired_after))
+print("deadline case: %s of 16 hurried calls dropped in the runtime's queue"
+      % (expired_after - expired_before if expired_after is not None else "?"))
+
 # --- the repository: unload, then load back from the folder it was served from ------------
 unloaded = RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="embed"), metadata=AUTH)
 check(unloaded.model_name == "embed" and unloaded.isUnloaded, "unload: %s" % unloaded)
@@ -445,12 +477,28 @@ if check(server_span is not None, "no server span is the child of the call's tra
     check(len(children) > 0, "no runtime span is a child of the gRPC call's span")
     check(len(linked) > 0, "no forward-pass span links to the gRPC call's span")
 
+# --- TEI's tei.v1 services on the same port (tei_checks.py) --------------------------------
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tei_checks  # noqa: E402
+
+
+def spans_now():
+    with spans_lock:
+        return list(received_spans)
+
+
+tei = tei_checks.TeiChecks(channel, http_port, KEY, FIXTURES,
+                           os.path.join(PROTO_DIR, "..", "tei_grpc"), WORK, PROTOC, check,
+                           spans_now)
+tei_heavy, TeiRerank = tei.run()
+
 # The server still answers after every error above.
 shape, values = fp32_output(ModelInfer(ids_request("nli", cases[:1]), metadata=AUTH))
 check(close(values, cases[0]["logits"]), "still serving")
 
 # --- drain: calls in flight when SIGTERM comes are answered, then the process exits 0 -------
 inflight = [ModelInfer.future(heavy, metadata=AUTH) for _ in range(16)]
+tei_inflight = [TeiRerank.future(tei_heavy, metadata=tei.md("rerank")) for _ in range(8)]
 time.sleep(0.05)
 server.send_signal(signal.SIGTERM)
 done_ok = 0
@@ -462,6 +510,13 @@ for future in inflight:
         # Sent after the drain began: refused, never cut off half-way.
         check(e.code() == grpc.StatusCode.UNAVAILABLE, "drain: %s %s" % (e.code(), e.details()))
 check(done_ok > 0, "drain: calls in flight answered (%d)" % done_ok)
+tei_ok = 0
+for future in tei_inflight:
+    try:
+        tei_ok += len(future.result(timeout=120).ranks) == 8
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.UNAVAILABLE, "TEI drain: %s %s" % (e.code(), e.details()))
+check(tei_ok > 0, "drain: TEI calls in flight answered (%d)" % tei_ok)
 check(server.wait(timeout=60) == 0, "serve exits 0 after the drain")
 
 if failures:

@@ -6,7 +6,7 @@
 
 #include <exception>
 
-namespace onepass::api::kserve_grpc {
+namespace onepass::api::grpc_server {
 
 struct CallStatus {
   grpc::Status status;
@@ -15,4 +15,4 @@ struct CallStatus {
 
 CallStatus status_of(std::exception_ptr error);
 
-}  // namespace onepass::api::kserve_grpc
+}  // namespace onepass::api::grpc_server

@@ -1,8 +1,8 @@
-#include "api/kserve_grpc/status.h"
+#include "api/grpc_server/status.h"
 
 #include "api/common/api_error.h"
 
-namespace onepass::api::kserve_grpc {
+namespace onepass::api::grpc_server {
 
 namespace {
 
@@ -31,6 +31,8 @@ grpc::StatusCode code_of(ApiErrorKind kind) {
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
     case ApiErrorKind::kUnavailable:
       return grpc::StatusCode::UNAVAILABLE;
+    case ApiErrorKind::kDeadlineExceeded:
+      return grpc::StatusCode::DEADLINE_EXCEEDED;
     case ApiErrorKind::kBackend:
     case ApiErrorKind::kInternal:
       return grpc::StatusCode::INTERNAL;
@@ -46,4 +48,4 @@ CallStatus status_of(std::exception_ptr error) {
           default_http_status(api_error.kind())};
 }
 
-}  // namespace onepass::api::kserve_grpc
+}  // namespace onepass::api::grpc_server

@@ -1,22 +1,28 @@
-// `onepass serve --grpc-port`: the Open Inference Protocol v2's gRPC service
-// (inference.GRPCInferenceService, grpc_predict_v2.proto) on the same runtime::InferenceService,
-// batcher and admission as HTTP. Calls run on gRPC's callback API: ModelInfer submits and
-// returns, and the runtime's completion finishes the call, so no thread waits on a batch.
+// `onepass serve --grpc-port`: one gRPC server for every gRPC dialect (kserve_grpc/: the Open
+// Inference Protocol v2; tei_grpc/: TEI's tei.v1 services) on the same
+// runtime::InferenceService, batcher and admission as HTTP. Calls run on gRPC's callback API
+// (call.h): a handler submits and returns, and the runtime's completion answers, so no thread
+// waits on a batch. Methods are found by their full name, "/<service>/<method>".
 //
 // Errors in gRPC's terms (status.cpp): bad input INVALID_ARGUMENT, unknown model NOT_FOUND,
 // admission RESOURCE_EXHAUSTED, draining UNAVAILABLE, API key UNAUTHENTICATED, a deadline that
 // passed DEADLINE_EXCEEDED. Thread-safe once started.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "api/common/call.h"
+#include "api/grpc_server/call.h"
 #include "runtime/service.h"
 
-namespace onepass::api::kserve_grpc {
+namespace onepass::api::grpc_server {
 
 struct GrpcOptions {
   std::string host = "0.0.0.0";
@@ -33,22 +39,33 @@ class GrpcServer {
              GrpcOptions grpc_options);
   ~GrpcServer();
 
+  // What a dialect's service factory needs (kserve_grpc::service(), tei_grpc::services()).
+  const ServiceContext& context() const { return context_; }
+  // Serves `table`'s methods; before start() only.
+  void add(ServiceTable table);
+
   // Binds and starts serving; throws onepass::Error kUnavailable when the port cannot be bound.
   void start();
   // HOST:PORT as bound.
   std::string address() const;
-  // New calls (all but ServerLive and ServerReady) are refused with UNAVAILABLE from now on.
+  // New calls (all but the liveness and readiness ones) are refused with UNAVAILABLE from now on.
   void begin_drain();
   // Stops accepting calls, lets those in flight finish for up to `grace`, then cancels the rest.
   void shutdown(std::chrono::milliseconds grace);
 
  private:
-  class Service;
-  std::unique_ptr<Service> service_;
+  class Generic;
+  std::atomic<bool> draining_{false};
+  ServiceContext context_;
   GrpcOptions grpc_options_;
+  std::vector<ServiceTable> tables_;
+  // "/<service>/<method>" to its table and method, filled by start().
+  std::map<std::string, std::pair<const ServiceTable*, const Method*>, std::less<>> methods_;
+  std::string served_;  // the services' names, for UNIMPLEMENTED's message
+  std::unique_ptr<Generic> generic_;
   int bound_port_ = 0;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace onepass::api::kserve_grpc
+}  // namespace onepass::api::grpc_server
