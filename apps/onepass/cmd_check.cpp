@@ -194,7 +194,7 @@ int run_auto(const CheckOptions& o) {
   load.threads = o.threads;
   const auto result = model::load_auto_precision(
       [&dir](const model::LoadOptions& options) { return model::load_encoder(dir, options); }, load,
-      runtime::check_examples(*tok, data.check_data));
+      runtime::model_check_examples(dir, *tok, data.check_data));
   json gates = json::array();
   for (const auto& g : result.verdict.gates) gates.push_back(gate_json(g));
   json report{{"model", hub::default_model_name(o.model_dir)},
@@ -260,6 +260,9 @@ int run_check(const CheckOptions& o) {
   if (!o.dataset.empty()) {
     examples = read_dataset(o.dataset, info, tok ? &tokenize : nullptr);
     source = std::filesystem::path(o.dataset).filename().string();
+  } else if (tok && info.head == model::HeadKind::kSpanExtraction) {
+    examples = runtime::gliner_check_examples(*tok, info, {});
+    source = "built-in multilingual texts as GLiNER prompts";
   } else if (tok) {
     examples = model::tokenize_check_texts(tokenize, model::builtin_check_texts());
     source = "built-in multilingual texts";
@@ -286,6 +289,7 @@ int run_check(const CheckOptions& o) {
               {"neighbour_agreement", r.neighbour_agreement},
               {"token_agreement", r.token_agreement},
               {"span_agreement", r.span_agreement},
+              {"entity_agreement", r.entity_agreement},
               {"query_agreement", r.query_agreement},
               {"queries", r.queries},
               {"bar",

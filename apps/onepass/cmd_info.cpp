@@ -21,10 +21,12 @@
 #include "hub/resolve.h"
 #include "kernels/dispatch.h"
 #include "kernels/matmul.h"
+#include "model/auto_precision.h"
 #include "model/encoder.h"
 #include "model/heads/dense_module.h"
 #include "model/heads/postprocess.h"
 #include "model/precision_check.h"
+#include "runtime/auto_precision.h"
 #include "runtime/model_config.h"
 #include "runtime/precision_verdicts.h"
 #include "runtime/tasks.h"
@@ -93,7 +95,9 @@ json precision_check(const model::Encoder& reference, const fs::path& dir,
   const auto candidate = model::load_encoder(dir, load);
   const model::ModelInfo& info = reference.info();
   std::vector<model::CheckExample> examples;
-  if (tok != nullptr) {
+  if (tok != nullptr && info.head == model::HeadKind::kSpanExtraction) {
+    examples = runtime::gliner_check_examples(*tok, info, {});  // GLiNER's prompts
+  } else if (tok != nullptr) {
     const model::TextTokenizer tokenize = [tok, &info](std::string_view text,
                                                        std::optional<std::string_view> pair) {
       tokenizer::TruncationOptions truncation;
@@ -108,7 +112,7 @@ json precision_check(const model::Encoder& reference, const fs::path& dir,
   const auto r = model::compare_precisions(reference, *candidate, examples, precision);
   out["pass"] = r.pass;
   out["examples"] = r.examples;
-  out["label_agreement"] = r.label_agreement;
+  out["label_agreement"] = model::gate_result(r).label_agreement;  // the task's own agreement
   out["max_share_shift"] = r.max_share_shift;
   out["min_cosine"] = r.min_cosine;
   out["failures"] = r.failures;

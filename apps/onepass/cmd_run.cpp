@@ -9,8 +9,10 @@
 // --bench runs the input in batches of --batch-size after one warm-up batch and prints one JSON
 // object of per-batch latency percentiles and throughput instead (load and tokenization are not
 // timed). --idle-ms N sleeps N ms before each timed batch, as traffic with gaps leaves the
-// engine idle between requests (bench/perf's idle-gap workload). This file is the JSON boundary:
-// the engine sees only ids.
+// engine idle between requests (bench/perf's idle-gap workload). --precision auto loads the
+// precision serve --precision auto would (the same runtime function, verdict cache included) and
+// says on stderr which and why; the --bench report's "precision" is the one that ran. This file
+// is the JSON boundary: the engine sees only ids.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,14 +32,18 @@
 #include "apps/onepass/command.h"
 #include "apps/onepass/model_reference.h"
 #include "base/error.h"
+#include "hub/environment.h"
+#include "model/auto_precision.h"
 #include "model/batch_check.h"
 #include "model/encoder.h"
 #include "model/heads/dense_module.h"
 #include "model/heads/postprocess.h"
 #include "model/layers/cpu_pinning.h"
 #include "model/precision_check.h"
+#include "runtime/auto_precision.h"
 #include "runtime/model_config.h"
 #include "runtime/outputs.h"
+#include "runtime/precision_verdicts.h"
 #include "runtime/tasks.h"
 #include "tokenizer/tokenizer.h"
 
@@ -46,11 +52,12 @@ namespace {
 
 using nlohmann::json;
 
-// --precision is read by the one parser of precision names (kernels::precision_from_name); an
-// unknown name is refused while the flags are parsed, naming the accepted ones.
+// --precision is read by the one parser of precision modes (model::precision_mode_from_name:
+// fp32, bf16, int8 or auto); an unknown name is refused while the flags are parsed, naming the
+// accepted ones.
 std::string precision_flag_check(const std::string& value) {
   try {
-    kernels::precision_from_name(value);
+    model::precision_mode_from_name(value);
     return {};
   } catch (const Error& e) {
     return e.what();
@@ -70,6 +77,8 @@ struct RunOptions {
   double idle_ms = 0;
   std::string precision = "fp32";
   bool force_precision = false;
+  std::string state_dir;   // --precision auto: the verdicts' folder
+  std::string check_data;  // --precision auto: --precision-check-data
 };
 
 struct Item {
@@ -311,7 +320,9 @@ double percentile(std::vector<double> sorted, double p) {
   return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
-int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& items) {
+// `precision` is the one the encoder computes in (what auto chose, under --precision auto).
+int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& items,
+          const std::string& precision) {
   if (items.empty())
     throw Error(ErrorKind::kInvalidArgument, "--bench needs at least one input line");
   const auto bs = static_cast<std::size_t>(options.batch_size);
@@ -334,7 +345,8 @@ int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& it
   json report{{"task", runtime::task_name(runner.task())},
               {"batch_size", options.batch_size},
               {"idle_ms", options.idle_ms},
-              {"precision", options.precision},
+              {"precision", precision},
+              {"precision_mode", options.precision},
               {"batches", ms.size()},
               {"samples", items.size()},
               {"p50_ms", percentile(ms, 50)},
@@ -344,6 +356,44 @@ int bench(const RunOptions& options, Runner& runner, const std::vector<Item>& it
               {"tokens_per_s", static_cast<double>(tokens) / seconds}};
   std::printf("%s\n", report.dump().c_str());
   return 0;
+}
+
+// --precision auto: --state-dir (else `onepass` beside the hub cache, as serve and `check
+// --save-verdict` use) and --precision-check-data, read before any load.
+runtime::AutoPrecisionOptions auto_precision_options(const RunOptions& options,
+                                                     model::PrecisionMode mode) {
+  runtime::AutoPrecisionOptions out;
+  if (!mode.automatic) return out;
+  out.state_dir =
+      precision_state_dir(options.state_dir, hub::Environment::from_process().cache_dir);
+  if (!options.check_data.empty()) {
+    try {
+      out.check_data = runtime::read_check_data(options.check_data);
+      out.check_data_sha256 = runtime::file_sha256_hex(options.check_data);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::kInvalidArgument, std::string("--precision-check-data: ") + e.what());
+    }
+  }
+  return out;
+}
+
+// Loads the model as `serve --precision auto` does (runtime::load_auto_precision_model: the
+// saved verdict when its key matches, else the gate, whose verdict is then saved) and says on
+// stderr what was chosen and why, so that a --bench report can be read against it.
+std::unique_ptr<model::Encoder> load_auto(const RunOptions& options, const model::LoadOptions& load,
+                                          const runtime::AutoPrecisionOptions& auto_options,
+                                          runtime::PrecisionSelection& selection) {
+  // The gate tokenizes its texts as served; a folder without a usable tokenizer cannot be judged
+  // on them, and `serve` would not serve it either.
+  const auto tok = tokenizer::load_tokenizer(options.model_dir);
+  const std::filesystem::path dir = options.model_dir;
+  auto encoder = runtime::load_auto_precision_model(
+      [&dir](const model::LoadOptions& o) { return model::load_encoder(dir, o); },
+      dir.filename().string(), dir, load, *tok, auto_options, selection);
+  std::fprintf(stderr, "precision auto: %s (%s, %.2f s): %s\n", selection.precision.c_str(),
+               selection.source == "cache" ? "saved verdict" : "gate run now",
+               selection.choose_seconds, selection.verdict.c_str());
+  return encoder;
 }
 
 int run_command(const RunOptions& options) {
@@ -366,14 +416,26 @@ int run_command(const RunOptions& options) {
   }
   std::istream& in = options.input == "-" ? std::cin : file_in;
 
+  const model::PrecisionMode mode = model::precision_mode_from_name(options.precision);
+  if (!mode.automatic && (!options.state_dir.empty() || !options.check_data.empty())) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "--state-dir and --precision-check-data go with --precision auto");
+  }
+  if (mode.automatic && options.force_precision) {
+    throw Error(ErrorKind::kInvalidArgument,
+                "--force-precision needs one precision (bf16 or int8), not auto");
+  }
+  // Read before the load, so that a bad file stops the run before the gate does any work.
+  const runtime::AutoPrecisionOptions auto_options = auto_precision_options(options, mode);
+
   // As `onepass serve` does, so that --bench times what the server runs.
   if (options.pin_threads) model::pin_forward_teams(0);
   model::LoadOptions load;
   load.threads = options.threads;
-  load.precision = kernels::precision_from_name(options.precision);
+  load.precision = mode.automatic ? model::Precision::kFp32 : mode.fixed;
   load.force_precision = options.force_precision;
   std::shared_ptr<tokenizer::Tokenizer> check_tok;
-  if (load.precision != model::Precision::kFp32 && !load.force_precision) {
+  if (!mode.automatic && load.precision != model::Precision::kFp32 && !load.force_precision) {
     // The load-time accuracy gate tokenizes its built-in texts with the folder's tokenizer;
     // without a usable one it falls back to synthetic ids.
     try {
@@ -404,7 +466,11 @@ int run_command(const RunOptions& options) {
                     std::string(runtime::task_row(described.task).kind_of_model) +
                     "; onepass run does not run it: serve it and POST /extract");
   }
-  const auto encoder = model::load_encoder(options.model_dir, load);
+  runtime::PrecisionSelection selection;
+  selection.precision = kernels::precision_name(load.precision);
+  const auto encoder = mode.automatic ? load_auto(options, load, auto_options, selection)
+                                      : model::load_encoder(options.model_dir, load);
+  const std::string chosen_precision = selection.precision;
   const auto& info = encoder->info();
   std::vector<model::heads::DenseModule> dense;
   // An embedder's Dense modules, as the server runs them: a model with Dense modules (LaBSE,
@@ -447,7 +513,7 @@ int run_command(const RunOptions& options) {
     if (!options.bench && items.size() == static_cast<std::size_t>(options.batch_size))
       flush_batch();
   }
-  if (options.bench) return bench(options, runner, items);
+  if (options.bench) return bench(options, runner, items, chosen_precision);
   if (!items.empty()) flush_batch();
   std::fflush(out);
   return 0;
@@ -476,10 +542,17 @@ CommandRegistration registration{Command{
                      "with --bench: sleep this long before each timed batch (traffic with gaps)");
       sub.add_option("--precision", options->precision,
                      "fp32, bf16 or int8 for the encoder's matrix products (refused if `onepass "
-                     "check` fails)")
+                     "check` fails); auto: the fastest that passes that check, as serve "
+                     "--precision auto chooses (the choice and why on stderr)")
           ->check(precision_flag_check);
       sub.add_flag("--force-precision", options->force_precision,
                    "use --precision even when it fails the accuracy check for this model");
+      sub.add_option("--state-dir", options->state_dir,
+                     "with --precision auto: the verdicts' folder, read and written as serve does "
+                     "(default: onepass beside the Hugging Face hub cache)");
+      sub.add_option("--precision-check-data", options->check_data,
+                     "with --precision auto: JSON lines {text, text_pair?} added to the gate's "
+                     "texts");
       return [options] {
         options->model_dir = resolve_model_reference(options->model_dir).string();
         return run_command(*options);

@@ -5,7 +5,7 @@
 //
 //   node bench/perf/compare.mjs --model DIR --onepass BIN --ort-from FOLDER [--threads 1,2]
 //        [--runs 10] [--budget 60] [--only 1x59,mixed32] [--precisions bf16,int8]
-//        [--also NAME=BIN[,NAME=BIN]] [--out result.json]
+//        [--also NAME=BIN[,NAME=BIN]] [--state-dir DIR] [--out result.json]
 //
 // DIR is a perf-models folder with its regenerated model.safetensors (see bench/perf/run.sh).
 // Workloads (issue 6):
@@ -18,7 +18,10 @@
 // Latency is per batch (one session.run / one forward pass), samples/s = rows / mean batch time.
 // --precisions also runs onepass in those precisions on every workload and reports each one's
 // samples/s against onepass fp32 (issue 6: bf16 >= 1.8x, int8 >= 3x at mixed32). They run with
-// --force-precision: this measures speed only; `onepass check` is the accuracy gate.
+// --force-precision: this measures speed only; `onepass check` is the accuracy gate. The
+// precision `auto` runs `onepass run --precision auto --state-dir DIR` instead (with --state-dir,
+// where `onepass check --save-verdict` saved the verdict: bench/perf/auto.sh): what auto serves,
+// gate included, and the entry names the precision it chose.
 // --also times other onepass builds (for example a plain `cmake` build beside the release
 // preset's, issue 34) on every workload right after BIN, on the same batches, and reports each
 // one's p50 and samples/s against BIN's.
@@ -29,7 +32,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const args = { model: '', onepass: '', 'ort-from': '', threads: '1,2', runs: 10, budget: 60,
-  only: '', out: '', seed: 7, precisions: '', also: '' };
+  only: '', out: '', seed: 7, precisions: '', also: '', 'state-dir': '' };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (!a.startsWith('--') || i + 1 >= process.argv.length) {
@@ -40,6 +43,10 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 if (!args.model || !args.onepass) {
   console.error('usage: compare.mjs --model DIR --onepass BIN --ort-from FOLDER [--threads 1,2]');
+  process.exit(2);
+}
+if (String(args.precisions).split(',').includes('auto') && !args['state-dir']) {
+  console.error('--precisions auto needs --state-dir (the verdicts\' folder)');
   process.exit(2);
 }
 const dir = path.resolve(args.model);
@@ -151,6 +158,13 @@ const also = String(args.also).split(',').filter(Boolean).map((spec) => {
   return { name: spec.slice(0, eq), bin: spec.slice(eq + 1) };
 });
 
+// fp32 as is; bf16 and int8 forced (speed only); auto as served, from --state-dir's verdict.
+function precisionFlags(precision) {
+  if (precision === 'fp32') return [];
+  if (precision === 'auto') return ['--state-dir', path.resolve(args['state-dir'])];
+  return ['--force-precision'];
+}
+
 function runOnepass(w, threads, precision = 'fp32', bin = args.onepass) {
   const tmp = path.join(os.tmpdir(), `onepass-compare-${process.pid}-${w.name}.jsonl`);
   const lines = [];
@@ -160,7 +174,7 @@ function runOnepass(w, threads, precision = 'fp32', bin = args.onepass) {
   fs.writeFileSync(tmp, lines.join('\n') + '\n');
   const res = spawnSync(bin, ['run', '--model', dir, '--input', tmp, '--bench',
     '--batch-size', String(w.batches[0].length), '--threads', String(threads),
-    '--precision', precision, ...(precision === 'fp32' ? [] : ['--force-precision']),
+    '--precision', precision, ...precisionFlags(precision),
     ...(w.idleMs ? ['--idle-ms', String(w.idleMs)] : [])],
   { encoding: 'utf8', maxBuffer: 64 << 20 });
   fs.unlinkSync(tmp);
@@ -199,11 +213,12 @@ for (const threads of String(args.threads).split(',').map(Number)) {
     for (const p of String(args.precisions).split(',').filter(Boolean)) {
       const rp = runOnepass(w, threads, p);
       const vsFp32 = rp.samples_per_s / o.samples_per_s;
-      entry[`onepass_${p}`] = { p50_ms: rp.p50_ms, p90_ms: rp.p90_ms, p99_ms: rp.p99_ms,
-        samples_per_s: rp.samples_per_s, throughput_vs_fp32: vsFp32,
+      entry[`onepass_${p}`] = { precision: rp.precision, p50_ms: rp.p50_ms, p90_ms: rp.p90_ms,
+        p99_ms: rp.p99_ms, samples_per_s: rp.samples_per_s, throughput_vs_fp32: vsFp32,
         throughput_vs_ort: rp.samples_per_s / r.samples_per_s };
+      const shown = p === rp.precision ? p : `${p}=${rp.precision}`;
       console.log(`${golden.model.padEnd(36)} t=${threads} ${w.name.padEnd(8)} ` +
-        `onepass ${p} p50 ${rp.p50_ms.toFixed(1).padStart(8)} ms ${rp.samples_per_s.toFixed(1).padStart(8)}/s | ` +
+        `onepass ${shown} p50 ${rp.p50_ms.toFixed(1).padStart(8)} ms ${rp.samples_per_s.toFixed(1).padStart(8)}/s | ` +
         `vs onepass fp32 x${vsFp32.toFixed(2)}, vs ort fp32 x${entry[`onepass_${p}`].throughput_vs_ort.toFixed(2)}`);
     }
   }

@@ -12,7 +12,8 @@
 # Environment: THREADS (default "1,2"), RUNS (default 10), ONLY (workload filter, e.g. 1x59,mixed32),
 # PRECISIONS (onepass's reduced precisions to time as well, e.g. bf16,int8; default none),
 # PLAIN=1 (also build onepass as a packager does, `cmake -DCMAKE_BUILD_TYPE=Release` with no
-# preset, in build/plain, and time it beside the preset's build on every workload: issue 34)
+# preset, in build/plain, and time it beside the preset's build on every workload: issue 34),
+# PREPARE_ONLY=1 (regenerate the weights, install the peer, build onepass, and stop: auto.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${ONEPASS_SHARED:-$root/../shared}
@@ -50,6 +51,7 @@ fi
 
 cmake --preset release -S "$root" >/dev/null
 cmake --build --preset release -j"$(nproc)" --target onepass >&2
+[ "${PREPARE_ONLY:-0}" = 1 ] && exit 0
 also=""
 if [ "${PLAIN:-0}" = 1 ]; then
   cmake -S "$root" -B "$root/build/plain" -DCMAKE_BUILD_TYPE=Release >/dev/null

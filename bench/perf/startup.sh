@@ -4,7 +4,8 @@
 # Starts `onepass serve` RUNS times; each time a client retries one request every 5 ms from the
 # moment the process is spawned, and the clock stops at the first 200 answer.
 #   bench/perf/startup.sh [MODEL_DIR] [RUNS]   (default: the mDeBERTa-base perf shape, 5 runs)
-# Environment: THREADS (default 2).
+# Environment: THREADS (default 2), SERVE_ARGS (more serve flags, split on spaces, e.g.
+# "--precision auto --state-dir DIR": auto.sh times a start from a saved verdict this way).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 model=${1:-$root/bench/out/perf/mdeberta-v3-base-shaped}
@@ -13,10 +14,11 @@ bin=$root/build/release/apps/onepass/onepass
 [ -f "$model/model.safetensors" ] || { echo "no weights in $model: run bench/perf/run.sh first" >&2; exit 2; }
 cat "$model"/*.safetensors >/dev/null  # warm page cache, as the target says
 
-/usr/bin/python3 - "$bin" "$model" "$runs" "${THREADS:-2}" <<'PY'
+/usr/bin/python3 - "$bin" "$model" "$runs" "${THREADS:-2}" "${SERVE_ARGS:-}" <<'PY'
 import json, os, socket, statistics, subprocess, sys, time, urllib.request
 
 binary, model, runs, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+extra = sys.argv[5].split()
 weights = sum(os.path.getsize(os.path.join(model, f)) for f in os.listdir(model) if f.endswith(".safetensors"))
 body = json.dumps({"inputs": "Angela Merkel ist eine Politikerin in Deutschland"}).encode()
 
@@ -36,7 +38,7 @@ times, rss, hwm = [], [], []
 for _ in range(runs):
     port = free_port()
     start = time.perf_counter()
-    proc = subprocess.Popen([binary, "serve", "--model", f"m={model}", "--port", str(port), "--threads", threads],
+    proc = subprocess.Popen([binary, "serve", "--model", f"m={model}", "--port", str(port), "--threads", threads, *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while True:

@@ -32,8 +32,9 @@ namespace onepass::kernels {
 
 // What this CPU can run, from oneDNN's run-time ISA query (not from the build's flags).
 // bf16 needs AVX512_BF16 or AMX: elsewhere oneDNN has no bf16 matmul. int8 runs everywhere: on
-// oneDNN with VNNI (AVX512_VNNI and later), on kernels/packed_gemm.h's exact int16 products
-// without it (oneDNN's u8 x s8 products saturate there).
+// oneDNN with VNNI (AVX512_VNNI and later, or AVX-VNNI without AVX-512), on
+// kernels/packed_gemm.h's exact int16 products without it (oneDNN's u8 x s8 products saturate
+// there).
 bool cpu_has_bf16_matmul();
 bool cpu_has_int8_vnni();
 // Whether oneDNN's effective ISA (the CPU's, capped by ONEDNN_MAX_CPU_ISA) has AVX-512
@@ -46,7 +47,8 @@ const char* precision_unsupported_reason(Precision precision);
 // Which kernel runs fp32 Linear products on this CPU in this build: "stream_gemm" (AVX-512),
 // "packed_gemm" (AVX2) or "onednn" (oneDNN's brgemm or jit sgemm). Logged at start-up.
 const char* fp32_linear_kernel();
-// The same for int8: "onednn_vnni", "packed_gemm" (AVX2 without VNNI) or "onednn"; and bf16:
+// The same for int8: "onednn_vnni" (AVX512-VNNI), "onednn_avx2_vnni" (AVX-VNNI without
+// AVX-512), "packed_gemm" (no VNNI) or "onednn" (no VNNI, no packed_gemm build); and bf16:
 // "onednn" or "unsupported" (precision_unsupported_reason says why).
 const char* int8_linear_kernel();
 const char* bf16_linear_kernel();
@@ -85,6 +87,9 @@ class Linear {
 };
 
 namespace testing {
+// int8_linear_kernel() for a oneDNN effective ISA (a dnnl_cpu_isa_t value), so that the choice
+// for CPUs this machine is not can be checked here.
+const char* int8_linear_kernel_for(unsigned onednn_isa);
 // Multiplies the int8 weight scales of every Linear constructed afterwards (1 restores the
 // correct scale). Only for tests that prove the accuracy gate rejects a broken quantization.
 void set_int8_weight_scale_multiplier(float multiplier);

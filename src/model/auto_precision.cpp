@@ -1,5 +1,6 @@
 #include "model/auto_precision.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/error.h"
@@ -27,7 +28,11 @@ GateResult gate_result(const PrecisionReport& report) {
   g.pass = report.pass;
   g.reason = report.pass ? "" : summarize_failures(report);
   g.examples = report.examples;
-  g.label_agreement = report.label_agreement;
+  // The figure of the model's own task: labels (classifiers), neighbours (embedders), token
+  // labels, answer spans, query order or entities; each is 1 where it does not apply.
+  g.label_agreement =
+      std::min({report.label_agreement, report.neighbour_agreement, report.token_agreement,
+                report.span_agreement, report.query_agreement, report.entity_agreement});
   g.max_share_shift = report.max_share_shift;
   g.min_cosine = report.min_cosine;
   return g;

@@ -40,7 +40,7 @@ struct GateResult {
   bool unsupported = false;  // not run: this CPU cannot run it (reason names the feature)
   std::string reason;        // why it was refused; empty when it passed
   std::size_t examples = 0;
-  double label_agreement = 1.0;
+  double label_agreement = 1.0;  // the task's agreement (gate_result): labels, entities, ...
   double max_share_shift = 0.0;
   double min_cosine = 1.0;
 };

@@ -37,12 +37,20 @@ std::vector<std::vector<float>> run_all(const Encoder& encoder,
   for (std::size_t begin = 0; begin < examples.size(); begin += batch_size) {
     const std::size_t end = std::min(examples.size(), begin + batch_size);
     batch.clear();
-    for (std::size_t i = begin; i < end; ++i)
-      batch.push_back({examples[i].input_ids, examples[i].token_type_ids});
+    for (std::size_t i = begin; i < end; ++i) {
+      SequenceInput input{examples[i].input_ids, examples[i].token_type_ids};
+      input.word_positions = examples[i].word_positions;
+      batch.push_back(input);
+    }
     encoder.forward(batch, out);
     for (std::size_t s = 0; s < batch.size(); ++s) {
       const auto n = static_cast<std::size_t>(encoder.info().num_labels);
-      if (classifier) {
+      if (encoder.info().head == HeadKind::kSpanExtraction) {
+        // [words, max_width, labels] span logits (heads/span_head.h).
+        rows.emplace_back(
+            out.logits.begin() + static_cast<std::ptrdiff_t>(out.span_offsets[s]),
+            out.logits.begin() + static_cast<std::ptrdiff_t>(out.span_offsets[s + 1]));
+      } else if (classifier) {
         rows.emplace_back(out.logits.begin() + static_cast<std::ptrdiff_t>(s * n),
                           out.logits.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
       } else if (encoder.info().head == HeadKind::kMaskedLm) {
@@ -177,6 +185,28 @@ double span_agreement(const std::vector<std::vector<float>>& ref,
   return ref.empty() ? 1.0 : static_cast<double>(agree) / static_cast<double>(ref.size());
 }
 
+// GLiNER: the share of entities, (span, label) cells whose logit is past 0 (GLiNER's default
+// threshold, a sigmoid of 0.5) in either precision, that both find. A cell whose fp32 logit is
+// within the tie fraction of the input's logit spread from 0 is a tie with the threshold and
+// may fall either side. Pooled over every input: most inputs of the built-in texts have few or
+// no entities, and an input with none in both agrees vacuously.
+double entity_agreement(const std::vector<std::vector<float>>& ref,
+                        const std::vector<std::vector<float>>& cand) {
+  std::size_t found = 0, agree = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    if (ref[i].empty()) continue;
+    const auto [lo, hi] = std::minmax_element(ref[i].begin(), ref[i].end());
+    const double tie = kTieFraction * (static_cast<double>(*hi) - *lo);
+    for (std::size_t c = 0; c < ref[i].size(); ++c) {
+      const bool a = ref[i][c] > 0.0f, b = cand[i][c] > 0.0f;
+      if (!a && !b) continue;
+      ++found;
+      agree += a == b || std::abs(static_cast<double>(ref[i][c])) <= tie ? 1 : 0;
+    }
+  }
+  return found ? static_cast<double>(agree) / static_cast<double>(found) : 1.0;
+}
+
 // Rerankers: the share of queries whose documents keep their order (pairs tied in fp32 may
 // swap); `queries` gets how many queries have two documents or more.
 double query_agreement(const std::vector<std::vector<float>>& ref,
@@ -226,7 +256,7 @@ std::vector<CheckExample> tokenize_check_texts(const TextTokenizer& tokenize,
     auto ids = tokenize(t.text, t.pair ? std::optional<std::string_view>(t.pair) : std::nullopt);
     const int query =
         t.pair ? queries.emplace(t.text, static_cast<int>(queries.size())).first->second : -1;
-    out.push_back({std::move(ids.input_ids), std::move(ids.token_type_ids), -1, query});
+    out.push_back({std::move(ids.input_ids), std::move(ids.token_type_ids), -1, query, {}});
   }
   return out;
 }
@@ -283,6 +313,13 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
   r.classifier = info.head == HeadKind::kSequenceClassification;
   r.num_labels = info.num_labels;
   for (const auto& ex : examples) {
+    // GLiNER scores the spans of a prompt's words: a plain text has none and would agree
+    // vacuously.
+    if (info.head == HeadKind::kSpanExtraction && ex.word_positions.empty()) {
+      throw Error(ErrorKind::kInvalidArgument,
+                  "a GLiNER model is checked on its prompts (labels and words), not on plain "
+                  "texts: use --precision auto, whose gate builds them");
+    }
     if (ex.label >= 0 && (!r.classifier || ex.label >= info.num_labels)) {
       throw Error(ErrorKind::kInvalidArgument, "label " + std::to_string(ex.label) +
                                                    " is outside the model's " +
@@ -375,6 +412,8 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
     r.token_agreement = token_agreement(ref, cand, static_cast<std::size_t>(info.num_labels));
   } else if (info.head == HeadKind::kQuestionAnswering) {
     r.span_agreement = span_agreement(ref, cand);
+  } else if (info.head == HeadKind::kSpanExtraction) {
+    r.entity_agreement = entity_agreement(ref, cand);
   } else if (info.head == HeadKind::kBaseModel) {
     // Embedders only: a masked LM's vectors keep the cosine bar alone, since the same head also
     // serves fill-mask, whose answers are not neighbours.
@@ -390,6 +429,7 @@ PrecisionReport compare_precisions(const Encoder& reference, const Encoder& cand
   below("per-query rank agreement", r.query_agreement);
   below("token label agreement", r.token_agreement);
   below("answer span agreement", r.span_agreement);
+  below("entity agreement", r.entity_agreement);
   below("nearest-neighbour agreement", r.neighbour_agreement);
   if (r.label_agreement < kMinAgreement) {
     r.failures.push_back(

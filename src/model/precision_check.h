@@ -9,7 +9,10 @@
 // models (embeddings): every mean-pooled embedding at cosine >= 0.99 to its fp32 twin and the
 // nearest neighbour of >= 99% of the inputs the same; token classifiers: every input's token
 // logits, one vector, at cosine >= 0.99 and >= 99% of the tokens' labels the same; question
-// answering: the same cosine and >= 99% of the inputs' best spans the same.
+// answering: the same cosine and >= 99% of the inputs' best spans the same; GLiNER (span
+// extraction): every input's span logits, one vector, at cosine >= 0.99 and >= 99% of the
+// entities, (first word, last word, label) with a score past GLiNER's 0.5 threshold in either
+// precision, found by both.
 //
 // The inputs are token ids: callers tokenize (the model module does not depend on the tokenizer
 // module). builtin_check_texts() is the default multilingual set; synthetic_check_inputs() stands
@@ -35,6 +38,9 @@ struct CheckExample {
   // Pairs that share their first text (a query and its documents, a premise and its hypotheses)
   // share a query id, for the rerankers' per-query rank agreement; -1: not part of a query.
   int query = -1;
+  // GLiNER (kSpanExtraction): the token index of each word's first sub-token in the prompt
+  // sequence (runtime/extract.h builds both); empty for every other head.
+  std::vector<std::int32_t> word_positions;
 };
 
 struct CheckText {
@@ -79,6 +85,9 @@ struct PrecisionReport {
   double token_agreement = 1.0;
   // question answering: share of inputs whose best answer span is the same;
   double span_agreement = 1.0;
+  // GLiNER: share of the entities, (first word, last word, label) scored past 0.5 in either
+  // precision, that both find (an entity whose fp32 logit is a tie with the threshold may flip);
+  double entity_agreement = 1.0;
   // rerankers: share of queries (CheckExample::query with two documents or more) whose
   // documents keep their order.
   double query_agreement = 1.0;

@@ -145,6 +145,24 @@ std::vector<TextWord> split_words(std::string_view text) {
   return words;
 }
 
+SpecialTokens extract_special_tokens(const tokenizer::Tokenizer& tok,
+                                     const model::SpanExtractionInfo& span) {
+  SpecialTokens specials;
+  specials.entity = span.entity_token_id;
+  const auto separator = tok.token_to_id(span.separator_token);
+  if (!separator)
+    throw Error(ErrorKind::kInvalidInput, "the tokenizer has no " + span.separator_token);
+  specials.separator = *separator;
+  const tokenizer::Encoding probe = tok.encode("a", std::nullopt, {}, true);
+  std::size_t first = 0;
+  while (first < probe.size() && probe.special_tokens_mask[first] != 0) ++first;
+  std::size_t last = first;
+  while (last < probe.size() && probe.special_tokens_mask[last] == 0) ++last;
+  specials.before.assign(probe.ids.begin(), probe.ids.begin() + static_cast<std::ptrdiff_t>(first));
+  specials.after.assign(probe.ids.begin() + static_cast<std::ptrdiff_t>(last), probe.ids.end());
+  return specials;
+}
+
 ExtractSequence build_extract_sequence(
     std::string_view text, const std::vector<std::string>& labels, const SpecialTokens& specials,
     std::size_t max_words,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/service.h"
+#include "tokenizer/tokenizer.h"
 
 namespace onepass::runtime {
 
@@ -53,6 +54,10 @@ struct SpecialTokens {
   std::vector<std::int32_t> before, after;
   std::int32_t entity = -1, separator = -1;
 };
+// The specials of `tok` around a text (its post-processor's, read off a one-word text) and the
+// <<ENT>> / <<SEP>> ids of `span`. Throws kInvalidInput when the tokenizer has no <<SEP>>.
+SpecialTokens extract_special_tokens(const tokenizer::Tokenizer& tok,
+                                     const model::SpanExtractionInfo& span);
 ExtractSequence build_extract_sequence(
     std::string_view text, const std::vector<std::string>& labels, const SpecialTokens& specials,
     std::size_t max_words,

@@ -159,20 +159,7 @@ PreparedItem prepare_spans(const LoadedModel& model, const InferenceRequest& req
   if (item.pretokenized) throw Error(ErrorKind::kInvalidInput, "entity extraction takes text");
   const model::SpanExtractionInfo& span = model.description.info.span;
   const tokenizer::Tokenizer& tok = *model.tokenizer;
-  SpecialTokens specials;
-  specials.entity = span.entity_token_id;
-  const auto separator = tok.token_to_id(span.separator_token);
-  if (!separator)
-    throw Error(ErrorKind::kInvalidInput, "the tokenizer has no " + span.separator_token);
-  specials.separator = *separator;
-  // The post-processor's tokens around a text, on either side of a one-token text.
-  const tokenizer::Encoding probe = tok.encode("a", std::nullopt, {}, true);
-  std::size_t first = 0;
-  while (first < probe.size() && probe.special_tokens_mask[first] != 0) ++first;
-  std::size_t last = first;
-  while (last < probe.size() && probe.special_tokens_mask[last] == 0) ++last;
-  specials.before.assign(probe.ids.begin(), probe.ids.begin() + static_cast<std::ptrdiff_t>(first));
-  specials.after.assign(probe.ids.begin() + static_cast<std::ptrdiff_t>(last), probe.ids.end());
+  const SpecialTokens specials = extract_special_tokens(tok, span);
   ExtractSequence sequence = build_extract_sequence(
       item.text, unique_labels(request.extract.labels), specials,
       static_cast<std::size_t>(span.max_words),

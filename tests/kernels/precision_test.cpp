@@ -4,6 +4,7 @@
 //     strides, scales, zero points, bias, activation and residual are wired right;
 //   accuracy: against true fp32, within the error the precision itself brings.
 #include <gtest/gtest.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "base/error.h"
 #include "kernels/matmul.h"
+#include "kernels/packed_gemm.h"
 #include "kernels/quantize.h"
 #include "kernels/reference/reference.h"
 #include "tests/support/vector_compare.h"
@@ -317,6 +319,22 @@ TEST(PrecisionLinear, Bf16OnACpuWithoutItIsANamedUnsupportedError) {
   EXPECT_NE(std::string(precision_unsupported_reason(Precision::kBf16)), "");
   EXPECT_EQ(std::string(precision_unsupported_reason(Precision::kInt8)), "");
   EXPECT_EQ(std::string(precision_unsupported_reason(Precision::kFp32)), "");
+}
+
+// The int8 kernel each oneDNN ISA gets: VNNI on AVX512-VNNI and on AVX-VNNI without AVX-512
+// (which this test's machine need not have), the exact int16 products without VNNI. The names
+// differ where the code does, since they key the saved precision verdicts.
+TEST(PrecisionLinear, Int8KernelFollowsTheVnniOfTheIsa) {
+  using testing::int8_linear_kernel_for;
+  const std::string no_vnni = has_packed_gemm() ? "packed_gemm" : "onednn";
+  EXPECT_EQ(int8_linear_kernel_for(dnnl_cpu_isa_avx2), no_vnni);
+  EXPECT_EQ(int8_linear_kernel_for(dnnl_cpu_isa_avx512_core), no_vnni);  // Skylake-SP
+  EXPECT_EQ(std::string(int8_linear_kernel_for(dnnl_cpu_isa_avx2_vnni)), "onednn_avx2_vnni");
+  for (const auto isa :
+       {dnnl_cpu_isa_avx512_core_vnni, dnnl_cpu_isa_avx512_core_bf16, dnnl_cpu_isa_avx512_core_amx})
+    EXPECT_EQ(std::string(int8_linear_kernel_for(isa)), "onednn_vnni") << isa;
+  EXPECT_EQ(std::string(int8_linear_kernel()),
+            int8_linear_kernel_for(static_cast<unsigned>(dnnl_get_effective_cpu_isa())));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `--precision auto` through the real binary: `check --save-verdict` saves the verdict that
-// `info` then reports, and `serve` refuses a bad --precision-check-data or precision with exit 2
-// and a message naming the flag and the problem, before any port opens.
+// `info` then reports and `run --precision auto` loads, and `serve` and `run` refuse a bad
+// --precision-check-data or precision with exit 2 and a message naming the flag and the problem,
+// before any port opens.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -48,6 +49,28 @@ TEST(PrecisionAutoCli, SaveVerdictIsWhatInfoReports) {
   EXPECT_TRUE(a["cached"].get<bool>());
   EXPECT_EQ(a["precision"], report["chosen"]);
   EXPECT_EQ(a["verdict"], report["verdict"]);
+
+  // `run --precision auto` reads the saved verdict (no second gate) and computes in the precision
+  // it names: its answers are those of a run pinned to that precision.
+  const std::string chosen = report["chosen"].get<std::string>();
+  const std::string lines = "{\"text\": \"a fine day\"}\n{\"text\": \"it rains\"}\n";
+  const auto run = run_onepass(
+      {"run", "--model", model, "--precision", "auto", "--state-dir", state.path().string()},
+      lines);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("precision auto: " + chosen + " (saved verdict"));
+  EXPECT_THAT(run.err, HasSubstr(report["verdict"].get<std::string>()));
+  const auto pinned =
+      run_onepass({"run", "--model", model, "--precision", chosen, "--force-precision"}, lines);
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
+  EXPECT_EQ(run.out, pinned.out);
+  const auto bench = run_onepass({"run", "--model", model, "--precision", "auto", "--state-dir",
+                                  state.path().string(), "--bench"},
+                                 lines);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  const json timed = json::parse(bench.out);
+  EXPECT_EQ(timed["precision"], chosen);
+  EXPECT_EQ(timed["precision_mode"], "auto");
 }
 
 TEST(PrecisionAutoCli, BadSettingsExitTwoNamingTheProblem) {
@@ -67,6 +90,13 @@ TEST(PrecisionAutoCli, BadSettingsExitTwoNamingTheProblem) {
       {{"serve", "--port", "0", "--model", model + "#fastest"}, "unknown precision 'fastest'"},
       {{"check", "--model", model, "--precision", "int8", "--save-verdict"},
        "--save-verdict and --precision-check-data go with --precision auto"},
+      {{"run", "--model", model, "--precision", "auto", "--force-precision"},
+       "--force-precision needs one precision (bf16 or int8), not auto"},
+      {{"run", "--model", model, "--state-dir", dir.path().string()},
+       "--state-dir and --precision-check-data go with --precision auto"},
+      {{"run", "--model", model, "--precision", "auto", "--precision-check-data", data.string()},
+       "--precision-check-data: precision check data line 2"},
+      {{"run", "--model", model, "--precision", "fastest"}, "unknown precision 'fastest'"},
   };
   for (const auto& [args, message] : cases) {
     SCOPED_TRACE(args[0] + " " + message);

@@ -7,15 +7,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "fakes.h"
 #include "kernels/matmul.h"
+#include "model/precision_check.h"
 #include "runtime/precision_verdicts.h"
 #include "runtime/runtime.h"
 #include "tests/support/fixture_catalogue.h"
 #include "tests/support/temp_dir.h"
+#include "tokenizer/tokenizer.h"
 
 namespace onepass::runtime {
 namespace {
@@ -67,11 +70,11 @@ TEST(AutoPrecision, FallsBackWhereInt8IsRefusedServesInt8WhereItPassesAndObeysAM
   for (const auto& m : refused) o.models.push_back({m, fixture_model(m)});
   for (const char* m : {"bert-tiny-embed", "bert-tiny-nli"})
     o.models.push_back({m, fixture_model(m)});
-  // A model that runs in fp32 only (GLiNER) refuses each reduced precision by name.
-  const auto fp32_only =
+  // GLiNER models: the gate compares their entities on GLiNER prompts (GlinerGate* below).
+  const auto gliner =
       onepass::testing::fixtures_with_task({onepass::testing::FixtureTask::kExtractor});
-  ASSERT_FALSE(fp32_only.empty());
-  for (const auto& m : fp32_only) o.models.push_back({m, fixture_model(m)});
+  ASSERT_FALSE(gliner.empty());
+  for (const auto& m : gliner) o.models.push_back({m, fixture_model(m)});
   // A model's own precision (REF#fp32) wins over --precision auto.
   o.models.push_back(
       parse_model_spec("fixed=" + fixture_model("bert-tiny-embed").string() + "#fp32"));
@@ -91,18 +94,67 @@ TEST(AutoPrecision, FallsBackWhereInt8IsRefusedServesInt8WhereItPassesAndObeysAM
       EXPECT_EQ(p.precision, "fp32");
     }
   }
-  for (const auto& m : fp32_only) {
+  for (const auto& m : gliner) {
     SCOPED_TRACE(m);
     const PrecisionSelection& p = served.at(m);
-    EXPECT_EQ(p.precision, "fp32");
     EXPECT_EQ(p.mode, "auto");
-    EXPECT_NE(p.verdict.find("int8 not run ("), std::string::npos) << p.verdict;
-    EXPECT_NE(p.verdict.find("fp32 only"), std::string::npos) << p.verdict;
+    // int8 ran on the prompts (figures, not a refusal by name) and what is served is what passed.
+    EXPECT_EQ(p.verdict.find("int8 not run"), std::string::npos) << p.verdict;
+    EXPECT_NE(p.verdict.find(" inputs, agreement "), std::string::npos) << p.verdict;
+    if (p.precision != "fp32") {
+      EXPECT_NE(p.verdict.find(p.precision + " passed ("), std::string::npos) << p.verdict;
+    }
   }
   for (const char* m : {"bert-tiny-embed", "bert-tiny-nli"}) {
     SCOPED_TRACE(m);
     EXPECT_EQ(served.at(m).precision, "int8");
     EXPECT_NE(served.at(m).verdict.find("int8 passed"), std::string::npos);
+  }
+}
+
+// GLiNER's evidence: its prompts carry the labels and the words' positions; fp32 against itself
+// agrees on every entity; an int8 quantized with the wrong scale finds other entities and is
+// refused for it; plain texts are refused, since they have no spans to compare.
+TEST(AutoPrecision, GlinerGateComparesTheEntitiesOfItsPrompts) {
+  const auto dir = fixture_model("gliner-tiny-markerv0");
+  const auto tok = tokenizer::load_tokenizer(dir);
+  const model::ModelInfo info = model::describe_model_folder(dir);
+  const auto examples = model_check_examples(
+      dir, *tok, {{"Ada Lovelace lived in London.", std::nullopt, {"person"}}});
+  ASSERT_GT(examples.size(), 20u);
+  for (const auto& e : examples) {
+    ASSERT_FALSE(e.word_positions.empty());
+    const auto prompts =
+        std::count(e.input_ids.begin(), e.input_ids.end(), info.span.entity_token_id);
+    EXPECT_EQ(prompts, &e == &examples.back() ? 1 : std::size(kCheckLabels));
+  }
+  model::LoadOptions load;
+  load.threads = 1;
+  const auto reference = model::load_encoder(dir, load);
+  const auto same =
+      model::compare_precisions(*reference, *reference, examples, model::Precision::kFp32);
+  EXPECT_TRUE(same.pass) << model::summarize_failures(same);
+  EXPECT_EQ(same.entity_agreement, 1.0);
+  load.precision = model::Precision::kInt8;
+  load.force_precision = true;
+  kernels::testing::set_int8_weight_scale_multiplier(1.0f / 16.0f);
+  const auto broken = model::load_encoder(dir, load);
+  kernels::testing::set_int8_weight_scale_multiplier(1.0f);
+  const auto r = model::compare_precisions(*reference, *broken, examples, model::Precision::kInt8);
+  EXPECT_FALSE(r.pass);
+  EXPECT_LT(r.entity_agreement, 0.99);
+  EXPECT_NE(model::summarize_failures(r).find("entity agreement"), std::string::npos);
+
+  const auto plain = check_examples(*tok, {});
+  EXPECT_THROW(model::compare_precisions(*reference, *reference, plain, model::Precision::kFp32),
+               Error);
+  load.force_precision = false;  // int8 asked for outright: only auto's gate may prove it
+  try {
+    model::load_encoder(dir, load);
+    ADD_FAILURE() << "GLiNER in int8 without the gate";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("--precision auto"), std::string::npos) << e.what();
   }
 }
 
@@ -225,12 +277,14 @@ TEST(AutoPrecision, CheckDataIsReadOrRefusedNamingTheLine) {
   TempDir dir("auto_data");
   const auto path = dir.path() / "texts.jsonl";
   std::ofstream(path) << "{\"text\": \"Der Vertrag endet.\"}\n\n"
-                      << "{\"text\": \"a\", \"text_pair\": \"b\"}\n";
+                      << "{\"text\": \"a\", \"text_pair\": \"b\", \"labels\": [\"law\"]}\n";
   const auto texts = read_check_data(path);
   ASSERT_EQ(texts.size(), 2u);
   EXPECT_EQ(texts[0].text, "Der Vertrag endet.");
   EXPECT_FALSE(texts[0].pair);
+  EXPECT_TRUE(texts[0].labels.empty());
   EXPECT_EQ(texts[1].pair, "b");
+  EXPECT_EQ(texts[1].labels, std::vector<std::string>{"law"});
 
   const std::pair<const char*, const char*> cases[] = {
       {"{\"text\": \"ok\"}\nnot json\n", "line 2: not valid JSON"},
@@ -238,6 +292,8 @@ TEST(AutoPrecision, CheckDataIsReadOrRefusedNamingTheLine) {
       {"{\"label\": 1}\n", "line 1: expected \"text\""},
       {"{\"text\": \"x\", \"text_pair\": 3}\n", "line 1: \"text_pair\" must be a string"},
       {"\n\n", "holds no text"},
+      {"{\"text\": \"x\", \"labels\": []}\n", "line 1: \"labels\" must be a list of 1 to"},
+      {"{\"text\": \"x\", \"labels\": [\"\"]}\n", "line 1: each of \"labels\" must be"},
   };
   for (const auto& [content, message] : cases) {
     SCOPED_TRACE(content);

@@ -244,8 +244,16 @@ ModelInfo describe_gliner(const fs::path& model_dir) {
 }
 
 std::unique_ptr<Encoder> load_gliner(const fs::path& model_dir, const LoadOptions& options) {
-  if (options.precision != Precision::kFp32)
-    throw Error(ErrorKind::kUnsupported, "GLiNER models run in fp32 only");
+  // bf16 / int8 run the backbone's products in that precision; the span head (its LSTM and
+  // MLPs, small next to the backbone) stays fp32. The gate that proves a precision on a GLiNER
+  // model compares entities on its prompts, which only the runtime builds (--precision auto):
+  // load_encoder's gate on plain texts cannot judge it, so a precision asked for outright must
+  // be forced.
+  if (options.precision != Precision::kFp32 && !options.force_precision)
+    throw Error(ErrorKind::kUnsupported,
+                std::string("GLiNER models run ") + precision_name(options.precision) +
+                    " only when --precision auto's gate proves it on their entities (or with "
+                    "--force-precision)");
   GlinerConfig c = read_gliner_config(model_dir);
   const weights::ModelConfig& backbone = c.backbone;
   c.head.backbone_hidden = backbone.hidden_size;
