@@ -2,6 +2,7 @@
 
 #include <grpcpp/support/byte_buffer.h>
 
+#include <cmath>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -357,6 +358,29 @@ const grpc::CallbackServerContext& Answer::context() const { return reactor_->co
 
 bool Answer::past_deadline() const {
   return std::chrono::system_clock::now() > reactor_->context().deadline();
+}
+
+bool Answer::prepare(runtime::InferenceRequest& request) const {
+  request.trace = record().trace_context();
+  request.deadline = runtime::steady_deadline(context().deadline());
+  if (!past_deadline()) return true;
+  fail(
+      {grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed before the call ran"),
+       504});
+  return false;
+}
+
+bool Answer::accept(const runtime::InferenceResult& result) const {
+  record().add_inference(result.items.size(), result.total_tokens);
+  if (result.error) std::rethrow_exception(result.error);
+  for (const auto& item : result.items)
+    for (const float v : item.values)
+      if (!std::isfinite(v))
+        throw ApiError(ApiErrorKind::kBackend, "the model produced NaN or Inf for this input");
+  if (!past_deadline()) return true;
+  fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed while the call ran"),
+        504});
+  return false;
 }
 
 grpc::ServerGenericBidiReactor* make_reactor(grpc::GenericCallbackServerContext& context,

@@ -96,6 +96,14 @@ class Answer {
   const grpc::CallbackServerContext& context() const;
   // The deadline of the call has passed.
   bool past_deadline() const;
+  // Ties a runtime request to this call: its spans become the call's children and the runtime
+  // drops it once the call's deadline passes. False, the message failed DEADLINE_EXCEEDED, when
+  // that deadline has passed already.
+  bool prepare(runtime::InferenceRequest& request) const;
+  // A runtime result for this call: adds its inputs and tokens to the call's record and throws
+  // its error (or kBackend for a NaN or Inf value). False, the message failed
+  // DEADLINE_EXCEEDED, when the deadline passed meanwhile: the answer is not worth encoding.
+  bool accept(const runtime::InferenceResult& result) const;
 
  private:
   Reactor* reactor_;

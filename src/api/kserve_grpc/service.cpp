@@ -1,6 +1,5 @@
 #include "api/kserve_grpc/service.h"
 
-#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string_view>
@@ -67,34 +66,14 @@ class Methods {
     check_version(model.name, decoded.model_version);
     auto prepared = kserve_v2::prepare_infer(model, options_, decoded.inputs,
                                              std::move(decoded.requested), decoded.parameters);
-    prepared.request.trace = call.record().trace_context();  // the runtime's spans: children
-    prepared.request.deadline = runtime::steady_deadline(call.context().deadline());
-    if (call.past_deadline()) {
-      call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                              "the deadline passed before the call ran"),
-                 504});
-      return;
-    }
+    if (!call.prepare(prepared.request)) return;
     // Admission happens here, on this thread: a refusal throws before anything is queued.
     service_.submit(
         std::move(prepared.request),
         [call, name = model.name, id = std::move(decoded.id), raw = decoded.raw,
          outputs = std::move(prepared.outputs)](runtime::InferenceResult result) {
           try {
-            call.record().add_inference(result.items.size(), result.total_tokens);
-            if (result.error) std::rethrow_exception(result.error);
-            for (const auto& item : result.items)
-              for (const float v : item.values)
-                if (!std::isfinite(v))
-                  throw ApiError(ApiErrorKind::kBackend,
-                                 "the model produced NaN or Inf for this input");
-            // The client gave up waiting: its answer is not worth encoding.
-            if (call.past_deadline()) {
-              call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                                      "the deadline passed while the call ran"),
-                         504});
-              return;
-            }
+            if (!call.accept(result)) return;
             call.respond(encode_model_infer_response(name, kVersion, id, outputs(result), raw));
           } catch (...) {
             call.fail(status_of(std::current_exception()));

@@ -1,6 +1,5 @@
 #include "api/tei_grpc/service.h"
 
-#include <cmath>
 #include <memory>
 #include <string_view>
 
@@ -186,33 +185,13 @@ class Methods {
   // answers with `format` of its result, as REST's submit_and_reply does.
   template <typename Format>
   void submit(const Answer& call, runtime::InferenceRequest request, Format format) {
-    request.trace = call.record().trace_context();  // the runtime's spans: children
-    request.deadline = runtime::steady_deadline(call.context().deadline());
-    if (call.past_deadline()) {
-      call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                              "the deadline passed before the call ran"),
-                 504});
-      return;
-    }
+    if (!call.prepare(request)) return;
     const std::size_t chars = chars_of(request);
     const auto start = std::chrono::steady_clock::now();
     service_.submit(std::move(request), [call, chars, start, format = std::move(format)](
                                             runtime::InferenceResult result) {
       try {
-        call.record().add_inference(result.items.size(), result.total_tokens);
-        if (result.error) std::rethrow_exception(result.error);
-        for (const auto& item : result.items)
-          for (const float v : item.values)
-            if (!std::isfinite(v))
-              throw ApiError(ApiErrorKind::kBackend,
-                             "the model produced NaN or Inf for this input");
-        // The client gave up waiting: its answer is not worth encoding.
-        if (call.past_deadline()) {
-          call.fail({grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                                  "the deadline passed while the call ran"),
-                     504});
-          return;
-        }
+        if (!call.accept(result)) return;
         call.respond(
             format(result, metadata_of(result, chars, std::chrono::steady_clock::now() - start)));
       } catch (...) {
