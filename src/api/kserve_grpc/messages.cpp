@@ -11,11 +11,11 @@ namespace onepass::api::kserve_grpc {
 namespace {
 
 using kserve_v2::InputTensor;
+using kserve_v2::shown_input;
 using protowire::Reader;
 using protowire::WireError;
 using protowire::WireType;
 using protowire::Writer;
-using kserve_v2::shown_input;
 
 [[noreturn]] void invalid(const std::string& message) {
   throw ApiError(ApiErrorKind::kValidation, message);
