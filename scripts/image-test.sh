@@ -182,7 +182,9 @@ KUBE=$(awk 'prev == "Container:" {print; exit} {prev = $0}' "$WORK/play.out")
 URL="http://127.0.0.1:$kube_port"
 $CHECK ping "$URL"
 $CHECK probes "$URL" "$WORK/pod.yaml"
-$CHECK grpc "127.0.0.1:$kube_grpc_port" model
+# Debian's python3 by path: its python3-grpcio (install-deps.sh --image-test) is where PATH's
+# python3 may not look.
+/usr/bin/python3 "$ROOT_DIR/scripts/image_check.py" grpc "127.0.0.1:$kube_grpc_port" model
 check_user "$KUBE"
 pid=$(podman inspect --format '{{.State.Pid}}' "$KUBE")
 [ "$(awk '/^CapEff:/{print $2}' "/proc/$pid/status")" = 0000000000000000 ] \

@@ -5,7 +5,7 @@
   image_check.py load URL NAME PATH            SageMaker multi-model load (POST /models)
   image_check.py golden URL MODEL_DIR ROUTE IDS every golden case's label and score; writes the
                                                X-Request-Id of each answer to IDS
-  image_check.py logs LOG IDS                  every line but "listening on" is JSON; start,
+  image_check.py logs LOG IDS                  every line but "[grpc ]listening on" is JSON; start,
                                                model load, one request line per id, drain
   image_check.py probes URL POD_YAML           each probe of the pod spec's first container
                                                (httpGet path) answers 200 within its timeout
@@ -109,7 +109,8 @@ def logs(log_file, ids_file):
     with open(log_file, errors="replace") as f:
         for line in f:
             line = line.strip()
-            if not line or line.startswith("listening on"):
+            # The two plain lines a start prints to stdout: the HTTP port's and the gRPC port's.
+            if not line or line.startswith(("listening on", "grpc listening on")):
                 continue
             try:
                 events.append(json.loads(line))

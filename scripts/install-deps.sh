@@ -15,8 +15,8 @@ BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates cca
   libgrpc++-dev"
 # --image-test: what scripts/image-test.sh needs on the host (Podman with runc, a debootstrap
 # base image, QEMU to run the image on an emulated CPU without AVX-512, catatonit for the pod
-# that `podman kube play` starts).
-IMAGE_TEST_PACKAGES="podman runc catatonit uidmap slirp4netns fuse-overlayfs debootstrap curl python3 qemu-user-static"
+# that `podman kube play` starts, Debian's grpcio to call the pod's gRPC port).
+IMAGE_TEST_PACKAGES="podman runc catatonit uidmap slirp4netns fuse-overlayfs debootstrap curl python3 python3-grpcio qemu-user-static"
 if [ "${1:-}" = "--image-test" ]; then
   $SUDO apt-get update -qq
   # shellcheck disable=SC2086
