@@ -101,6 +101,24 @@ nlohmann::json question_of(const Sample& sample) {
           {"context", sample.text}};
 }
 
+std::vector<Answer> answers_from_rows(const std::vector<float>& data, std::size_t batch_size,
+                                      bool logits, const std::vector<std::string>& label_names,
+                                      std::string_view dialect) {
+  if (batch_size == 0 || data.empty() || data.size() % batch_size != 0)
+    bad_shape(dialect, "output size is not a multiple of the batch");
+  const std::size_t width = data.size() / batch_size;
+  std::vector<Answer> answers(batch_size);
+  for (std::size_t i = 0; i < batch_size; ++i) {
+    std::vector<float> row(data.begin() + i * width, data.begin() + (i + 1) * width);
+    if (logits) {
+      answers[i] = answer_from_logits(row, label_names);
+    } else {
+      answers[i].values = std::move(row);
+    }
+  }
+  return answers;
+}
+
 Answer answer_from_logits(const std::vector<float>& logits,
                           const std::vector<std::string>& label_names) {
   Answer answer;

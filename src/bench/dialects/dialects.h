@@ -44,6 +44,11 @@ nlohmann::json question_of(const Sample& sample);
 // `label_names` (or "LABEL_i", unnamed), every probability kept in index order.
 Answer answer_from_logits(const std::vector<float>& logits,
                           const std::vector<std::string>& label_names);
+// A v2 output tensor of `batch_size` rows (KServe v2, REST or gRPC) as one Answer per row: the
+// rows of "embeddings" as vectors, those of any other output as logits.
+std::vector<Answer> answers_from_rows(const std::vector<float>& data, std::size_t batch_size,
+                                      bool logits, const std::vector<std::string>& label_names,
+                                      std::string_view dialect);
 // Text of a sample for endpoints that take one string: a pair joined by a newline.
 std::string single_text(const Sample& sample);
 

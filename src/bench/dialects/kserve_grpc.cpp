@@ -152,20 +152,8 @@ class KServeGrpcDialect final : public Dialect {
       data.clear();
       append_floats(raw[chosen], data);
     }
-    if (batch_size == 0 || data.empty() || data.size() % batch_size != 0)
-      detail::bad_shape(kDialect, "output size is not a multiple of the batch");
-    const std::size_t width = data.size() / batch_size;
-    const bool logits = output.name != "embeddings";
-    std::vector<Answer> answers(batch_size);
-    for (std::size_t i = 0; i < batch_size; ++i) {
-      std::vector<float> row(data.begin() + i * width, data.begin() + (i + 1) * width);
-      if (logits) {
-        answers[i] = detail::answer_from_logits(row, options().label_names);
-      } else {
-        answers[i].values = std::move(row);
-      }
-    }
-    return answers;
+    return detail::answers_from_rows(data, batch_size, output.name != "embeddings",
+                                     options().label_names, kDialect);
   }
 
  private:
