@@ -282,8 +282,9 @@ int serve(ServeSettings& settings) {
   api::Api api(runtime, api_options(settings, long_input));
   for (const auto& spec : specs) api.model_urls().set(spec.name, spec.dir.string());
 
+  const http::ServerOptions http_options = server_options(settings);
   http::Server server(
-      server_options(settings),
+      http_options,
       [&api](http::Request request, http::Respond respond) {
         api.handle(std::move(request), std::move(respond));
       },
@@ -297,7 +298,7 @@ int serve(ServeSettings& settings) {
     grpc_server = std::make_unique<api::grpc_server::GrpcServer>(
         runtime, api.options(), api.model_urls(),
         api::grpc_server::GrpcOptions{settings.host, settings.grpc_port,
-                                      settings.payload_limit_bytes});
+                                      settings.payload_limit_bytes, http_options.io_threads});
     grpc_server->add(api::kserve_grpc::service(grpc_server->context()));
     for (auto& table : api::tei_grpc::services(grpc_server->context()))
       grpc_server->add(std::move(table));

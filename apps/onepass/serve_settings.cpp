@@ -28,7 +28,7 @@ const std::array kServeSettings = {
   ServeSetting{"--pin-threads", &S::pin_threads,
                "pin each forward pass's threads to cores of their own (true|false); avoids a "
                "stall after idle gaps (docs/performance.md, Traffic with gaps)"},
-  ServeSetting{"--io-threads", &S::io_threads, "HTTP I/O threads (0: up to 4)"},
+  ServeSetting{"--io-threads", &S::io_threads, "HTTP and gRPC I/O threads (0: up to 4)"},
   ServeSetting{"--compute-threads", &S::compute_threads, "threads running forward passes"},
   ServeSetting{"--max-batch-tokens", &S::max_batch_tokens, "token budget of one batch"},
   ServeSetting{"--max-batch-requests", &S::max_batch_requests, "inputs in one batch"},

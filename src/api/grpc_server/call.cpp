@@ -15,7 +15,7 @@ namespace onepass::api::grpc_server {
 
 namespace {
 
-const std::string* metadata(const grpc::CallbackServerContext& context, std::string_view key,
+const std::string* metadata(const grpc::ServerContextBase& context, std::string_view key,
                             std::string& storage) {
   const auto& all = context.client_metadata();
   const auto it = all.find(grpc::string_ref(key.data(), key.size()));
@@ -27,8 +27,7 @@ const std::string* metadata(const grpc::CallbackServerContext& context, std::str
 }  // namespace
 
 CallRecord::CallRecord(runtime::InferenceService& service, std::string_view service_name,
-                       const char* dialect, const char* method,
-                       grpc::CallbackServerContext& context)
+                       const char* dialect, const char* method, grpc::ServerContextBase& context)
     : service_(service),
       service_name_(service_name),
       dialect_(dialect),
@@ -75,7 +74,7 @@ void CallRecord::finish(const CallStatus& status) {
   }
 }
 
-void CallRecord::start_trace(const grpc::CallbackServerContext& context) {
+void CallRecord::start_trace(const grpc::ServerContextBase& context) {
   try {
     std::string header, state;
     const std::optional<trace::SpanContext> parent = trace::caller_context(
@@ -131,42 +130,53 @@ struct Slot {
   CallStatus status;
 };
 
-// One call of any method and shape. Each request message read gets a Slot at the back of the
-// queue and goes to the method's handler; answers may come in any order from any thread, and
-// are written from the front of the queue, one write at a time (gRPC allows one in flight).
-// A failed message ends the call with its status once the answers before it are written and
-// every answer still owed has come back (they hold the reactor): the messages after it are not
-// read, and their answers are dropped.
-class Reactor final : public grpc::ServerGenericBidiReactor {
+// One call of any method and shape, on the async generic service. Each request message read
+// gets a Slot at the back of the queue and goes to the method's handler; answers may come in
+// any order from any thread, and are written from the front of the queue, one write at a time
+// (gRPC allows one in flight). A failed message ends the call with its status once the answers
+// before it are written and every answer still owed has come back: the messages after it are
+// not read, and their answers are dropped.
+//
+// Its operations' events come back on the completion queue it was accepted on, whose one
+// thread calls complete(); answers start writes from the thread that gives them. `ops_` counts
+// the operations started and not yet come back: the call deletes itself, on the queue's thread,
+// when it is finished and none is left.
+class Reactor {
  public:
   // A bidi stream reads no further while this many of its answers are pending (in the runtime
   // or not yet written): the client waits, as TCP's window makes it, instead of flooding the
   // queue past admission.
   static constexpr std::size_t kStreamWindow = 64;
 
-  Reactor(grpc::GenericCallbackServerContext& context, runtime::InferenceService& service,
-          const ServiceTable& table, const Method& method, const std::function<void()>& admit)
-      : context_(context),
-        record_(service, table.name, table.dialect, method.name, context),
-        method_(method) {
+  Reactor(Accepted accepted, runtime::InferenceService& service, const ServiceTable& table,
+          const Method& method, const std::function<void()>& admit, std::atomic<std::size_t>& live)
+      : context_(std::move(accepted.context)),
+        stream_(std::move(accepted.stream)),
+        record_(service, table.name, table.dialect, method.name, *context_),
+        method_(method),
+        live_(live) {
+    ++live_;
+    // No other thread knows the call yet, and its events wait for this thread: no lock.
     try {
       admit();
     } catch (...) {
       finished_ = true;
+      ++ops_;
       const CallStatus status = status_of(std::current_exception());
       record_.finish(status);
-      Finish(status.status);
+      stream_->Finish(status.status, &finish_event_);
       return;
     }
-    read_pending_ = true;
-    StartRead(&request_);
+    ++ops_;
+    stream_->Read(&request_, &read_event_);
   }
 
-  CallRecord& record() { return record_; }
-  const grpc::CallbackServerContext& context() const { return context_; }
+  ~Reactor() { --live_; }
 
-  // From any thread. The answer and what it makes due are one critical section: once the lock
-  // is let go, another thread may finish the call, and gRPC may then delete the reactor.
+  CallRecord& record() { return record_; }
+  const grpc::ServerContextBase& context() const { return *context_; }
+
+  // From any thread. The answer and what it makes due are one critical section.
   void answer(Slot& slot, bool ok, std::string message, const CallStatus& status) {
     std::unique_lock lock(mutex_);
     if (slot.done) return;
@@ -179,13 +189,32 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
     pump(std::move(lock));
   }
 
-  void OnReadDone(bool ok) override {
+ private:
+  // One kind of operation's tag: at most one read, one write and one finish are in flight.
+  struct OpEvent final : Event {
+    OpEvent(Reactor* reactor, void (Reactor::*on_done)(bool))
+        : reactor(reactor), on_done(on_done) {}
+    void done(bool ok) override { reactor->complete(on_done, ok); }
+    Reactor* reactor;
+    void (Reactor::*on_done)(bool);
+  };
+
+  // An operation came back, on the queue's thread: its handler, then the end of the call once
+  // nothing more can come back.
+  void complete(void (Reactor::*on_done)(bool), bool ok) {
+    (this->*on_done)(ok);
+    std::unique_lock lock(mutex_);
+    const bool over = --ops_ == 0 && finished_;
+    lock.unlock();
+    if (over) delete this;
+  }
+
+  void on_read_done(bool ok) {
     std::shared_ptr<Slot> slot;
     std::string_view bytes;
     grpc::Slice slice;
     {
       std::lock_guard lock(mutex_);
-      read_pending_ = false;
       if (finished_) return;
       if (!ok) {
         reading_done_ = true;
@@ -231,29 +260,30 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
       }
     }
     std::unique_lock lock(mutex_);
+    bool read_on = false;
     if (ok && !finished_ && !reading_done_) {
       if (method_.shape == Shape::kUnary || stop_reading_) {
         reading_done_ = true;
       } else if (queue_.size() >= kStreamWindow) {
         read_paused_ = true;  // pump() reads on once the answers due have been written
       } else {
-        read_pending_ = true;
-        StartRead(&request_);
+        read_on = true;
+        ++ops_;
       }
     }
+    if (read_on) stream_->Read(&request_, &read_event_);  // under the lock: before any finish
     pump(std::move(lock));
   }
 
-  void OnWriteDone(bool ok) override {
+  void on_write_done(bool ok) {
     std::unique_lock lock(mutex_);
     writing_ = false;
     if (!ok) broken_ = true;  // the client is gone: nothing more can be written
     pump(std::move(lock));
   }
 
-  void OnDone() override { delete this; }
+  void on_finish_done(bool /*ok*/) {}
 
- private:
   // A new message's slot, under the lock.
   std::shared_ptr<Slot> push() {
     auto slot = std::make_shared<Slot>();
@@ -266,7 +296,8 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
   enum class Action { kNone, kWrite, kWriteAndFinish, kFinish };
 
   // What is due next, under the lock: the front answer written (and the call finished, unless
-  // it is a bidi stream), or the call finished with its status once it is over.
+  // it is a bidi stream), or the call finished with its status once it is over. The operation
+  // it starts is counted here.
   Action next(CallStatus& status) {
     if (finished_ || writing_) return Action::kNone;
     const CallStatus cancelled{grpc::Status(grpc::StatusCode::CANCELLED, "the client left"), 499};
@@ -276,6 +307,7 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
         grpc::Slice slice(front.message);
         response_ = grpc::ByteBuffer(&slice, 1);
         queue_.pop_front();
+        ++ops_;
         if (method_.shape == Shape::kBidiStream) {
           writing_ = true;
           return Action::kWrite;
@@ -283,59 +315,64 @@ class Reactor final : public grpc::ServerGenericBidiReactor {
         finished_ = true;
         return Action::kWriteAndFinish;
       }
-      if (outstanding_ > 0) return Action::kNone;  // answers still owed hold the reactor
+      if (outstanding_ > 0) return Action::kNone;  // answers still owed hold the call
       status = broken_ ? cancelled : front.status;
       finished_ = true;
+      ++ops_;
       return Action::kFinish;
     }
     if (queue_.empty() && reading_done_ && outstanding_ == 0) {
       if (broken_) status = cancelled;
       finished_ = true;
+      ++ops_;
       return Action::kFinish;
     }
     return Action::kNone;
   }
 
   // Writes the next answer due, or finishes the call when it is over; reads on when a paused
-  // stream has room again. Called with the lock held; nothing here touches the reactor after
-  // the Finish it may start.
+  // stream has room again. Called with the lock held. The operations it starts keep `ops_`
+  // above zero until they come back, so the call outlives this function.
   void pump(std::unique_lock<std::mutex> lock) {
     CallStatus status{grpc::Status::OK, 200};
     const Action action = next(status);
-    bool read_on = false;
     if (read_paused_ && !finished_ && !stop_reading_ && queue_.size() < kStreamWindow) {
       read_paused_ = false;
-      read_pending_ = true;
-      read_on = true;
+      ++ops_;
+      stream_->Read(&request_, &read_event_);
     }
     lock.unlock();
-    if (read_on) StartRead(&request_);
     switch (action) {
       case Action::kNone:
         return;
       case Action::kWrite:
-        StartWrite(&response_);
+        stream_->Write(response_, &write_event_);
         return;
       case Action::kWriteAndFinish:
         record_.finish(status);
-        StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
+        stream_->WriteAndFinish(response_, grpc::WriteOptions(), grpc::Status::OK, &finish_event_);
         return;
       case Action::kFinish:
         record_.finish(status);
-        Finish(status.status);
+        stream_->Finish(status.status, &finish_event_);
         return;
     }
   }
 
-  grpc::GenericCallbackServerContext& context_;
+  std::unique_ptr<grpc::GenericServerContext> context_;
+  std::unique_ptr<grpc::GenericServerAsyncReaderWriter> stream_;
   CallRecord record_;
   const Method& method_;
+  std::atomic<std::size_t>& live_;
+  OpEvent read_event_{this, &Reactor::on_read_done};
+  OpEvent write_event_{this, &Reactor::on_write_done};
+  OpEvent finish_event_{this, &Reactor::on_finish_done};
   std::mutex mutex_;
+  std::size_t ops_ = 0;  // operations started and not come back
   std::deque<std::shared_ptr<Slot>> queue_;
   std::size_t outstanding_ = 0;  // slots whose answer has not come
   std::vector<std::string> collected_;
   bool dispatched_ = false;
-  bool read_pending_ = false;
   bool reading_done_ = false;
   bool stop_reading_ = false;
   bool read_paused_ = false;  // a bidi stream with kStreamWindow answers pending reads no more
@@ -354,7 +391,7 @@ void Answer::fail(const CallStatus& status) const { reactor_->answer(*slot_, fal
 
 CallRecord& Answer::record() const { return reactor_->record(); }
 
-const grpc::CallbackServerContext& Answer::context() const { return reactor_->context(); }
+const grpc::ServerContextBase& Answer::context() const { return reactor_->context(); }
 
 bool Answer::past_deadline() const {
   return std::chrono::system_clock::now() > reactor_->context().deadline();
@@ -383,21 +420,22 @@ bool Answer::accept(const runtime::InferenceResult& result) const {
   return false;
 }
 
-grpc::ServerGenericBidiReactor* make_reactor(grpc::GenericCallbackServerContext& context,
-                                             runtime::InferenceService& service,
-                                             const ServiceTable& table, const Method& method,
-                                             std::function<void()> admit) {
-  return new Reactor(context, service, table, method, admit);
+void serve_call(Accepted accepted, runtime::InferenceService& service, const ServiceTable& table,
+                const Method& method, const std::function<void()>& admit,
+                std::atomic<std::size_t>& live) {
+  new Reactor(std::move(accepted), service, table, method, admit, live);
 }
 
-grpc::ServerGenericBidiReactor* make_unknown(grpc::GenericCallbackServerContext& context,
-                                             runtime::InferenceService& service,
-                                             const std::string& served) {
+void serve_unknown(Accepted accepted, runtime::InferenceService& service, const std::string& served,
+                   std::atomic<std::size_t>& live) {
   static const ServiceTable kNone{"", "grpc", {}};
   static const Method kUnknown{"unknown", Access::kLiveness, Shape::kUnary, {}, {}, 0};
-  return new Reactor(context, service, kNone, kUnknown, [&served] {
-    throw ApiError(ApiErrorKind::kMethodNotAllowed, "no such method: onepass serves " + served);
-  });
+  serve_call(
+      std::move(accepted), service, kNone, kUnknown,
+      [&served] {
+        throw ApiError(ApiErrorKind::kMethodNotAllowed, "no such method: onepass serves " + served);
+      },
+      live);
 }
 
 }  // namespace onepass::api::grpc_server

@@ -49,7 +49,7 @@ struct ServiceContext {
 class CallRecord {
  public:
   CallRecord(runtime::InferenceService& service, std::string_view service_name, const char* dialect,
-             const char* method, grpc::CallbackServerContext& context);
+             const char* method, grpc::ServerContextBase& context);
   // The call's span context: the runtime's spans of its requests are its children.
   const trace::SpanContext& trace_context() const { return trace_; }
   // The first model named; later ones (a stream's) are the same or refused before.
@@ -62,7 +62,7 @@ class CallRecord {
   void finish(const CallStatus& status);
 
  private:
-  void start_trace(const grpc::CallbackServerContext& context);
+  void start_trace(const grpc::ServerContextBase& context);
   void record_span(const CallStatus& status);
 
   runtime::InferenceService& service_;
@@ -93,7 +93,7 @@ class Answer {
   void fail(const CallStatus& status) const;
   void fail(std::exception_ptr error) const { fail(status_of(error)); }
   CallRecord& record() const;
-  const grpc::CallbackServerContext& context() const;
+  const grpc::ServerContextBase& context() const;
   // The deadline of the call has passed.
   bool past_deadline() const;
   // Ties a runtime request to this call: its spans become the call's children and the runtime
@@ -131,14 +131,32 @@ struct ServiceTable {
   std::vector<Method> methods;
 };
 
-// A call of `method`: reads, dispatches, and writes the answers (server.cpp makes them).
-grpc::ServerGenericBidiReactor* make_reactor(grpc::GenericCallbackServerContext& context,
-                                             runtime::InferenceService& service,
-                                             const ServiceTable& table, const Method& method,
-                                             std::function<void()> admit);
+// A completion-queue operation's tag: the server's polling loop (server.cpp) hands each event
+// Next() returns to its done(), `ok` as Next() gave it.
+class Event {
+ public:
+  virtual void done(bool ok) = 0;
+
+ protected:
+  ~Event() = default;
+};
+
+// A call as the async generic service's RequestCall filled it; the stream was made on the
+// context (and goes first, since it points at it).
+struct Accepted {
+  std::unique_ptr<grpc::GenericServerContext> context;
+  std::unique_ptr<grpc::GenericServerAsyncReaderWriter> stream;
+};
+
+// Serves an accepted call of `method`: `admit` (throws to refuse), then reads, dispatches and
+// writes the answers. Its operations' events come back on the queue it was accepted on, whose
+// one polling thread runs the handlers; it deletes itself once the call is over. `live` counts
+// the calls not yet over.
+void serve_call(Accepted accepted, runtime::InferenceService& service, const ServiceTable& table,
+                const Method& method, const std::function<void()>& admit,
+                std::atomic<std::size_t>& live);
 // A call of a method no service has: UNIMPLEMENTED, naming the `served` services.
-grpc::ServerGenericBidiReactor* make_unknown(grpc::GenericCallbackServerContext& context,
-                                             runtime::InferenceService& service,
-                                             const std::string& served);
+void serve_unknown(Accepted accepted, runtime::InferenceService& service, const std::string& served,
+                   std::atomic<std::size_t>& live);
 
 }  // namespace onepass::api::grpc_server
