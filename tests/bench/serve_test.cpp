@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
 #include "base/error.h"
 #include "bench/bench.h"
@@ -67,12 +68,17 @@ TEST(Serve, SweepInEveryDialectOfAClassifier) {
   }
 }
 
+// Over gRPC too: with one model served, TEI's messages need no target-model metadata.
 TEST(Serve, SweepInEveryDialectOfAnEmbedder) {
-  ServeProcess server({"--model", "emb=" + fixture_model("bert-tiny-embed")});
+  ServeProcess server({"--model", "emb=" + fixture_model("bert-tiny-embed"), "--grpc-port", "0"});
   ASSERT_FALSE(server.url().empty()) << "serve did not print its address";
-  for (const char* dialect : {"onepass", "tei", "triton", "openai", "vllm"}) {
+  ASSERT_NE(server.grpc_port(), 0) << "serve did not print its gRPC address";
+  const std::string grpc_url = "grpc://127.0.0.1:" + std::to_string(server.grpc_port());
+  for (const char* dialect : {"onepass", "tei", "triton", "openai", "vllm", "tei-grpc"}) {
     Workload w = tiny_sweep();
-    const BenchResult result = run_bench({spec(dialect, server.url(), dialect, "emb")}, w);
+    const bool grpc = std::string_view(dialect) == "tei-grpc";
+    const BenchResult result =
+        run_bench({spec(dialect, grpc ? grpc_url : server.url(), dialect, "emb")}, w);
     EXPECT_EQ(result.endpoints[0].reference.answered_task(), Task::kEmbed) << dialect;
     expect_clean(result.endpoints[0]);
   }
