@@ -150,12 +150,11 @@ class Reactor {
 
   Reactor(Accepted accepted, runtime::InferenceService& service, const ServiceTable& table,
           const Method& method, const std::function<void()>& admit, std::atomic<std::size_t>& live)
-      : context_(std::move(accepted.context)),
+      : live_(live),
+        context_(std::move(accepted.context)),
         stream_(std::move(accepted.stream)),
         record_(service, table.name, table.dialect, method.name, *context_),
-        method_(method),
-        live_(live) {
-    ++live_;
+        method_(method) {
     // No other thread knows the call yet, and its events wait for this thread: no lock.
     try {
       admit();
@@ -170,8 +169,6 @@ class Reactor {
     ++ops_;
     stream_->Read(&request_, &read_event_);
   }
-
-  ~Reactor() { --live_; }
 
   CallRecord& record() { return record_; }
   const grpc::ServerContextBase& context() const { return *context_; }
@@ -359,11 +356,19 @@ class Reactor {
     }
   }
 
+  // Counts the call among the server's live ones until the last of its members is gone: the
+  // server shuts its queues once none is left (server.cpp).
+  struct Live {
+    explicit Live(std::atomic<std::size_t>& count) : count(count) { ++count; }
+    ~Live() { --count; }
+    std::atomic<std::size_t>& count;
+  };
+
+  Live live_;
   std::unique_ptr<grpc::GenericServerContext> context_;
   std::unique_ptr<grpc::GenericServerAsyncReaderWriter> stream_;
   CallRecord record_;
   const Method& method_;
-  std::atomic<std::size_t>& live_;
   OpEvent read_event_{this, &Reactor::on_read_done};
   OpEvent write_event_{this, &Reactor::on_write_done};
   OpEvent finish_event_{this, &Reactor::on_finish_done};
