@@ -1,10 +1,11 @@
 // The gRPC transport (transport.h): gRPC's generic stub, so the bench needs no generated code
-// (the dialects write and read the messages with protowire). Each worker has its own channel
-// on a subchannel pool of its own, so that N workers are N HTTP/2 connections as N HTTP workers
-// are N keep-alive connections. Every worker's calls complete on one completion queue that one
-// thread polls (Poller), and the worker waits on its own condition variable: with a queue per
-// worker, gRPC's poller hands each event to the waiting thread and then the polling role to
-// another, a context switch or two more per call than HTTP's blocking read.
+// (the dialects write and read the messages with protowire). The workers of a run share one
+// channel to the target, so their calls in flight are multiplexed over one HTTP/2 connection,
+// as a gRPC client's calls are (tritonclient's cached channels, one grpc-js client), where
+// HTTP/1.1 needs a connection per request in flight. Every worker's calls complete on one
+// completion queue that one thread polls (Poller), and the worker waits on its own condition
+// variable: with a queue per worker, gRPC's poller hands each event to the waiting thread and
+// then the polling role to another, a context switch or two more per call.
 #include <absl/synchronization/mutex.h>
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
@@ -18,6 +19,7 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -117,8 +119,22 @@ class Waiter {
   bool ok_ = false;
 };
 
-// The completion queue every transport's calls complete on, and the thread that polls it;
-// shared by the transports alive, gone with the last.
+// The object made for `key` while a holder keeps it alive, else a new one from `make`: what the
+// transports of a run share goes with the last of them.
+template <typename T, typename Make>
+std::shared_ptr<T> shared_while_alive(const std::string& key, Make make) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<T>> made;
+  std::lock_guard lock(mutex);
+  std::shared_ptr<T> object = made[key].lock();
+  if (!object) {
+    object = make();
+    made[key] = object;
+  }
+  return object;
+}
+
+// The completion queue every transport's calls complete on, and the thread that polls it.
 class Poller {
  public:
   Poller() : thread_([this] { poll(); }) {}
@@ -127,15 +143,6 @@ class Poller {
     thread_.join();
   }
   grpc::CompletionQueue& queue() { return queue_; }
-
-  static std::shared_ptr<Poller> shared() {
-    static std::mutex mutex;
-    static std::weak_ptr<Poller> current;
-    std::lock_guard lock(mutex);
-    std::shared_ptr<Poller> poller = current.lock();
-    if (!poller) current = poller = std::make_shared<Poller>();
-    return poller;
-  }
 
  private:
   void poll() {
@@ -153,12 +160,13 @@ class GrpcTransport final : public Transport {
   GrpcTransport(const std::string& target, std::chrono::milliseconds timeout) : timeout_(timeout) {
     // Debian builds Abseil without NDEBUG: gRPC's every lock would search a lock-order graph.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-    grpc::ChannelArguments args;
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    args.SetMaxReceiveMessageSize(-1);
-    args.SetMaxSendMessageSize(-1);
-    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // nothing to buffer for a resend
-    channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    channel_ = shared_while_alive<grpc::Channel>(target, [&target] {
+      grpc::ChannelArguments args;
+      args.SetMaxReceiveMessageSize(-1);
+      args.SetMaxSendMessageSize(-1);
+      args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // nothing to buffer for a resend
+      return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    });
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
   }
 
@@ -260,7 +268,8 @@ class GrpcTransport final : public Transport {
   std::chrono::milliseconds timeout_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<grpc::GenericStub> stub_;
-  std::shared_ptr<Poller> poller_ = Poller::shared();
+  std::shared_ptr<Poller> poller_ =
+      shared_while_alive<Poller>("", [] { return std::make_shared<Poller>(); });
   Waiter waiter_;
 };
 
