@@ -2,10 +2,8 @@
 // (the dialects write and read the messages with protowire). The workers of a run share one
 // channel to the target, so their calls in flight are multiplexed over one HTTP/2 connection,
 // as a gRPC client's calls are (tritonclient's cached channels, one grpc-js client), where
-// HTTP/1.1 needs a connection per request in flight. Every worker's calls complete on one
-// completion queue that one thread polls (Poller), and the worker waits on its own condition
-// variable: with a queue per worker, gRPC's poller hands each event to the waiting thread and
-// then the polling role to another, a context switch or two more per call.
+// HTTP/1.1 needs a connection per request in flight. Each worker waits for its one call on a
+// completion queue of its own.
 #include <absl/synchronization/mutex.h>
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
@@ -18,10 +16,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <condition_variable>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "base/error.h"
 #include "bench/transport.h"
@@ -94,80 +90,39 @@ std::string lower(std::string text) {
   return text;
 }
 
-// One operation's completion, which a worker waits for.
-class Waiter {
- public:
-  void signal(bool ok) {
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-      ok_ = ok;
-    }
-    ready_.notify_one();
-  }
-  bool wait() {
-    std::unique_lock lock(mutex_);
-    ready_.wait(lock, [this] { return done_; });
-    done_ = false;
-    return ok_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  bool done_ = false;
-  bool ok_ = false;
-};
-
-// The object made for `key` while a holder keeps it alive, else a new one from `make`: what the
-// transports of a run share goes with the last of them.
-template <typename T, typename Make>
-std::shared_ptr<T> shared_while_alive(const std::string& key, Make make) {
+// The channel to `target` while a transport holds it, else a new one: a run's workers share
+// one, which goes with the last of them.
+std::shared_ptr<grpc::Channel> shared_channel(const std::string& target) {
   static std::mutex mutex;
-  static std::map<std::string, std::weak_ptr<T>> made;
+  static std::map<std::string, std::weak_ptr<grpc::Channel>> channels;
   std::lock_guard lock(mutex);
-  std::shared_ptr<T> object = made[key].lock();
-  if (!object) {
-    object = make();
-    made[key] = object;
+  std::shared_ptr<grpc::Channel> channel = channels[target].lock();
+  if (!channel) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxSendMessageSize(-1);
+    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // nothing to buffer for a resend
+    channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    channels[target] = channel;
   }
-  return object;
+  return channel;
 }
-
-// The completion queue every transport's calls complete on, and the thread that polls it.
-class Poller {
- public:
-  Poller() : thread_([this] { poll(); }) {}
-  ~Poller() {
-    queue_.Shutdown();
-    thread_.join();
-  }
-  grpc::CompletionQueue& queue() { return queue_; }
-
- private:
-  void poll() {
-    void* tag = nullptr;
-    bool ok = false;
-    while (queue_.Next(&tag, &ok)) static_cast<Waiter*>(tag)->signal(ok);
-  }
-
-  grpc::CompletionQueue queue_;
-  std::thread thread_;
-};
 
 class GrpcTransport final : public Transport {
  public:
   GrpcTransport(const std::string& target, std::chrono::milliseconds timeout) : timeout_(timeout) {
     // Debian builds Abseil without NDEBUG: gRPC's every lock would search a lock-order graph.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-    channel_ = shared_while_alive<grpc::Channel>(target, [&target] {
-      grpc::ChannelArguments args;
-      args.SetMaxReceiveMessageSize(-1);
-      args.SetMaxSendMessageSize(-1);
-      args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // nothing to buffer for a resend
-      return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
-    });
+    channel_ = shared_channel(target);
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
+  }
+
+  ~GrpcTransport() override {
+    queue_.Shutdown();
+    void* tag = nullptr;
+    bool ok = false;
+    while (queue_.Next(&tag, &ok)) {
+    }
   }
 
   // Until the channel is connected or has failed to (nothing listening: at once, as a refused
@@ -222,17 +177,22 @@ class GrpcTransport final : public Transport {
   }
 
  private:
-  // Waits for this worker's one operation in flight.
-  bool wait() { return waiter_.wait(); }
+  // Waits for the one operation in flight on this worker's queue.
+  bool wait() {
+    void* tag = nullptr;
+    bool ok = false;
+    if (!queue_.Next(&tag, &ok)) return false;
+    return ok;
+  }
 
   grpc::Status unary(grpc::ClientContext& context, const GrpcRequest& request,
                      std::vector<std::string>& answers) {
     const grpc::ByteBuffer message = to_buffer(request.messages.front());
-    auto call = stub_->PrepareUnaryCall(&context, request.method, message, &poller_->queue());
+    auto call = stub_->PrepareUnaryCall(&context, request.method, message, &queue_);
     call->StartCall();
     grpc::ByteBuffer response;
     grpc::Status status;
-    call->Finish(&response, &status, &waiter_);
+    call->Finish(&response, &status, this);
     wait();
     if (status.ok()) answers.push_back(from_buffer(response));
     return status;
@@ -241,26 +201,26 @@ class GrpcTransport final : public Transport {
   // Every message written, then every answer read: the server answers a stream in order.
   grpc::Status stream(grpc::ClientContext& context, const GrpcRequest& request,
                       std::vector<std::string>& answers) {
-    auto call = stub_->PrepareCall(&context, request.method, &poller_->queue());
-    call->StartCall(&waiter_);
+    auto call = stub_->PrepareCall(&context, request.method, &queue_);
+    call->StartCall(this);
     bool open = wait();
     for (std::size_t i = 0; open && i < request.messages.size(); ++i) {
       const grpc::ByteBuffer message = to_buffer(request.messages[i]);
-      call->Write(message, &waiter_);
+      call->Write(message, this);
       open = wait();
     }
     if (open) {
-      call->WritesDone(&waiter_);
+      call->WritesDone(this);
       wait();
     }
     for (;;) {
       grpc::ByteBuffer response;
-      call->Read(&response, &waiter_);
+      call->Read(&response, this);
       if (!wait()) break;
       answers.push_back(from_buffer(response));
     }
     grpc::Status status;
-    call->Finish(&status, &waiter_);
+    call->Finish(&status, this);
     wait();
     return status;
   }
@@ -268,9 +228,7 @@ class GrpcTransport final : public Transport {
   std::chrono::milliseconds timeout_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<grpc::GenericStub> stub_;
-  std::shared_ptr<Poller> poller_ =
-      shared_while_alive<Poller>("", [] { return std::make_shared<Poller>(); });
-  Waiter waiter_;
+  grpc::CompletionQueue queue_;
 };
 
 }  // namespace
