@@ -141,8 +141,8 @@ class Event {
   ~Event() = default;
 };
 
-// A call as the async generic service's RequestCall filled it; the stream was made on the
-// context (and goes first, since it points at it).
+// A call as the async generic service's RequestCall filled it. The stream was made on the
+// context and points at it, so it is declared after it and destroyed before it.
 struct Accepted {
   std::unique_ptr<grpc::GenericServerContext> context;
   std::unique_ptr<grpc::GenericServerAsyncReaderWriter> stream;

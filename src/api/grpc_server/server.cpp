@@ -50,8 +50,9 @@ class GrpcServer::Acceptor final : public Event {
       delete this;
       return;
     }
-    server_.dispatch(std::move(next_));
-    request();
+    Accepted call = std::move(next_);
+    request();  // first, so that nothing dispatch() throws stops the queue taking calls
+    server_.dispatch(std::move(call));
   }
 
  private:

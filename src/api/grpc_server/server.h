@@ -3,8 +3,8 @@
 // runtime::InferenceService, batcher and admission as HTTP. Calls run on gRPC's async generic
 // service: a fixed number of threads, each polling its own completion queue, read the calls
 // and run the handlers (call.h); a handler submits and returns, and the runtime's completion
-// writes the answer, so no thread waits on a batch. (gRPC's callback API costs a thread hop per
-// event on top: about 20% more CPU per call on a small model.) Methods are found by their full
+// writes the answer, so no thread waits on a batch. (gRPC's callback API adds a thread hop per
+// event: about 10% more server CPU per call on a small model.) Methods are found by their full
 // name, "/<service>/<method>".
 //
 // Errors in gRPC's terms (status.cpp): bad input INVALID_ARGUMENT, unknown model NOT_FOUND,
