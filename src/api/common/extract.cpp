@@ -31,12 +31,7 @@ std::vector<std::string> read_texts(const Json& value, const char* field, bool& 
   if (!value.is_array())
     invalid(std::string("`") + field + "` must be a string or a list of strings", field);
   is_list = true;
-  if (value.empty()) invalid(std::string("`") + field + "` cannot be an empty list", field);
-  if (value.size() > options.max_client_batch_size)
-    throw ApiError(ApiErrorKind::kTooManyInputs,
-                   "batch size " + std::to_string(value.size()) + " > maximum allowed batch size " +
-                       std::to_string(options.max_client_batch_size),
-                   field);
+  check_list_size(value.size(), options.max_client_batch_size, field);
   for (const Json& element : value) {
     if (!element.is_string())
       invalid(std::string("`") + field + "` must be a string or a list of strings", field);

@@ -188,14 +188,28 @@ http::Response json_response(std::string body, int status) {
   return response;
 }
 
+namespace {
+
+void check_at_most(std::size_t items, std::size_t max_items, const std::string& field) {
+  if (items > max_items)
+    throw ApiError(ApiErrorKind::kTooManyInputs,
+                   "batch size " + std::to_string(items) + " > maximum allowed batch size " +
+                       std::to_string(max_items),
+                   field);
+}
+
+}  // namespace
+
 void check_batch_size(std::size_t inputs, std::size_t max_inputs) {
   if (inputs == 0)
     throw ApiError(ApiErrorKind::kValidation, "inputs cannot be an empty list", "inputs");
-  if (inputs > max_inputs)
-    throw ApiError(ApiErrorKind::kTooManyInputs,
-                   "batch size " + std::to_string(inputs) + " > maximum allowed batch size " +
-                       std::to_string(max_inputs),
-                   "inputs");
+  check_at_most(inputs, max_inputs, "inputs");
+}
+
+void check_list_size(std::size_t items, std::size_t max_items, const std::string& field) {
+  if (items == 0)
+    throw ApiError(ApiErrorKind::kValidation, "`" + field + "` cannot be an empty list", field);
+  check_at_most(items, max_items, field);
 }
 
 void submit_and_reply(runtime::InferenceService& service, runtime::InferenceRequest request,

@@ -73,6 +73,9 @@ void submit_and_reply(runtime::InferenceService& service, runtime::InferenceRequ
 
 // 422 when more than `max_inputs`, 400/422 (validation) when zero.
 void check_batch_size(std::size_t inputs, std::size_t max_inputs);
+// The same for a request's list named `field`, in TEI's words: "`texts` cannot be an empty list",
+// "batch size 40 > maximum allowed batch size 32".
+void check_list_size(std::size_t items, std::size_t max_items, const std::string& field);
 
 // JSON response with the given body.
 http::Response json_response(std::string body, int status = 200);

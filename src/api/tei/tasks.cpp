@@ -5,6 +5,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/long_input.h"
+#include "api/common/reply.h"
 #include "api/common/rerank.h"
 #include "api/common/task_guard.h"
 #include "api/tei/tei_common.h"
@@ -141,14 +142,7 @@ PredictInputs predict_request(const Json& body, const ApiOptions& options,
     request.items.push_back(sequence_item(*inputs));
   } else if (inputs->is_array()) {
     out.batch = true;
-    if (inputs->empty())
-      throw ApiError(ApiErrorKind::kValidation, "`inputs` cannot be an empty list", "inputs");
-    if (inputs->size() > options.max_client_batch_size)
-      throw ApiError(ApiErrorKind::kTooManyInputs,
-                     "batch size " + std::to_string(inputs->size()) +
-                         " > maximum allowed batch size " +
-                         std::to_string(options.max_client_batch_size),
-                     "inputs");
+    check_list_size(inputs->size(), options.max_client_batch_size, "inputs");
     for (const auto& sequence : *inputs) request.items.push_back(sequence_item(sequence));
   } else {
     bad_predict_inputs();
@@ -181,14 +175,7 @@ RerankInputs rerank_request(const Json& body, const ApiOptions& options,
   if (!texts) throw ApiError(ApiErrorKind::kValidation, "missing field `texts`", "texts");
   if (!texts->is_array())
     throw ApiError(ApiErrorKind::kValidation, "`texts` must be a list of strings", "texts");
-  if (texts->empty())
-    throw ApiError(ApiErrorKind::kValidation, "`texts` cannot be an empty list", "texts");
-  if (texts->size() > options.max_client_batch_size)
-    throw ApiError(ApiErrorKind::kTooManyInputs,
-                   "batch size " + std::to_string(texts->size()) +
-                       " > maximum allowed batch size " +
-                       std::to_string(options.max_client_batch_size),
-                   "texts");
+  check_list_size(texts->size(), options.max_client_batch_size, "texts");
   RerankInputs out;
   out.request.model = model.name;
   out.texts = std::make_shared<std::vector<std::string>>();

@@ -2,6 +2,7 @@
 
 #include "api/common/api_error.h"
 #include "api/common/model_select.h"
+#include "api/common/reply.h"
 #include "api/common/task_guard.h"
 
 namespace onepass::api::tei {
@@ -21,14 +22,7 @@ std::vector<std::string> parse_string_inputs(const Json& body, const ApiOptions&
     texts.push_back(inputs->get<std::string>());
   } else if (inputs->is_array()) {
     is_list = true;
-    if (inputs->empty())
-      throw ApiError(ApiErrorKind::kValidation, "`inputs` cannot be an empty list", "inputs");
-    if (inputs->size() > options.max_client_batch_size)
-      throw ApiError(ApiErrorKind::kTooManyInputs,
-                     "batch size " + std::to_string(inputs->size()) +
-                         " > maximum allowed batch size " +
-                         std::to_string(options.max_client_batch_size),
-                     "inputs");
+    check_list_size(inputs->size(), options.max_client_batch_size, "inputs");
     for (const auto& element : *inputs) {
       if (!element.is_string())
         throw ApiError(ApiErrorKind::kValidation, "`inputs` must be a string or a list of strings",
