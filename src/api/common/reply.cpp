@@ -190,12 +190,13 @@ http::Response json_response(std::string body, int status) {
 
 namespace {
 
-void check_at_most(std::size_t items, std::size_t max_items, const std::string& field) {
+// The field's name becomes a string only when the check fails: these run on every request.
+void check_at_most(std::size_t items, std::size_t max_items, std::string_view field) {
   if (items > max_items)
     throw ApiError(ApiErrorKind::kTooManyInputs,
                    "batch size " + std::to_string(items) + " > maximum allowed batch size " +
                        std::to_string(max_items),
-                   field);
+                   std::string(field));
 }
 
 }  // namespace
@@ -206,9 +207,10 @@ void check_batch_size(std::size_t inputs, std::size_t max_inputs) {
   check_at_most(inputs, max_inputs, "inputs");
 }
 
-void check_list_size(std::size_t items, std::size_t max_items, const std::string& field) {
+void check_list_size(std::size_t items, std::size_t max_items, std::string_view field) {
   if (items == 0)
-    throw ApiError(ApiErrorKind::kValidation, "`" + field + "` cannot be an empty list", field);
+    throw ApiError(ApiErrorKind::kValidation,
+                   "`" + std::string(field) + "` cannot be an empty list", std::string(field));
   check_at_most(items, max_items, field);
 }
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/common/api_error.h"
@@ -75,7 +76,7 @@ void submit_and_reply(runtime::InferenceService& service, runtime::InferenceRequ
 void check_batch_size(std::size_t inputs, std::size_t max_inputs);
 // The same for a request's list named `field`, in TEI's words: "`texts` cannot be an empty list",
 // "batch size 40 > maximum allowed batch size 32".
-void check_list_size(std::size_t items, std::size_t max_items, const std::string& field);
+void check_list_size(std::size_t items, std::size_t max_items, std::string_view field);
 
 // JSON response with the given body.
 http::Response json_response(std::string body, int status = 200);
