@@ -1,10 +1,9 @@
 // What a gRPC dialect (kserve_grpc/, tei_grpc/) gives the shared server (server.h): a service's
 // full name and its method table, each method a handler of one request message that answers
 // through an Answer. The server does the rest for every service alike: the API key, draining,
-// the call's log line, request metric and span (CallRecord), and the order of a stream's answers.
+// the call's log line, request metric and span (CallRecord), and the order of a stream's answers
+// (stream_call.h).
 #pragma once
-
-#include <grpcpp/generic/async_generic_service.h>
 
 #include <atomic>
 #include <chrono>
@@ -17,6 +16,7 @@
 
 #include "api/common/call.h"
 #include "api/grpc_server/status.h"
+#include "http2/hpack.h"
 #include "runtime/service.h"
 #include "trace/context.h"
 
@@ -41,6 +41,22 @@ struct ServiceContext {
   const std::atomic<bool>& draining;
 };
 
+// What a handler sees of its call: the client's metadata (request headers that are not
+// pseudo-headers) and the deadline its grpc-timeout set.
+class CallContext {
+ public:
+  CallContext(std::vector<http2::Header> metadata, std::chrono::system_clock::time_point deadline)
+      : metadata_(std::move(metadata)), deadline_(deadline) {}
+  // The value of the metadata `key` (lower case), or nullptr.
+  const std::string* metadata(std::string_view key) const;
+  // time_point::max() when the client set none.
+  std::chrono::system_clock::time_point deadline() const { return deadline_; }
+
+ private:
+  std::vector<http2::Header> metadata_;
+  std::chrono::system_clock::time_point deadline_;
+};
+
 // One call's log line, request metric and server span, written when it finishes (as REST's
 // Reply does): the method as its route label ("grpc:<Method>"), the model, the status (with
 // REST's code beside it, so that the request metrics stay one family), the latency, the request
@@ -49,7 +65,10 @@ struct ServiceContext {
 class CallRecord {
  public:
   CallRecord(runtime::InferenceService& service, std::string_view service_name, const char* dialect,
-             const char* method, grpc::ServerContextBase& context);
+             const char* method, const CallContext& context);
+  // The id the call's log line carries: the client's x-request-id or a new one, sent back as
+  // initial metadata.
+  const std::string& request_id() const { return request_id_; }
   // The call's span context: the runtime's spans of its requests are its children.
   const trace::SpanContext& trace_context() const { return trace_; }
   // The first model named; later ones (a stream's) are the same or refused before.
@@ -62,7 +81,7 @@ class CallRecord {
   void finish(const CallStatus& status);
 
  private:
-  void start_trace(const grpc::ServerContextBase& context);
+  void start_trace(const CallContext& context);
   void record_span(const CallStatus& status);
 
   runtime::InferenceService& service_;
@@ -79,7 +98,7 @@ class CallRecord {
   std::atomic<std::size_t> tokens_{0};
 };
 
-class Reactor;
+class StreamCall;
 struct Slot;
 
 // The answer to one request message: respond() or fail() once, from any thread (a second
@@ -87,13 +106,13 @@ struct Slot;
 // message's answer is given.
 class Answer {
  public:
-  Answer(Reactor* reactor, std::shared_ptr<Slot> slot)
-      : reactor_(reactor), slot_(std::move(slot)) {}
+  Answer(std::shared_ptr<StreamCall> call, std::shared_ptr<Slot> slot)
+      : call_(std::move(call)), slot_(std::move(slot)) {}
   void respond(std::string message) const;
   void fail(const CallStatus& status) const;
   void fail(std::exception_ptr error) const { fail(status_of(error)); }
   CallRecord& record() const;
-  const grpc::ServerContextBase& context() const;
+  const CallContext& context() const;
   // The deadline of the call has passed.
   bool past_deadline() const;
   // Ties a runtime request to this call: its spans become the call's children and the runtime
@@ -106,7 +125,7 @@ class Answer {
   bool accept(const runtime::InferenceResult& result) const;
 
  private:
-  Reactor* reactor_;
+  std::shared_ptr<StreamCall> call_;
   std::shared_ptr<Slot> slot_;
 };
 
@@ -114,9 +133,9 @@ struct Method {
   const char* name;  // "ModelInfer": the full name is "/<service>/<name>"
   Access access = Access::kClosed;
   Shape shape = Shape::kUnary;
-  // kUnary and kBidiStream: called once per request message, on gRPC's thread, in order; it
-  // answers through `answer` (now or from the runtime's completion) or throws, which fails the
-  // message with status_of().
+  // kUnary and kBidiStream: called once per request message, on its connection's strand, in
+  // order; it answers through `answer` (now or from the runtime's completion) or throws, which
+  // fails the message with status_of().
   std::function<void(const Answer& answer, std::string_view request)> handle;
   // kClientStream: called once with every message read.
   std::function<void(const Answer& answer, const std::vector<std::string>& requests)> handle_all;
@@ -130,33 +149,5 @@ struct ServiceTable {
   const char* dialect;  // the span's onepass.dialect: "kserve-grpc", "tei-grpc"
   std::vector<Method> methods;
 };
-
-// A completion-queue operation's tag: the server's polling loop (server.cpp) hands each event
-// Next() returns to its done(), `ok` as Next() gave it.
-class Event {
- public:
-  virtual void done(bool ok) = 0;
-
- protected:
-  ~Event() = default;
-};
-
-// A call as the async generic service's RequestCall filled it. The stream was made on the
-// context and points at it, so it is declared after it and destroyed before it.
-struct Accepted {
-  std::unique_ptr<grpc::GenericServerContext> context;
-  std::unique_ptr<grpc::GenericServerAsyncReaderWriter> stream;
-};
-
-// Serves an accepted call of `method`: `admit` (throws to refuse), then reads, dispatches and
-// writes the answers. Its operations' events come back on the queue it was accepted on, whose
-// one polling thread runs the handlers; it deletes itself once the call is over. `live` counts
-// the calls not yet over.
-void serve_call(Accepted accepted, runtime::InferenceService& service, const ServiceTable& table,
-                const Method& method, const std::function<void()>& admit,
-                std::atomic<std::size_t>& live);
-// A call of a method no service has: UNIMPLEMENTED, naming the `served` services.
-void serve_unknown(Accepted accepted, runtime::InferenceService& service, const std::string& served,
-                   std::atomic<std::size_t>& live);
 
 }  // namespace onepass::api::grpc_server

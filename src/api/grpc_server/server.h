@@ -1,11 +1,10 @@
 // `onepass serve --grpc-port`: one gRPC server for every gRPC dialect (kserve_grpc/: the Open
 // Inference Protocol v2; tei_grpc/: TEI's tei.v1 services) on the same
-// runtime::InferenceService, batcher and admission as HTTP. Calls run on gRPC's async generic
-// service: a fixed number of threads, each polling its own completion queue, read the calls
-// and run the handlers (call.h); a handler submits and returns, and the runtime's completion
-// writes the answer, so no thread waits on a batch. (gRPC's callback API adds a thread hop per
-// event: about 10% more server CPU per call on a small model.) Methods are found by their full
-// name, "/<service>/<method>".
+// runtime::InferenceService, batcher and admission as HTTP. gRPC is HTTP/2 (src/http2) on Asio,
+// as REST is HTTP/1.1 on it: a fixed number of I/O threads serve the connections, each on its
+// own strand, where its calls' handlers run too (connection.h, stream_call.h); a handler
+// submits and returns, and the runtime's completion posts the answer back to the strand, so
+// no thread waits on a batch. Methods are found by their full name, "/<service>/<method>".
 //
 // Errors in gRPC's terms (status.cpp): bad input INVALID_ARGUMENT, unknown model NOT_FOUND,
 // admission RESOURCE_EXHAUSTED, draining UNAVAILABLE, API key UNAUTHENTICATED, a deadline that
@@ -23,6 +22,7 @@
 
 #include "api/common/call.h"
 #include "api/grpc_server/call.h"
+#include "api/grpc_server/connection.h"
 #include "runtime/service.h"
 
 namespace onepass::api::grpc_server {
@@ -32,11 +32,11 @@ struct GrpcOptions {
   int port = 0;  // 0: any free port
   // The largest message received (the request) and sent (the answer).
   std::size_t max_message_bytes = 4u << 20;
-  // Completion queues, each with the thread that polls it (serve: as many as HTTP's I/O threads).
+  // I/O threads (serve: as many as HTTP's).
   int threads = 2;
 };
 
-class GrpcServer {
+class GrpcServer final : private CallRouter {
  public:
   // `options` (the API key, batch limits) and `model_urls` (the folders RepositoryModelLoad
   // reads) are the HTTP API's, and outlive the server.
@@ -55,15 +55,16 @@ class GrpcServer {
   std::string address() const;
   // New calls (all but the liveness and readiness ones) are refused with UNAVAILABLE from now on.
   void begin_drain();
-  // Stops accepting calls, lets those in flight finish for up to `grace`, then cancels the rest.
+  // Stops accepting connections, sends GOAWAY on each, lets the calls in flight finish for up
+  // to `grace`, then cancels the rest.
   void shutdown(std::chrono::milliseconds grace);
 
  private:
-  class Acceptor;
-  // Starts serving a call Acceptor took, on its queue's thread.
-  void dispatch(Accepted accepted);
+  std::shared_ptr<StreamCall> open(const std::shared_ptr<Connection>& connection,
+                                   std::uint32_t stream,
+                                   std::vector<http2::Header> headers) override;
   // The API key (unless `access` is a health check) and draining, as REST checks them.
-  void admit(const grpc::ServerContextBase& context, Access access) const;
+  void admit(const CallContext& context, Access access) const;
 
   std::atomic<bool> draining_{false};
   ServiceContext context_;
@@ -74,6 +75,7 @@ class GrpcServer {
   std::string served_;  // the services' names, for UNIMPLEMENTED's message
   int bound_port_ = 0;
   struct Impl;
+  friend struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

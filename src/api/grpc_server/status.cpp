@@ -6,7 +6,7 @@ namespace onepass::api::grpc_server {
 
 namespace {
 
-grpc::StatusCode code_of(ApiErrorKind kind) {
+StatusCode code_of(ApiErrorKind kind) {
   switch (kind) {
     case ApiErrorKind::kBadRequest:
     case ApiErrorKind::kUnsupportedMedia:
@@ -15,37 +15,36 @@ grpc::StatusCode code_of(ApiErrorKind kind) {
     case ApiErrorKind::kInvalidInput:
     case ApiErrorKind::kTokenizer:
     case ApiErrorKind::kTooManyInputs:
-      return grpc::StatusCode::INVALID_ARGUMENT;
+      return StatusCode::kInvalidArgument;
     case ApiErrorKind::kUnauthorized:
-      return grpc::StatusCode::UNAUTHENTICATED;
+      return StatusCode::kUnauthenticated;
     case ApiErrorKind::kNotFound:
-      return grpc::StatusCode::NOT_FOUND;
+      return StatusCode::kNotFound;
     case ApiErrorKind::kMethodNotAllowed:
-      return grpc::StatusCode::UNIMPLEMENTED;
+      return StatusCode::kUnimplemented;
     case ApiErrorKind::kConflict:
-      return grpc::StatusCode::ALREADY_EXISTS;
+      return StatusCode::kAlreadyExists;
     case ApiErrorKind::kPayloadTooLarge:
     case ApiErrorKind::kHeaderTooLarge:
     case ApiErrorKind::kOverloaded:
     case ApiErrorKind::kInsufficientStorage:
-      return grpc::StatusCode::RESOURCE_EXHAUSTED;
+      return StatusCode::kResourceExhausted;
     case ApiErrorKind::kUnavailable:
-      return grpc::StatusCode::UNAVAILABLE;
+      return StatusCode::kUnavailable;
     case ApiErrorKind::kDeadlineExceeded:
-      return grpc::StatusCode::DEADLINE_EXCEEDED;
+      return StatusCode::kDeadlineExceeded;
     case ApiErrorKind::kBackend:
     case ApiErrorKind::kInternal:
-      return grpc::StatusCode::INTERNAL;
+      return StatusCode::kInternal;
   }
-  return grpc::StatusCode::INTERNAL;
+  return StatusCode::kInternal;
 }
 
 }  // namespace
 
 CallStatus status_of(std::exception_ptr error) {
   const ApiError api_error = to_api_error(error);
-  return {grpc::Status(code_of(api_error.kind()), api_error.what()),
-          default_http_status(api_error.kind())};
+  return {code_of(api_error.kind()), api_error.what(), default_http_status(api_error.kind())};
 }
 
 }  // namespace onepass::api::grpc_server

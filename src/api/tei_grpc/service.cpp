@@ -142,12 +142,9 @@ class Methods {
  private:
   // The model the x-amzn-sagemaker-target-model metadata names, or the only one.
   runtime::ModelDescription model_for(const Answer& call) {
-    const auto& all = call.context().client_metadata();
-    const auto it = all.find("x-amzn-sagemaker-target-model");
-    const auto model = it == all.end()
-                           ? select_model(service_, "")
-                           : select_model(service_, sagemaker_target_name(std::string_view(
-                                                        it->second.data(), it->second.size())));
+    const std::string* target = call.context().metadata("x-amzn-sagemaker-target-model");
+    const auto model = target == nullptr ? select_model(service_, "")
+                                         : select_model(service_, sagemaker_target_name(*target));
     call.record().set_model(model.name);
     return model;
   }

@@ -1,0 +1,151 @@
+// The server side of one HTTP/2 connection (RFC 9113), without I/O: receive() takes the bytes
+// read from the socket, calls the StreamHandler for each request's headers, data and reset, and
+// whatever must go back (SETTINGS and PING acknowledgements, window updates, responses) collects
+// in output() for the caller to write. Flow control is kept both ways: what it sends waits for
+// the peer's windows, and a stream's receive window reopens as the handler consumes its data, so
+// a handler that stops consuming holds its client back.
+//
+// Not thread-safe: one connection's session is driven from one strand.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http2/hpack.h"
+
+namespace onepass::http2 {
+
+enum class ErrorCode : std::uint32_t {
+  kNoError = 0x0,
+  kProtocolError = 0x1,
+  kInternalError = 0x2,
+  kFlowControlError = 0x3,
+  kStreamClosed = 0x5,
+  kFrameSizeError = 0x6,
+  kRefusedStream = 0x7,
+  kCancel = 0x8,
+  kCompressionError = 0x9,
+};
+
+struct SessionLimits {
+  // Advertised as SETTINGS_MAX_HEADER_LIST_SIZE; a larger request header block is refused.
+  std::size_t max_header_list_bytes = 16 * 1024;
+  // Advertised as SETTINGS_MAX_CONCURRENT_STREAMS; a stream past it is refused (REFUSED_STREAM,
+  // which clients retry).
+  std::uint32_t max_concurrent_streams = 1024;
+  // Each stream's receive window (SETTINGS_INITIAL_WINDOW_SIZE) and the connection's.
+  std::uint32_t stream_window = 1u << 20;
+  std::uint32_t connection_window = 1u << 24;
+};
+
+// What a session reports of its streams. Called from inside receive().
+class StreamHandler {
+ public:
+  // A new request: its header block, decoded. `end_stream`: it has no body.
+  virtual void on_request(std::uint32_t stream, std::vector<Header> headers, bool end_stream) = 0;
+  // Body bytes of an open request (`data` may be empty when only the end comes). The handler
+  // calls consumed() once it has taken them in, to reopen the stream's window.
+  virtual void on_data(std::uint32_t stream, std::string_view data, bool end_stream) = 0;
+  // The client reset the stream, or the connection failed: nothing more can be sent on it.
+  virtual void on_reset(std::uint32_t stream) = 0;
+
+ protected:
+  ~StreamHandler() = default;
+};
+
+class ServerSession {
+ public:
+  ServerSession(StreamHandler& handler, SessionLimits limits = {});
+
+  // Takes bytes read from the socket. False once the connection is over (a protocol error, with
+  // GOAWAY in output(), or the peer's GOAWAY with no stream left): write output() and close.
+  bool receive(std::string_view bytes);
+  // Bytes to write; the caller takes them (swap or clear) as it writes them.
+  std::string& output() { return output_; }
+
+  // The response's header block (":status" first).
+  void send_headers(std::uint32_t stream, const std::vector<Header>& headers);
+  // Body bytes, sent as the peer's windows allow.
+  void send_data(std::uint32_t stream, std::string_view data);
+  // Ends the stream with trailers (after the data queued before them), or, without
+  // send_headers() before, a headers-only response. A request still being sent is then reset
+  // with NO_ERROR: the client need not send the rest.
+  void send_trailers(std::uint32_t stream, const std::vector<Header>& trailers);
+  // Abandons a stream (RST_STREAM), e.g. a request refused before it was read.
+  void reset(std::uint32_t stream, ErrorCode code);
+  // Reopens `bytes` of a stream's receive window: the handler has taken in that much data.
+  void consumed(std::uint32_t stream, std::size_t bytes);
+
+  // GOAWAY naming the last stream taken: no new stream will be served (a drain).
+  void go_away();
+  // Streams open in either direction.
+  std::size_t open_streams() const { return streams_.size(); }
+
+ private:
+  struct Stream {
+    std::int64_t send_window = 0;
+    std::uint32_t receive_window = 0;  // what the peer may still send
+    std::size_t unacknowledged = 0;    // consumed but not yet given back in a WINDOW_UPDATE
+    bool remote_closed = false;        // END_STREAM received
+    bool headers_sent = false;
+    std::string pending;  // DATA waiting for a window
+    bool trailers_pending = false;
+    std::string trailer_block;
+  };
+
+  // A connection error: GOAWAY with `code`, and receive() returns false from now on.
+  struct ConnectionError {
+    ErrorCode code;
+    const char* reason;
+  };
+
+  void read_frames();
+  void handle_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
+                    std::string_view payload);
+  void on_headers_frame(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
+  void on_header_block(std::uint32_t stream, bool end_stream);
+  void on_data_frame(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
+  void on_settings(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
+  void on_window_update(std::uint32_t stream, std::string_view payload);
+  void on_rst_stream(std::uint32_t stream, std::string_view payload);
+  void on_ping(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
+
+  void write_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
+                   std::string_view payload);
+  void write_header_block(std::uint32_t stream, const std::string& block, bool end_stream);
+  void write_window_update(std::uint32_t stream, std::uint32_t increment);
+  void write_reset(std::uint32_t stream, ErrorCode code);
+  // Sends what `stream` has pending, as far as the windows allow; closes it when done.
+  void flush(std::uint32_t stream);
+  void flush_all();
+
+  StreamHandler& handler_;
+  SessionLimits limits_;
+  HpackDecoder decoder_;
+  std::string input_;  // bytes not yet a whole frame
+  std::string output_;
+  bool preface_seen_ = false;
+  bool settings_seen_ = false;
+  bool failed_ = false;
+  bool peer_going_away_ = false;
+  bool going_away_ = false;
+  std::uint32_t last_stream_ = 0;  // the highest stream the peer opened
+  std::map<std::uint32_t, Stream> streams_;
+  // A header block in HEADERS + CONTINUATION frames, until END_HEADERS.
+  std::string header_block_;
+  std::uint32_t header_stream_ = 0;  // nonzero while a block is incomplete
+  bool header_end_stream_ = false;
+  // The peer's settings and windows for what this side sends.
+  std::int64_t peer_initial_window_ = 65535;
+  std::uint32_t peer_max_frame_ = 16384;
+  std::int64_t connection_send_window_ = 65535;
+  // This side's connection receive window.
+  std::int64_t connection_receive_window_ = 65535;
+  std::size_t connection_unacknowledged_ = 0;
+};
+
+}  // namespace onepass::http2
