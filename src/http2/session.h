@@ -84,6 +84,8 @@ class ServerSession {
   void go_away();
   // Streams open in either direction.
   std::size_t open_streams() const { return streams_.size(); }
+  // The client's preface and first SETTINGS have come.
+  bool established() const { return settings_seen_; }
 
  private:
   struct Stream {

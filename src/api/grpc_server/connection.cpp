@@ -13,16 +13,21 @@ Connection::Connection(Strand strand, asio::ip::tcp::socket socket, CallRouter& 
                        http2::SessionLimits limits)
     : strand_(std::move(strand)),
       socket_(std::move(socket)),
+      handshake_timer_(strand_),
       router_(router),
       session_(*this, limits) {
   error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
-void Connection::start() {
-  asio::post(strand_, [self = shared_from_this()] {
+void Connection::start(std::chrono::milliseconds handshake_timeout) {
+  asio::post(strand_, [self = shared_from_this(), handshake_timeout] {
     self->flush_output();
     self->read();
+    self->handshake_timer_.expires_after(handshake_timeout);
+    self->handshake_timer_.async_wait([self](error_code ec) {
+      if (!ec && !self->session_.established()) self->close_now();
+    });
   });
 }
 
@@ -76,6 +81,7 @@ void Connection::close_when_done() {
 void Connection::close_now() {
   if (closed_) return;
   closed_ = true;
+  handshake_timer_.cancel();
   error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);

@@ -6,6 +6,8 @@
 
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,8 +38,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private http
   Connection(Strand strand, boost::asio::ip::tcp::socket socket, CallRouter& router,
              http2::SessionLimits limits);
 
-  // Sends the server's SETTINGS and starts reading.
-  void start();
+  // Sends the server's SETTINGS and starts reading. A client that has not sent its preface and
+  // SETTINGS within `handshake_timeout` is dropped, so that idle sockets do not pile up.
+  void start(std::chrono::milliseconds handshake_timeout);
   // From any thread: GOAWAY, then the connection closes once its calls are over.
   void go_away();
   // From any thread: closes the socket; the calls on it are reset.
@@ -64,6 +67,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private http
 
   Strand strand_;
   boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer handshake_timer_;
   CallRouter& router_;
   http2::ServerSession session_;
   std::array<char, 64 * 1024> read_buffer_;

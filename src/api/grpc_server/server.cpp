@@ -66,6 +66,9 @@ std::chrono::system_clock::time_point deadline_of(std::string_view timeout) {
          std::chrono::duration_cast<std::chrono::system_clock::duration>(span);
 }
 
+// What a client has to send its preface and SETTINGS in (REST's header timeout).
+constexpr std::chrono::milliseconds kHandshakeTimeout{30000};
+
 // A call of a method no service has: UNIMPLEMENTED, naming the served services.
 const ServiceTable kNoService{"", "grpc", {}};
 const Method kUnknownMethod{"unknown", Access::kLiveness, Shape::kUnary, {}, {}, 0};
@@ -95,7 +98,7 @@ struct GrpcServer::Impl {
             auto connection = std::make_shared<Connection>(strand, std::move(socket), router,
                                                            http2::SessionLimits{});
             remember(connection);
-            connection->start();
+            connection->start(kHandshakeTimeout);
           }
           if (acceptor.is_open()) accept(server);
         }));
