@@ -11,8 +11,7 @@ export DEBIAN_FRONTEND=noninteractive
 BUILD_PACKAGES="build-essential cmake ninja-build pkg-config ca-certificates ccache \
   libdnnl-dev ocl-icd-opencl-dev libsentencepiece-dev libutf8proc-dev libonig-dev \
   libboost-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libssl-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev \
-  libgrpc++-dev"
+  libgtest-dev libgmock-dev libbenchmark-dev"
 # --image-test: what scripts/image-test.sh needs on the host (Podman with runc, a debootstrap
 # base image, QEMU to run the image on an emulated CPU without AVX-512, catatonit for the pod
 # that `podman kube play` starts, Debian's grpcio to call the pod's gRPC port).

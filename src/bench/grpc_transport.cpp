@@ -1,88 +1,47 @@
-// The gRPC transport (transport.h): gRPC's generic stub, so the bench needs no generated code
-// (the dialects write and read the messages with protowire). The workers of a run share one
-// channel to the target, so their calls in flight are multiplexed over one HTTP/2 connection,
-// as a gRPC client's calls are (tritonclient's cached channels, one grpc-js client), where
-// HTTP/1.1 needs a connection per request in flight. Each worker waits for its one call on a
-// completion queue of its own.
-#include <absl/synchronization/mutex.h>
-#include <grpcpp/channel.h>
-#include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/generic/generic_stub.h>
-#include <grpcpp/security/credentials.h>
-#include <grpcpp/support/byte_buffer.h>
-#include <grpcpp/support/channel_arguments.h>
-
+// The gRPC transport (transport.h) on onepass's own HTTP/2 (src/http2), as the HTTP transport is
+// on its own HTTP/1.1 client: the bench needs no gRPC library and no generated code (the
+// dialects write and read the messages with protowire). The workers of a run share one
+// connection to the target, so their calls in flight are multiplexed over one HTTP/2
+// connection, as a gRPC client's calls are (tritonclient's cached channels, one grpc-js client),
+// where HTTP/1.1 needs a connection per request in flight.
+//
+// A worker writes its call's frames itself, under the connection's lock, and waits for its
+// answer on a condition of its own; one reader thread per connection takes in what the server
+// sends and completes the calls. A connection that fails fails its calls in flight ("io") and
+// is opened again by the next call.
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <cctype>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "base/error.h"
 #include "bench/transport.h"
+#include "http2/session.h"
 
 namespace onepass::bench {
 namespace {
 
-using Clock = std::chrono::system_clock;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
 std::atomic<std::uint64_t> request_ids{0};  // x-request-id: unique over the process
 
-const char* status_name(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return "OK";
-    case grpc::StatusCode::CANCELLED:
-      return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN:
-      return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED:
-      return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED:
-      return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS:
-      return "DATA_LOSS";
-    default:
-      return "UNKNOWN";
-  }
-}
-
-grpc::ByteBuffer to_buffer(const std::string& message) {
-  grpc::Slice slice(message);
-  return grpc::ByteBuffer(&slice, 1);
-}
-
-std::string from_buffer(const grpc::ByteBuffer& buffer) {
-  std::vector<grpc::Slice> slices;
-  std::string out;
-  if (!buffer.Dump(&slices).ok()) return out;
-  out.reserve(buffer.Length());
-  for (const auto& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  return out;
-}
+// gRPC's status codes by number (doc/statuscodes.md in the gRPC repository).
+constexpr std::array<const char*, 17> kStatusNames = {
+    "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+    "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+    "DATA_LOSS", "UNAUTHENTICATED"};
+constexpr int kDeadlineExceeded = 4;
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -90,84 +49,307 @@ std::string lower(std::string text) {
   return text;
 }
 
-// The channel to `target` while a transport holds it, else a new one: a run's workers share
-// one, which goes with the last of them.
-std::shared_ptr<grpc::Channel> shared_channel(const std::string& target) {
-  static std::mutex mutex;
-  static std::map<std::string, std::weak_ptr<grpc::Channel>> channels;
-  std::lock_guard lock(mutex);
-  std::shared_ptr<grpc::Channel> channel = channels[target].lock();
-  if (!channel) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(-1);
-    args.SetMaxSendMessageSize(-1);
-    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // nothing to buffer for a resend
-    channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
-    channels[target] = channel;
+// grpc-message is percent-encoded.
+std::string percent_decoded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
   }
-  return channel;
+  return out;
+}
+
+// One call in flight: what the reader thread has gathered of its answer.
+struct PendingCall {
+  std::condition_variable answered;
+  bool done = false;
+  std::string failure;  // a transport failure: "io", "protocol"
+  std::string http_status;
+  int grpc_status = -1;  // -1: no grpc-status came
+  std::string grpc_message;
+  std::string inbound;  // data not yet a whole message
+  std::vector<std::string> messages;
+};
+
+// The connection to one target that a run's transports share.
+class Connection final : private http2::StreamHandler {
+ public:
+  explicit Connection(std::string target) : target_(std::move(target)) {}
+
+  ~Connection() {
+    std::unique_lock lock(mutex_);
+    close_locked();
+    lock.unlock();
+    if (reader_.joinable()) reader_.join();  // the shut socket ends its read
+  }
+
+  // Opens the connection unless it is open; false when it cannot by `deadline`.
+  bool connect(Clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    return open_locked(lock, deadline);
+  }
+
+  // Sends `messages` on a new stream of `method` and waits for the answer until `deadline`;
+  // the answer's messages go to `answers`.
+  Outcome call(const std::string& method, const std::vector<std::string>& messages,
+               const std::vector<http2::Header>& metadata, Clock::time_point deadline,
+               std::vector<std::string>& answers) {
+    Outcome outcome;
+    PendingCall call;
+    std::unique_lock lock(mutex_);
+    if (!open_locked(lock, deadline)) {
+      outcome.error = "connect";
+      return outcome;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    std::vector<http2::Header> headers = {
+        {":method", "POST"},
+        {":scheme", "http"},
+        {":path", method},
+        {":authority", target_},
+        {"content-type", "application/grpc"},
+        {"te", "trailers"},
+        {"grpc-timeout", std::to_string(std::clamp<std::int64_t>(left.count(), 1, 99999999)) + "m"},
+        {"user-agent", "onepass-bench"}};
+    headers.insert(headers.end(), metadata.begin(), metadata.end());
+    const std::uint32_t stream = session_->open(headers);
+    if (stream == 0) {  // the server is going away: the next call opens a new connection
+      close_locked();
+      outcome.error = "UNAVAILABLE";
+      outcome.error_message = "the server closed the connection to new calls";
+      return outcome;
+    }
+    calls_[stream] = &call;
+    for (const auto& message : messages) {
+      const auto length = static_cast<std::uint32_t>(message.size());
+      const char prefix[5] = {0, static_cast<char>(length >> 24), static_cast<char>(length >> 16),
+                              static_cast<char>(length >> 8), static_cast<char>(length)};
+      session_->send_data(stream, std::string_view(prefix, sizeof prefix));
+      session_->send_data(stream, message);
+    }
+    session_->end_request(stream);
+    write_locked();
+    if (!call.answered.wait_until(lock, deadline, [&] { return call.done; })) {
+      calls_.erase(stream);
+      if (session_) {
+        session_->reset(stream, http2::ErrorCode::kCancel);
+        write_locked();
+      }
+      outcome.error = "timeout";
+      return outcome;
+    }
+    lock.unlock();
+    if (!call.failure.empty()) {
+      outcome.error = call.failure;
+    } else if (call.grpc_status < 0) {
+      // No gRPC status: an HTTP error from something that is not a gRPC server.
+      outcome.error =
+          call.http_status.empty() || call.http_status == "200" ? "protocol" : call.http_status;
+    } else if (call.grpc_status != 0) {
+      outcome.error = call.grpc_status < static_cast<int>(kStatusNames.size())
+                          ? kStatusNames[call.grpc_status]
+                          : "UNKNOWN";
+      if (call.grpc_status == kDeadlineExceeded && Clock::now() >= deadline)
+        outcome.error = "timeout";
+      outcome.error_message = percent_decoded(call.grpc_message);
+    }
+    answers = std::move(call.messages);
+    return outcome;
+  }
+
+ private:
+  bool open_locked(std::unique_lock<std::mutex>& lock, Clock::time_point deadline) {
+    if (session_) return true;
+    if (reader_.joinable()) {
+      // The last connection's reader fails its calls and leaves once its socket is shut.
+      reader_left_.wait(lock, [this] { return reader_done_; });
+      reader_.join();
+      socket_.reset();
+    }
+    const auto colon = target_.rfind(':');
+    std::string host = target_.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    const std::string port = target_.substr(colon + 1);
+    boost::system::error_code ec;
+    tcp::resolver resolver(ioc_);
+    const auto endpoints = resolver.resolve(host, port, ec);
+    if (ec) return false;
+    socket_ = std::make_unique<tcp::socket>(ioc_);
+    bool connected = false;
+    asio::async_connect(
+        *socket_, endpoints,
+        [&](boost::system::error_code error, const tcp::endpoint&) { connected = !error; });
+    ioc_.restart();
+    ioc_.run_for(std::max(Clock::duration::zero(), deadline - Clock::now()));
+    if (!connected) {
+      socket_->close(ec);
+      socket_.reset();
+      return false;
+    }
+    socket_->set_option(tcp::no_delay(true), ec);
+    http2::StreamHandler& handler = *this;
+    session_ = std::make_unique<http2::Session>(http2::Role::kClient, handler);
+    reader_done_ = false;
+    reader_ = std::thread([this] { read(); });
+    return write_locked();
+  }
+
+  // Writes what the session holds; on failure closes the connection (its reader then fails the
+  // calls in flight).
+  bool write_locked() {
+    if (!session_ || session_->output().empty()) return session_ != nullptr;
+    boost::system::error_code ec;
+    asio::write(*socket_, asio::buffer(session_->output()), ec);
+    session_->output().clear();
+    if (ec) close_locked();
+    return !ec;
+  }
+
+  void close_locked() {
+    if (!socket_) return;
+    boost::system::error_code ec;
+    socket_->shutdown(tcp::socket::shutdown_both, ec);
+    session_.reset();
+  }
+
+  // The reader thread: the socket is this connection's until the thread has left.
+  void read() {
+    std::array<char, 64 * 1024> buffer;
+    tcp::socket& socket = *socket_;
+    for (;;) {
+      boost::system::error_code ec;
+      const std::size_t n = socket.read_some(asio::buffer(buffer), ec);
+      std::lock_guard lock(mutex_);
+      const bool over = ec || !session_ || !session_->receive(std::string_view(buffer.data(), n));
+      if (!over) {
+        write_locked();
+        continue;
+      }
+      session_.reset();
+      for (auto& [stream, call] : calls_) finish(*call, "io");
+      calls_.clear();
+      socket.close(ec);
+      reader_done_ = true;
+      reader_left_.notify_all();
+      return;
+    }
+  }
+
+  void finish(PendingCall& call, const char* failure) {
+    if (call.done) return;
+    if (failure != nullptr) call.failure = failure;
+    call.done = true;
+    call.answered.notify_one();
+  }
+
+  void on_headers(std::uint32_t stream, std::vector<http2::Header> headers,
+                  bool end_stream) override {
+    const auto it = calls_.find(stream);
+    if (it == calls_.end()) return;
+    PendingCall& call = *it->second;
+    for (auto& header : headers) {
+      if (header.name == ":status") call.http_status = std::move(header.value);
+      if (header.name == "grpc-status") call.grpc_status = std::atoi(header.value.c_str());
+      if (header.name == "grpc-message") call.grpc_message = std::move(header.value);
+    }
+    if (end_stream) {
+      calls_.erase(it);
+      finish(call, nullptr);
+    }
+  }
+
+  void on_data(std::uint32_t stream, std::string_view data, bool end_stream) override {
+    const auto it = calls_.find(stream);
+    if (it == calls_.end()) return;
+    PendingCall& call = *it->second;
+    call.inbound.append(data);
+    std::size_t at = 0;
+    while (call.inbound.size() - at >= 5) {
+      const auto* p = reinterpret_cast<const unsigned char*>(call.inbound.data() + at);
+      const std::size_t length =
+          (std::size_t{p[1]} << 24) | (std::size_t{p[2]} << 16) | (std::size_t{p[3]} << 8) | p[4];
+      if (p[0] != 0) {  // compressed: this client asked for none
+        calls_.erase(it);
+        session_->reset(stream, http2::ErrorCode::kCancel);
+        return finish(call, "protocol");
+      }
+      if (call.inbound.size() - at - 5 < length) break;
+      call.messages.emplace_back(call.inbound, at + 5, length);
+      at += 5 + length;
+    }
+    call.inbound.erase(0, at);
+    session_->consumed(stream, data.size());
+    if (end_stream) {
+      calls_.erase(it);
+      finish(call, call.inbound.empty() ? nullptr : "protocol");
+    }
+  }
+
+  void on_reset(std::uint32_t stream) override {
+    const auto it = calls_.find(stream);
+    if (it == calls_.end()) return;
+    PendingCall& call = *it->second;
+    calls_.erase(it);
+    finish(call, "io");
+  }
+
+  const std::string target_;
+  std::mutex mutex_;
+  asio::io_context ioc_;  // for connecting only: the socket is used blocking
+  std::unique_ptr<tcp::socket> socket_;
+  std::unique_ptr<http2::Session> session_;  // null while closed
+  std::thread reader_;
+  bool reader_done_ = false;
+  std::condition_variable reader_left_;
+  std::map<std::uint32_t, PendingCall*> calls_;
+};
+
+// The connection to `target` while a transport holds it, else a new one: a run's workers share
+// one, which goes with the last of them.
+std::shared_ptr<Connection> shared_connection(const std::string& target) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<Connection>> connections;
+  std::lock_guard lock(mutex);
+  std::shared_ptr<Connection> connection = connections[target].lock();
+  if (!connection) {
+    connection = std::make_shared<Connection>(target);
+    connections[target] = connection;
+  }
+  return connection;
 }
 
 class GrpcTransport final : public Transport {
  public:
-  GrpcTransport(const std::string& target, std::chrono::milliseconds timeout) : timeout_(timeout) {
-    // Debian builds Abseil without NDEBUG: gRPC's every lock would search a lock-order graph.
-    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-    channel_ = shared_channel(target);
-    stub_ = std::make_unique<grpc::GenericStub>(channel_);
-  }
+  GrpcTransport(const std::string& target, std::chrono::milliseconds timeout)
+      : timeout_(timeout), connection_(shared_connection(target)) {}
 
-  ~GrpcTransport() override {
-    queue_.Shutdown();
-    void* tag = nullptr;
-    bool ok = false;
-    while (queue_.Next(&tag, &ok)) {
-    }
-  }
-
-  // Until the channel is connected or has failed to (nothing listening: at once, as a refused
+  // Until the connection is open or has failed to (nothing listening: at once, as a refused
   // TCP connect over HTTP), at most --timeout; a failure is counted by the calls.
-  void connect() override {
-    const Clock::time_point deadline = Clock::now() + timeout_;
-    grpc_connectivity_state state = channel_->GetState(true);
-    while (state != GRPC_CHANNEL_READY && state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
-           state != GRPC_CHANNEL_SHUTDOWN) {
-      if (!channel_->WaitForStateChange(state, deadline)) return;
-      state = channel_->GetState(true);
-    }
-  }
+  void connect() override { connection_->connect(Clock::now() + timeout_); }
 
   std::size_t retries() const override { return 0; }
 
   Outcome exchange(const Dialect& dialect, std::span<const Sample* const> batch,
                    Task task) override {
-    Outcome outcome;
     const GrpcRequest request = dialect.build_grpc(batch, task);
-    grpc::ClientContext context;
-    const Clock::time_point deadline = Clock::now() + timeout_;
-    context.set_deadline(deadline);
+    std::vector<http2::Header> metadata;
     for (const auto& [name, value] : dialect.options().headers) {
-      const std::string key = lower(name);
+      std::string key = lower(name);
       if (key == "content-type" || key == "accept") continue;
-      context.AddMetadata(key, value);
+      metadata.push_back({std::move(key), value});
     }
-    context.AddMetadata("x-request-id", "onepass-bench-" + std::to_string(++request_ids));
+    metadata.push_back({"x-request-id", "onepass-bench-" + std::to_string(++request_ids)});
     std::vector<std::string> answers;
-    const grpc::Status status = request.messages.size() == 1 ? unary(context, request, answers)
-                                                             : stream(context, request, answers);
-    if (!status.ok()) {
-      const grpc::StatusCode code = status.error_code();
-      if (code == grpc::StatusCode::DEADLINE_EXCEEDED && Clock::now() >= deadline) {
-        outcome.error = "timeout";
-      } else if (code == grpc::StatusCode::UNAVAILABLE &&
-                 channel_->GetState(false) != GRPC_CHANNEL_READY) {
-        outcome.error = "connect";  // nothing answers at the address
-      } else {
-        outcome.error = status_name(code);
-        outcome.error_message = status.error_message();
-      }
-      return outcome;
-    }
+    Outcome outcome = connection_->call(request.method, request.messages, metadata,
+                                        Clock::now() + timeout_, answers);
+    if (!outcome.error.empty()) return outcome;
     try {
       outcome.answers = dialect.parse_grpc(answers, batch.size(), task);
     } catch (const Error&) {
@@ -177,58 +359,8 @@ class GrpcTransport final : public Transport {
   }
 
  private:
-  // Waits for the one operation in flight on this worker's queue.
-  bool wait() {
-    void* tag = nullptr;
-    bool ok = false;
-    if (!queue_.Next(&tag, &ok)) return false;
-    return ok;
-  }
-
-  grpc::Status unary(grpc::ClientContext& context, const GrpcRequest& request,
-                     std::vector<std::string>& answers) {
-    const grpc::ByteBuffer message = to_buffer(request.messages.front());
-    auto call = stub_->PrepareUnaryCall(&context, request.method, message, &queue_);
-    call->StartCall();
-    grpc::ByteBuffer response;
-    grpc::Status status;
-    call->Finish(&response, &status, this);
-    wait();
-    if (status.ok()) answers.push_back(from_buffer(response));
-    return status;
-  }
-
-  // Every message written, then every answer read: the server answers a stream in order.
-  grpc::Status stream(grpc::ClientContext& context, const GrpcRequest& request,
-                      std::vector<std::string>& answers) {
-    auto call = stub_->PrepareCall(&context, request.method, &queue_);
-    call->StartCall(this);
-    bool open = wait();
-    for (std::size_t i = 0; open && i < request.messages.size(); ++i) {
-      const grpc::ByteBuffer message = to_buffer(request.messages[i]);
-      call->Write(message, this);
-      open = wait();
-    }
-    if (open) {
-      call->WritesDone(this);
-      wait();
-    }
-    for (;;) {
-      grpc::ByteBuffer response;
-      call->Read(&response, this);
-      if (!wait()) break;
-      answers.push_back(from_buffer(response));
-    }
-    grpc::Status status;
-    call->Finish(&status, this);
-    wait();
-    return status;
-  }
-
   std::chrono::milliseconds timeout_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<grpc::GenericStub> stub_;
-  grpc::CompletionQueue queue_;
+  std::shared_ptr<Connection> connection_;
 };
 
 }  // namespace

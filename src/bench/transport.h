@@ -1,7 +1,7 @@
 // How the load generator reaches an endpoint: one Transport per worker thread, which sends a
 // dialect's request for a batch and reads its answer. HTTP (http[s]://, one keep-alive
 // connection, the SageMaker Runtime path when the dialect's options name it) or gRPC
-// (grpc://HOST:PORT, one channel shared by a run's workers, unary calls or a bidirectional
+// (grpc://HOST:PORT, one HTTP/2 connection shared by a run's workers, unary calls or a bidirectional
 // stream as the dialect shapes the call). Neither throws for the server's faults: they come back as
 // an error key, so that a run under load counts failures instead of stopping at the first.
 //
@@ -57,7 +57,7 @@ std::unique_ptr<Transport> open_transport(const Dialect& dialect, const std::str
 std::string grpc_target(const std::string& url);
 bool is_grpc_url(const std::string& url);
 
-// The gRPC transport (grpc_transport.cpp): the channel to `target` ("HOST:PORT") that the
+// The gRPC transport (grpc_transport.cpp): the connection to `target` ("HOST:PORT") that the
 // transports alive share, each call with a deadline of `timeout`, the dialect's
 // options().headers as metadata and an x-request-id of its own.
 std::unique_ptr<Transport> open_grpc_transport(const std::string& target,

@@ -62,9 +62,14 @@ void append_setting(std::string& out, std::uint16_t id, std::uint32_t value) {
 
 }  // namespace
 
-ServerSession::ServerSession(StreamHandler& handler, SessionLimits limits)
-    : handler_(handler), limits_(limits) {
+Session::Session(Role role, StreamHandler& handler, SessionLimits limits)
+    : role_(role), handler_(handler), limits_(limits) {
   std::string settings;
+  if (role_ == Role::kClient) {
+    output_.append(kPreface);
+    preface_seen_ = true;  // a server's preface is its first SETTINGS
+    append_setting(settings, kEnablePush, 0);
+  }
   append_setting(settings, kMaxConcurrentStreams, limits_.max_concurrent_streams);
   append_setting(settings, kInitialWindowSize, limits_.stream_window);
   append_setting(settings, kMaxHeaderListSize,
@@ -78,7 +83,7 @@ ServerSession::ServerSession(StreamHandler& handler, SessionLimits limits)
   }
 }
 
-bool ServerSession::receive(std::string_view bytes) {
+bool Session::receive(std::string_view bytes) {
   if (failed_) return false;
   input_.append(bytes);
   ErrorCode code = ErrorCode::kNoError;
@@ -116,7 +121,7 @@ bool ServerSession::receive(std::string_view bytes) {
   return !(peer_going_away_ && streams_.empty());
 }
 
-void ServerSession::read_frames() {
+void Session::read_frames() {
   std::size_t pos = 0;
   if (!preface_seen_) {
     const std::size_t have = std::min(input_.size(), kPreface.size());
@@ -143,8 +148,8 @@ void ServerSession::read_frames() {
   input_.erase(0, pos);
 }
 
-void ServerSession::handle_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
-                                 std::string_view payload) {
+void Session::handle_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
+                           std::string_view payload) {
   if (!settings_seen_ && !(type == kSettings && (flags & kAck) == 0))
     throw ConnectionError{ErrorCode::kProtocolError, "the connection must open with SETTINGS"};
   // A header block's frames come in one run (RFC 9113 6.10).
@@ -169,11 +174,7 @@ void ServerSession::handle_frame(std::uint8_t type, std::uint8_t flags, std::uin
     case kPing:
       return on_ping(flags, stream, payload);
     case kGoAway:
-      if (stream != 0) throw ConnectionError{ErrorCode::kProtocolError, "GOAWAY on a stream"};
-      if (payload.size() < 8)
-        throw ConnectionError{ErrorCode::kFrameSizeError, "GOAWAY of the wrong size"};
-      peer_going_away_ = true;
-      return;
+      return on_goaway(stream, payload);
     case kWindowUpdate:
       return on_window_update(stream, payload);
     case kContinuation:
@@ -207,8 +208,7 @@ bool bad_padding(std::uint8_t flags, std::string_view payload) {
 
 }  // namespace
 
-void ServerSession::on_headers_frame(std::uint8_t flags, std::uint32_t stream,
-                                     std::string_view payload) {
+void Session::on_headers_frame(std::uint8_t flags, std::uint32_t stream, std::string_view payload) {
   if (stream == 0) throw ConnectionError{ErrorCode::kProtocolError, "HEADERS on stream 0"};
   if (bad_padding(flags, payload))
     throw ConnectionError{ErrorCode::kProtocolError, "padding longer than the frame"};
@@ -223,13 +223,14 @@ void ServerSession::on_headers_frame(std::uint8_t flags, std::uint32_t stream,
   if ((flags & kEndHeaders) != 0) on_header_block(stream, header_end_stream_);
 }
 
-void ServerSession::on_header_block(std::uint32_t stream, bool end_stream) {
+void Session::on_header_block(std::uint32_t stream, bool end_stream) {
   header_stream_ = 0;
   // Every block is decoded, even one refused below: the decoder's table must stay in step.
   std::vector<Header> headers;
   decoder_.decode(header_block_, headers, limits_.max_header_list_bytes);
   header_block_.clear();
 
+  if (role_ == Role::kClient) return on_response_headers(stream, std::move(headers), end_stream);
   const auto it = streams_.find(stream);
   if (it != streams_.end()) {  // trailers: they end the request
     if (it->second.remote_closed || !end_stream) {
@@ -256,11 +257,42 @@ void ServerSession::on_header_block(std::uint32_t stream, bool end_stream) {
   state.receive_window = limits_.stream_window;
   state.remote_closed = end_stream;
   streams_.emplace(stream, std::move(state));
-  handler_.on_request(stream, std::move(headers), end_stream);
+  handler_.on_headers(stream, std::move(headers), end_stream);
 }
 
-void ServerSession::on_data_frame(std::uint8_t flags, std::uint32_t stream,
-                                  std::string_view payload) {
+void Session::on_response_headers(std::uint32_t stream, std::vector<Header> headers,
+                                  bool end_stream) {
+  const auto it = streams_.find(stream);
+  if (it == streams_.end()) {
+    if (never_opened(stream))
+      throw ConnectionError{ErrorCode::kProtocolError, "HEADERS on a stream not opened"};
+    return;  // a stream this side reset
+  }
+  if (it->second.remote_closed) {
+    write_reset(stream, ErrorCode::kStreamClosed);
+    streams_.erase(it);
+    handler_.on_reset(stream);
+    return;
+  }
+  it->second.remote_closed = end_stream;
+  handler_.on_headers(stream, std::move(headers), end_stream);
+  if (end_stream) response_ended(stream);
+}
+
+void Session::response_ended(std::uint32_t stream) {
+  const auto it = streams_.find(stream);
+  if (it == streams_.end()) return;
+  // The answer is whole: what the request still had to send is not needed.
+  if (!it->second.local_closed) write_reset(stream, ErrorCode::kNoError);
+  streams_.erase(it);
+}
+
+bool Session::never_opened(std::uint32_t stream) const {
+  if (role_ == Role::kServer) return stream > last_stream_;
+  return stream % 2 == 0 || stream >= next_stream_;
+}
+
+void Session::on_data_frame(std::uint8_t flags, std::uint32_t stream, std::string_view payload) {
   if (stream == 0) throw ConnectionError{ErrorCode::kProtocolError, "DATA on stream 0"};
   // Flow control counts the whole payload, padding included.
   const std::size_t length = payload.size();
@@ -274,7 +306,7 @@ void ServerSession::on_data_frame(std::uint8_t flags, std::uint32_t stream,
 
   const auto it = streams_.find(stream);
   if (it == streams_.end()) {
-    if (stream > last_stream_)
+    if (never_opened(stream))
       throw ConnectionError{ErrorCode::kProtocolError, "DATA on a stream not opened"};
     return;  // a stream this side reset or ended: dropped
   }
@@ -291,10 +323,10 @@ void ServerSession::on_data_frame(std::uint8_t flags, std::uint32_t stream,
   const bool end_stream = (flags & kEndStream) != 0;
   state.remote_closed = end_stream;
   handler_.on_data(stream, data, end_stream);
+  if (end_stream && role_ == Role::kClient) response_ended(stream);
 }
 
-void ServerSession::on_settings(std::uint8_t flags, std::uint32_t stream,
-                                std::string_view payload) {
+void Session::on_settings(std::uint8_t flags, std::uint32_t stream, std::string_view payload) {
   if (stream != 0) throw ConnectionError{ErrorCode::kProtocolError, "SETTINGS on a stream"};
   if ((flags & kAck) != 0) {
     if (!payload.empty())
@@ -325,6 +357,9 @@ void ServerSession::on_settings(std::uint8_t flags, std::uint32_t stream,
         windows_grew = windows_grew || delta > 0;
         break;
       }
+      case kMaxConcurrentStreams:
+        peer_max_streams_ = value;
+        break;
       case kMaxFrameSize:
         if (value < 16384 || value > 0xffffff)
           throw ConnectionError{ErrorCode::kProtocolError, "bad SETTINGS_MAX_FRAME_SIZE"};
@@ -339,7 +374,7 @@ void ServerSession::on_settings(std::uint8_t flags, std::uint32_t stream,
   if (windows_grew) flush_all();
 }
 
-void ServerSession::on_window_update(std::uint32_t stream, std::string_view payload) {
+void Session::on_window_update(std::uint32_t stream, std::string_view payload) {
   if (payload.size() != 4)
     throw ConnectionError{ErrorCode::kFrameSizeError, "WINDOW_UPDATE of the wrong size"};
   const std::uint32_t increment = read32(payload.data()) & 0x7fffffffu;
@@ -353,7 +388,7 @@ void ServerSession::on_window_update(std::uint32_t stream, std::string_view payl
   }
   const auto it = streams_.find(stream);
   if (it == streams_.end()) {
-    if (stream > last_stream_)
+    if (never_opened(stream))
       throw ConnectionError{ErrorCode::kProtocolError, "WINDOW_UPDATE on a stream not opened"};
     return;
   }
@@ -367,13 +402,13 @@ void ServerSession::on_window_update(std::uint32_t stream, std::string_view payl
   flush(stream);
 }
 
-void ServerSession::on_rst_stream(std::uint32_t stream, std::string_view payload) {
+void Session::on_rst_stream(std::uint32_t stream, std::string_view payload) {
   if (stream == 0) throw ConnectionError{ErrorCode::kProtocolError, "RST_STREAM on stream 0"};
   if (payload.size() != 4)
     throw ConnectionError{ErrorCode::kFrameSizeError, "RST_STREAM of the wrong size"};
   const auto it = streams_.find(stream);
   if (it == streams_.end()) {
-    if (stream > last_stream_)
+    if (never_opened(stream))
       throw ConnectionError{ErrorCode::kProtocolError, "RST_STREAM on a stream not opened"};
     return;
   }
@@ -381,13 +416,54 @@ void ServerSession::on_rst_stream(std::uint32_t stream, std::string_view payload
   handler_.on_reset(stream);
 }
 
-void ServerSession::on_ping(std::uint8_t flags, std::uint32_t stream, std::string_view payload) {
+void Session::on_ping(std::uint8_t flags, std::uint32_t stream, std::string_view payload) {
   if (stream != 0) throw ConnectionError{ErrorCode::kProtocolError, "PING on a stream"};
   if (payload.size() != 8) throw ConnectionError{ErrorCode::kFrameSizeError, "PING not 8 bytes"};
   if ((flags & kAck) == 0) write_frame(kPing, kAck, 0, payload);
 }
 
-void ServerSession::send_headers(std::uint32_t stream, const std::vector<Header>& headers) {
+void Session::on_goaway(std::uint32_t stream, std::string_view payload) {
+  if (stream != 0) throw ConnectionError{ErrorCode::kProtocolError, "GOAWAY on a stream"};
+  if (payload.size() < 8)
+    throw ConnectionError{ErrorCode::kFrameSizeError, "GOAWAY of the wrong size"};
+  peer_going_away_ = true;
+  goaway_last_stream_ = std::min(goaway_last_stream_, read32(payload.data()) & 0x7fffffffu);
+  if (role_ == Role::kServer) return;
+  // The streams above the server's last were never served: they fail, to be sent again.
+  std::vector<std::uint32_t> unserved;
+  for (const auto& [id, state] : streams_)
+    if (id > goaway_last_stream_) unserved.push_back(id);
+  for (const std::uint32_t id : unserved) {
+    streams_.erase(id);
+    handler_.on_reset(id);
+  }
+}
+
+std::uint32_t Session::open(const std::vector<Header>& headers) {
+  if (role_ != Role::kClient || failed_ || peer_going_away_ || next_stream_ > 0x7fffffffu ||
+      streams_.size() >= peer_max_streams_)
+    return 0;
+  const std::uint32_t stream = next_stream_;
+  next_stream_ += 2;
+  Stream state;
+  state.send_window = peer_initial_window_;
+  state.receive_window = limits_.stream_window;
+  state.headers_sent = true;
+  streams_.emplace(stream, std::move(state));
+  std::string block;
+  for (const auto& header : headers) encode_header(header.name, header.value, block);
+  write_header_block(stream, block, false);
+  return stream;
+}
+
+void Session::end_request(std::uint32_t stream) {
+  const auto it = streams_.find(stream);
+  if (it == streams_.end() || it->second.end_pending || it->second.local_closed) return;
+  it->second.end_pending = true;
+  flush(stream);
+}
+
+void Session::send_headers(std::uint32_t stream, const std::vector<Header>& headers) {
   const auto it = streams_.find(stream);
   if (it == streams_.end() || it->second.headers_sent) return;
   std::string block;
@@ -396,14 +472,16 @@ void ServerSession::send_headers(std::uint32_t stream, const std::vector<Header>
   it->second.headers_sent = true;
 }
 
-void ServerSession::send_data(std::uint32_t stream, std::string_view data) {
+void Session::send_data(std::uint32_t stream, std::string_view data) {
   const auto it = streams_.find(stream);
-  if (it == streams_.end() || it->second.trailers_pending) return;
+  if (it == streams_.end() || it->second.trailers_pending || it->second.end_pending ||
+      it->second.local_closed)
+    return;
   it->second.pending.append(data);
   flush(stream);
 }
 
-void ServerSession::send_trailers(std::uint32_t stream, const std::vector<Header>& trailers) {
+void Session::send_trailers(std::uint32_t stream, const std::vector<Header>& trailers) {
   const auto it = streams_.find(stream);
   if (it == streams_.end() || it->second.trailers_pending) return;
   for (const auto& header : trailers)
@@ -412,14 +490,14 @@ void ServerSession::send_trailers(std::uint32_t stream, const std::vector<Header
   flush(stream);
 }
 
-void ServerSession::reset(std::uint32_t stream, ErrorCode code) {
+void Session::reset(std::uint32_t stream, ErrorCode code) {
   const auto it = streams_.find(stream);
   if (it == streams_.end()) return;
   write_reset(stream, code);
   streams_.erase(it);
 }
 
-void ServerSession::consumed(std::uint32_t stream, std::size_t bytes) {
+void Session::consumed(std::uint32_t stream, std::size_t bytes) {
   const auto it = streams_.find(stream);
   if (it == streams_.end() || it->second.remote_closed) return;
   Stream& state = it->second;
@@ -430,7 +508,7 @@ void ServerSession::consumed(std::uint32_t stream, std::size_t bytes) {
   state.unacknowledged = 0;
 }
 
-void ServerSession::go_away() {
+void Session::go_away() {
   if (going_away_ || failed_) return;
   going_away_ = true;
   std::string payload;
@@ -439,7 +517,7 @@ void ServerSession::go_away() {
   write_frame(kGoAway, 0, 0, payload);
 }
 
-void ServerSession::flush(std::uint32_t stream) {
+void Session::flush(std::uint32_t stream) {
   const auto it = streams_.find(stream);
   if (it == streams_.end()) return;
   Stream& state = it->second;
@@ -456,22 +534,30 @@ void ServerSession::flush(std::uint32_t stream) {
     connection_send_window_ -= static_cast<std::int64_t>(chunk);
   }
   state.pending.erase(0, sent);
-  if (!state.pending.empty() || !state.trailers_pending) return;
+  if (!state.pending.empty()) return;
+  if (state.end_pending) {
+    write_frame(kData, kEndStream, stream, std::string_view());
+    state.end_pending = false;
+    state.local_closed = true;
+    return;
+  }
+  if (!state.trailers_pending) return;
   write_header_block(stream, state.trailer_block, true);
   // The response is whole: a request still coming is not needed (RFC 9113 8.1).
   if (!state.remote_closed) write_reset(stream, ErrorCode::kNoError);
   streams_.erase(it);
 }
 
-void ServerSession::flush_all() {
+void Session::flush_all() {
   std::vector<std::uint32_t> waiting;
   for (const auto& [id, state] : streams_)
-    if (!state.pending.empty() || state.trailers_pending) waiting.push_back(id);
+    if (!state.pending.empty() || state.trailers_pending || state.end_pending)
+      waiting.push_back(id);
   for (const std::uint32_t id : waiting) flush(id);
 }
 
-void ServerSession::write_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
-                                std::string_view payload) {
+void Session::write_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
+                          std::string_view payload) {
   const std::size_t length = payload.size();
   output_.push_back(static_cast<char>(length >> 16));
   output_.push_back(static_cast<char>(length >> 8));
@@ -482,8 +568,7 @@ void ServerSession::write_frame(std::uint8_t type, std::uint8_t flags, std::uint
   output_.append(payload);
 }
 
-void ServerSession::write_header_block(std::uint32_t stream, const std::string& block,
-                                       bool end_stream) {
+void Session::write_header_block(std::uint32_t stream, const std::string& block, bool end_stream) {
   std::size_t offset = 0;
   bool first = true;
   do {
@@ -498,13 +583,13 @@ void ServerSession::write_header_block(std::uint32_t stream, const std::string& 
   } while (offset < block.size());
 }
 
-void ServerSession::write_window_update(std::uint32_t stream, std::uint32_t increment) {
+void Session::write_window_update(std::uint32_t stream, std::uint32_t increment) {
   std::string payload;
   append32(payload, increment);
   write_frame(kWindowUpdate, 0, stream, payload);
 }
 
-void ServerSession::write_reset(std::uint32_t stream, ErrorCode code) {
+void Session::write_reset(std::uint32_t stream, ErrorCode code) {
   std::string payload;
   append32(payload, static_cast<std::uint32_t>(code));
   write_frame(kRstStream, 0, stream, payload);

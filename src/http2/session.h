@@ -1,11 +1,14 @@
-// The server side of one HTTP/2 connection (RFC 9113), without I/O: receive() takes the bytes
-// read from the socket, calls the StreamHandler for each request's headers, data and reset, and
-// whatever must go back (SETTINGS and PING acknowledgements, window updates, responses) collects
-// in output() for the caller to write. Flow control is kept both ways: what it sends waits for
-// the peer's windows, and a stream's receive window reopens as the handler consumes its data, so
-// a handler that stops consuming holds its client back.
+// One HTTP/2 connection (RFC 9113), either side, without I/O: receive() takes the bytes read
+// from the socket and calls the StreamHandler for each stream's header blocks, data and reset,
+// and whatever must go out (the preface, SETTINGS and PING acknowledgements, window updates,
+// requests or responses) collects in output() for the caller to write. Flow control is kept
+// both ways: what it sends waits for the peer's windows, and a stream's receive window reopens
+// as the handler consumes its data, so a handler that stops consuming holds its peer back.
 //
-// Not thread-safe: one connection's session is driven from one strand.
+// A server's streams are opened by the client's HEADERS; a client opens its own with open()
+// (the gRPC bench's transport) and never accepts a push.
+//
+// Not thread-safe: one connection's session is driven by one thread or strand at a time.
 #pragma once
 
 #include <cstddef>
@@ -42,11 +45,15 @@ struct SessionLimits {
   std::uint32_t connection_window = 1u << 24;
 };
 
+enum class Role { kServer, kClient };
+
 // What a session reports of its streams. Called from inside receive().
 class StreamHandler {
  public:
-  // A new request: its header block, decoded. `end_stream`: it has no body.
-  virtual void on_request(std::uint32_t stream, std::vector<Header> headers, bool end_stream) = 0;
+  // A header block, decoded: on a server, a new request's (`end_stream`: it has no body; a
+  // request's trailers come as on_data()'s end); on a client, the response's headers, then its
+  // trailers (`end_stream`), or both in one block.
+  virtual void on_headers(std::uint32_t stream, std::vector<Header> headers, bool end_stream) = 0;
   // Body bytes of an open request (`data` may be empty when only the end comes). The handler
   // calls consumed() once it has taken them in, to reopen the stream's window.
   virtual void on_data(std::uint32_t stream, std::string_view data, bool end_stream) = 0;
@@ -57,9 +64,9 @@ class StreamHandler {
   ~StreamHandler() = default;
 };
 
-class ServerSession {
+class Session {
  public:
-  ServerSession(StreamHandler& handler, SessionLimits limits = {});
+  Session(Role role, StreamHandler& handler, SessionLimits limits = {});
 
   // Takes bytes read from the socket. False once the connection is over (a protocol error, with
   // GOAWAY in output(), or the peer's GOAWAY with no stream left): write output() and close.
@@ -67,10 +74,15 @@ class ServerSession {
   // Bytes to write; the caller takes them (swap or clear) as it writes them.
   std::string& output() { return output_; }
 
+  // A client's new request stream with its header block (pseudo-headers first); 0 when the
+  // connection can take no new stream (the server's GOAWAY, or its stream limit).
+  std::uint32_t open(const std::vector<Header>& headers);
   // The response's header block (":status" first).
   void send_headers(std::uint32_t stream, const std::vector<Header>& headers);
   // Body bytes, sent as the peer's windows allow.
   void send_data(std::uint32_t stream, std::string_view data);
+  // A client's end of its request (an empty DATA frame with END_STREAM, after the data queued).
+  void end_request(std::uint32_t stream);
   // Ends the stream with trailers (after the data queued before them), or, without
   // send_headers() before, a headers-only response. A request still being sent is then reset
   // with NO_ERROR: the client need not send the rest.
@@ -93,9 +105,11 @@ class ServerSession {
     std::uint32_t receive_window = 0;  // what the peer may still send
     std::size_t unacknowledged = 0;    // consumed but not yet given back in a WINDOW_UPDATE
     bool remote_closed = false;        // END_STREAM received
+    bool local_closed = false;         // END_STREAM sent
     bool headers_sent = false;
     std::string pending;  // DATA waiting for a window
     bool trailers_pending = false;
+    bool end_pending = false;  // a client's END_STREAM, once the data pending is sent
     std::string trailer_block;
   };
 
@@ -110,11 +124,19 @@ class ServerSession {
                     std::string_view payload);
   void on_headers_frame(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
   void on_header_block(std::uint32_t stream, bool end_stream);
+  // A client's: the response's headers or trailers.
+  void on_response_headers(std::uint32_t stream, std::vector<Header> headers, bool end_stream);
+  // A client's stream whose response ended: forgotten, and reset if its request had not.
+  void response_ended(std::uint32_t stream);
   void on_data_frame(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
   void on_settings(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
   void on_window_update(std::uint32_t stream, std::string_view payload);
   void on_rst_stream(std::uint32_t stream, std::string_view payload);
   void on_ping(std::uint8_t flags, std::uint32_t stream, std::string_view payload);
+  void on_goaway(std::uint32_t stream, std::string_view payload);
+  // A stream this side never opened (a server: above the client's last; a client: any it did
+  // not open).
+  bool never_opened(std::uint32_t stream) const;
 
   void write_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
                    std::string_view payload);
@@ -125,6 +147,7 @@ class ServerSession {
   void flush(std::uint32_t stream);
   void flush_all();
 
+  Role role_;
   StreamHandler& handler_;
   SessionLimits limits_;
   HpackDecoder decoder_;
@@ -135,7 +158,9 @@ class ServerSession {
   bool failed_ = false;
   bool peer_going_away_ = false;
   bool going_away_ = false;
-  std::uint32_t last_stream_ = 0;  // the highest stream the peer opened
+  std::uint32_t last_stream_ = 0;  // a server's: the highest stream the client opened
+  std::uint32_t next_stream_ = 1;  // a client's: the id its next stream gets
+  std::uint32_t peer_max_streams_ = 0xffffffffu;
   std::map<std::uint32_t, Stream> streams_;
   // A header block in HEADERS + CONTINUATION frames, until END_HEADERS.
   std::string header_block_;
@@ -145,6 +170,7 @@ class ServerSession {
   std::int64_t peer_initial_window_ = 65535;
   std::uint32_t peer_max_frame_ = 16384;
   std::int64_t connection_send_window_ = 65535;
+  std::uint32_t goaway_last_stream_ = 0x7fffffffu;  // the peer's GOAWAY: none above it is served
   // This side's connection receive window.
   std::int64_t connection_receive_window_ = 65535;
   std::size_t connection_unacknowledged_ = 0;

@@ -15,7 +15,7 @@ Connection::Connection(Strand strand, asio::ip::tcp::socket socket, CallRouter& 
       socket_(std::move(socket)),
       handshake_timer_(strand_),
       router_(router),
-      session_(*this, limits) {
+      session_(http2::Role::kServer, *this, limits) {
   error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
@@ -95,7 +95,7 @@ void Connection::forget(std::uint32_t stream) {
   if (closing_) close_when_done();
 }
 
-void Connection::on_request(std::uint32_t stream, std::vector<http2::Header> headers,
+void Connection::on_headers(std::uint32_t stream, std::vector<http2::Header> headers,
                             bool end_stream) {
   auto call = router_.open(shared_from_this(), stream, std::move(headers));
   if (!call || call->finished()) return;  // answered at once

@@ -1,5 +1,5 @@
 // One client's HTTP/2 connection to the gRPC port, on Asio: it reads into the connection's
-// http2::ServerSession, opens a StreamCall for each request stream through the CallRouter, and
+// http2::Session, opens a StreamCall for each request stream through the CallRouter, and
 // writes what the session and the calls produce, everything queued while a write is in flight
 // going out in the next one. It runs on its own strand; the calls it serves run there too.
 #pragma once
@@ -48,14 +48,14 @@ class Connection : public std::enable_shared_from_this<Connection>, private http
 
   // On the strand, for the calls.
   Strand strand() const { return strand_; }
-  http2::ServerSession& session() { return session_; }
+  http2::Session& session() { return session_; }
   // Starts writing what the session holds, unless a write is in flight.
   void flush_output();
   // The call on `stream` is over.
   void forget(std::uint32_t stream);
 
  private:
-  void on_request(std::uint32_t stream, std::vector<http2::Header> headers,
+  void on_headers(std::uint32_t stream, std::vector<http2::Header> headers,
                   bool end_stream) override;
   void on_data(std::uint32_t stream, std::string_view data, bool end_stream) override;
   void on_reset(std::uint32_t stream) override;
@@ -69,7 +69,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private http
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer handshake_timer_;
   CallRouter& router_;
-  http2::ServerSession session_;
+  http2::Session session_;
   std::array<char, 64 * 1024> read_buffer_;
   std::string writing_;
   bool write_in_flight_ = false;

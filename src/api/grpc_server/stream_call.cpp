@@ -239,7 +239,7 @@ std::vector<http2::Header> StreamCall::initial_metadata() const {
 void StreamCall::write_message(const std::string& message) {
   const auto connection = connection_.lock();
   if (!connection) return;
-  http2::ServerSession& session = connection->session();
+  http2::Session& session = connection->session();
   if (!headers_sent_) {
     session.send_headers(stream_, initial_metadata());
     headers_sent_ = true;

@@ -1,4 +1,4 @@
-// libFuzzer target: the server side of an HTTP/2 connection (http2::ServerSession) on arbitrary
+// libFuzzer target: the server side of an HTTP/2 connection (http2::Session) on arbitrary
 // bytes after the client preface, fed in pieces whose sizes the input's first byte sets, with a
 // handler that answers every request as the gRPC server does (headers, data, trailers) and
 // consumes what it reads. Any input must end in a GOAWAY or be taken in, never crash, hang or
@@ -14,13 +14,13 @@
 namespace {
 
 using onepass::http2::Header;
-using onepass::http2::ServerSession;
+using onepass::http2::Session;
 
 class Answering final : public onepass::http2::StreamHandler {
  public:
-  ServerSession* session = nullptr;
+  Session* session = nullptr;
 
-  void on_request(std::uint32_t stream, std::vector<Header> headers, bool end_stream) override {
+  void on_headers(std::uint32_t stream, std::vector<Header> headers, bool end_stream) override {
     if (headers.size() % 3 == 1) {  // refused before its body, as a bad call is
       session->send_trailers(stream, {{":status", "200"}, {"grpc-status", "3"}});
       return;
@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t piece = 1 + data[0] % 64;
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   Answering handler;
-  ServerSession session(handler);
+  Session session(onepass::http2::Role::kServer, handler);
   handler.session = &session;
   session.receive("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
   for (std::size_t at = 0; at < input.size(); at += piece) {

@@ -492,6 +492,58 @@ tei = tei_checks.TeiChecks(channel, http_port, KEY, FIXTURES,
                            spans_now)
 tei_heavy, TeiRerank = tei.run()
 
+# --- the bench's gRPC client against a gRPC server not written here --------------------------
+# `onepass bench` speaks gRPC on onepass's own HTTP/2 (src/http2), as `serve` does. Here grpcio's
+# server (gRPC C-core: HPACK with its dynamic table and Huffman strings, its pings and window
+# updates, trailers) stands between the bench and onepass, a generic proxy that forwards each
+# call's raw messages and metadata to onepass and brings its answers and status back; the bench
+# checks every answer against the fixture's outputs.
+FORWARDED = ("authorization", "x-request-id", "x-amzn-sagemaker-target-model")
+
+
+class Proxy(grpc.GenericRpcHandler):
+    def service(self, details):
+        method = details.method
+        metadata = [(k, v) for k, v in details.invocation_metadata if k in FORWARDED]
+
+        def unary(request, context):
+            try:
+                return channel.unary_unary(method)(request, metadata=metadata, timeout=60)
+            except grpc.RpcError as e:
+                context.abort(e.code(), e.details())
+
+        def stream(requests, context):
+            try:
+                yield from channel.stream_stream(method)(requests, metadata=metadata, timeout=60)
+            except grpc.RpcError as e:
+                context.abort(e.code(), e.details())
+
+        if method.endswith("Stream"):
+            return grpc.stream_stream_rpc_method_handler(stream)
+        return grpc.unary_unary_rpc_method_handler(unary)
+
+
+proxy = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=16))
+proxy.add_generic_rpc_handlers((Proxy(),))
+proxy_port = proxy.add_insecure_port("127.0.0.1:0")
+proxy.start()
+for dialect, model, extra in (("kserve-grpc", ["--model", "nli"], []),
+                              ("tei-grpc", ["--target-model", "embed"], ["--batch-size", "4"])):
+    results = os.path.join(WORK, "bench-%s.json" % dialect)
+    run = subprocess.run([ONEPASS, "bench", "--endpoint", "grpc://127.0.0.1:%d" % proxy_port,
+                          "--dialect", dialect, "--api-key", KEY, "-n", "64", "--concurrency",
+                          "16", "--warmup", "0", "--no-progress", "-o", results] + model + extra,
+                         capture_output=True, text=True, timeout=120)
+    check(run.returncode == 0, "bench %s through grpcio's server: exit %d %s" %
+          (dialect, run.returncode, run.stderr[-500:]))
+    if run.returncode == 0:
+        measured = json.load(open(results))["endpoints"][0]["runs"][0]
+        check(measured["errors"]["total"] == 0 and not measured["mismatches"] and
+              measured["requests"] == 64,
+              "bench %s through grpcio's server: %s errors, %s mismatches, %s requests" %
+              (dialect, measured["errors"], measured["mismatches"], measured["requests"]))
+proxy.stop(0)
+
 # The server still answers after every error above.
 shape, values = fp32_output(ModelInfer(ids_request("nli", cases[:1]), metadata=AUTH))
 check(close(values, cases[0]["logits"]), "still serving")
