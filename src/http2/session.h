@@ -40,8 +40,10 @@ struct SessionLimits {
   // Advertised as SETTINGS_MAX_CONCURRENT_STREAMS; a stream past it is refused (REFUSED_STREAM,
   // which clients retry).
   std::uint32_t max_concurrent_streams = 1024;
-  // Each stream's receive window (SETTINGS_INITIAL_WINDOW_SIZE) and the connection's.
-  std::uint32_t stream_window = 1u << 20;
+  // Each stream's receive window (SETTINGS_INITIAL_WINDOW_SIZE) and the connection's. What a
+  // stream that stops taking its data in may hold; a message larger than it still arrives, as
+  // its window reopens while it comes.
+  std::uint32_t stream_window = 256u << 10;
   std::uint32_t connection_window = 1u << 24;
 };
 

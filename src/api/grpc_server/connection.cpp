@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "base/log.h"
+
 namespace onepass::api::grpc_server {
 
 namespace asio = boost::asio;
@@ -49,8 +51,16 @@ void Connection::read() {
   socket_.async_read_some(
       asio::buffer(read_buffer_), [self = shared_from_this()](error_code ec, std::size_t n) {
         if (ec) return self->close_now();
-        if (!self->session_.receive(std::string_view(self->read_buffer_.data(), n)))
-          self->session_over_ = self->closing_ = true;
+        bool over = false;
+        try {
+          over = !self->session_.receive(std::string_view(self->read_buffer_.data(), n));
+        } catch (const std::exception& e) {
+          // Out of memory in a handler, say: the session may be half-way through a frame, so
+          // the connection goes, and the I/O thread and the other connections stay.
+          log::error("grpc", log::Fields().add("error", e.what()));
+          return self->close_now();
+        }
+        if (over) self->session_over_ = self->closing_ = true;
         self->flush_output();
         if (self->closing_) self->close_when_done();
         // A draining connection still reads: its calls' data and the client's window updates.

@@ -1,6 +1,7 @@
 #include "api/grpc_server/stream_call.h"
 
 #include <boost/asio/post.hpp>
+#include <utility>
 
 #include "api/grpc_server/connection.h"
 
@@ -66,7 +67,21 @@ void StreamCall::on_data(std::string_view data, bool end) {
   if (finished_) return;
   inbound_.append(data);
   remote_done_ = remote_done_ || end;
+  // Data taken in reopens the stream's window at once (a message may be larger than the
+  // window), except while a stream is paused: then the window stays shut and holds the client.
+  if (paused_)
+    held_bytes_ += data.size();
+  else
+    give_back(data.size());
   read_messages();
+}
+
+void StreamCall::give_back(std::size_t bytes) {
+  if (bytes == 0) return;
+  if (auto connection = connection_.lock()) {
+    connection->session().consumed(stream_, bytes);
+    connection->flush_output();
+  }
 }
 
 void StreamCall::on_reset() {
@@ -107,12 +122,6 @@ void StreamCall::read_messages() {
     inbound_.clear();
   } else {
     inbound_.erase(0, pos);
-  }
-  if (pos > 0) {
-    if (auto connection = connection_.lock()) {
-      connection->session().consumed(stream_, pos);
-      connection->flush_output();
-    }
   }
   if (remote_done_ && !reading_done_ && !paused_) end_of_requests();
 }
@@ -226,6 +235,7 @@ void StreamCall::pump() {
   }
   if (paused_ && !finished_ && queue_.size() < kStreamWindow) {
     paused_ = false;
+    give_back(std::exchange(held_bytes_, 0));
     read_messages();
   }
 }

@@ -40,7 +40,8 @@ class StreamCall : public std::enable_shared_from_this<StreamCall> {
  public:
   // A bidi stream reads no further while this many of its answers are pending (in the runtime
   // or not yet written): its HTTP/2 window stays shut and the client waits, instead of
-  // flooding the queue past admission.
+  // flooding the queue past admission. (Otherwise the window reopens as data comes, so that a
+  // message larger than the window can arrive.)
   static constexpr std::size_t kStreamWindow = 64;
 
   // Counts the call among the server's live ones until it is destroyed: the server stops its
@@ -66,6 +67,8 @@ class StreamCall : public std::enable_shared_from_this<StreamCall> {
 
  private:
   void read_messages();
+  // Reopens `bytes` of the stream's HTTP/2 window.
+  void give_back(std::size_t bytes);
   void deliver(std::string_view message);
   void end_of_requests();
   // A new message's slot.
@@ -93,9 +96,10 @@ class StreamCall : public std::enable_shared_from_this<StreamCall> {
   std::size_t outstanding_ = 0;  // slots whose answer has not come
   std::vector<std::string> collected_;
   bool dispatched_ = false;
-  bool remote_done_ = false;   // the client sent END_STREAM
-  bool reading_done_ = false;  // no more messages will be handled
-  bool paused_ = false;        // a bidi stream with kStreamWindow answers pending
+  bool remote_done_ = false;    // the client sent END_STREAM
+  bool reading_done_ = false;   // no more messages will be handled
+  bool paused_ = false;         // a bidi stream with kStreamWindow answers pending
+  std::size_t held_bytes_ = 0;  // data taken in while paused: its window is given back after
   bool headers_sent_ = false;
   bool broken_ = false;  // the client is gone: nothing more can be written
   bool finished_ = false;

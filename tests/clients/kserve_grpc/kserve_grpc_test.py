@@ -373,6 +373,11 @@ long_text = text_request("nli", ["word " * 2000])
 code, message = infer_status(long_text)
 check(code == grpc.StatusCode.INVALID_ARGUMENT, "an over-long text: %s %s" % (code, message))
 
+# A message four times the server's HTTP/2 stream window (256 KiB) arrives whole: the window
+# reopens as it comes. It is refused for its length, not lost to the deadline.
+code, message = infer_status(text_request("nli", ["word " * 200000]), timeout=20)
+check(code == grpc.StatusCode.INVALID_ARGUMENT, "a 1 MB message: %s %s" % (code, message))
+
 huge = text_request("nli", ["x" * (2 << 20)])
 code, _ = infer_status(huge)
 check(code == grpc.StatusCode.RESOURCE_EXHAUSTED, "past --payload-limit: %s" % code)
