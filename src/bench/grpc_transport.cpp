@@ -189,7 +189,10 @@ class Connection final : private http2::StreamHandler {
     ioc_.restart();
     ioc_.run_for(std::max(Clock::duration::zero(), deadline - Clock::now()));
     if (!connected) {
+      // Cancels a connect still under way, and runs its handler now, while `connected` lives.
       socket_->close(ec);
+      ioc_.restart();
+      ioc_.run();
       socket_.reset();
       return false;
     }
