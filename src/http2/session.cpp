@@ -99,6 +99,7 @@ bool Session::receive(std::string_view bytes) {
   }
   if (code != ErrorCode::kNoError) {
     failed_ = true;
+    failure_ = reason;
     std::string payload;
     append32(payload, last_stream_);
     append32(payload, static_cast<std::uint32_t>(code));
@@ -407,11 +408,10 @@ void Session::on_rst_stream(std::uint32_t stream, std::string_view payload) {
   if (payload.size() != 4)
     throw ConnectionError{ErrorCode::kFrameSizeError, "RST_STREAM of the wrong size"};
   const auto it = streams_.find(stream);
-  if (it == streams_.end()) {
-    if (never_opened(stream))
-      throw ConnectionError{ErrorCode::kProtocolError, "RST_STREAM on a stream not opened"};
-    return;
-  }
+  // RST_STREAM on a stream not opened is a protocol error (RFC 9113 6.4), but gRPC C-core
+  // sends one for a call it cancels before its HEADERS went out: nothing to do, as for a
+  // stream already closed.
+  if (it == streams_.end()) return;
   streams_.erase(it);
   handler_.on_reset(stream);
 }

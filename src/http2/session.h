@@ -100,6 +100,8 @@ class Session {
   std::size_t open_streams() const { return streams_.size(); }
   // The client's preface and first SETTINGS have come.
   bool established() const { return settings_seen_; }
+  // Why the connection failed (what its GOAWAY said); empty while it has not.
+  const std::string& failure() const { return failure_; }
 
  private:
   struct Stream {
@@ -158,6 +160,7 @@ class Session {
   bool preface_seen_ = false;
   bool settings_seen_ = false;
   bool failed_ = false;
+  std::string failure_;
   bool peer_going_away_ = false;
   bool going_away_ = false;
   std::uint32_t last_stream_ = 0;  // a server's: the highest stream the client opened

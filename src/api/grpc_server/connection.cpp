@@ -60,7 +60,12 @@ void Connection::read() {
           log::error("grpc", log::Fields().add("error", e.what()));
           return self->close_now();
         }
-        if (over) self->session_over_ = self->closing_ = true;
+        if (over) {
+          self->session_over_ = self->closing_ = true;
+          if (!self->session_.failure().empty())
+            log::warn("grpc", log::Fields().add(
+                                  "error", "HTTP/2 connection error: " + self->session_.failure()));
+        }
         self->flush_output();
         if (self->closing_) self->close_when_done();
         // A draining connection still reads: its calls' data and the client's window updates.
