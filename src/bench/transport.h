@@ -1,9 +1,10 @@
 // How the load generator reaches an endpoint: one Transport per worker thread, which sends a
 // dialect's request for a batch and reads its answer. HTTP (http[s]://, one keep-alive
 // connection, the SageMaker Runtime path when the dialect's options name it) or gRPC
-// (grpc://HOST:PORT, one HTTP/2 connection shared by a run's workers, unary calls or a bidirectional
-// stream as the dialect shapes the call). Neither throws for the server's faults: they come back as
-// an error key, so that a run under load counts failures instead of stopping at the first.
+// (grpc://HOST:PORT, one HTTP/2 connection shared by a run's workers, unary calls or a
+// bidirectional stream as the dialect shapes the call). Neither throws for the server's faults:
+// they come back as an error key, so that a run under load counts failures instead of stopping at
+// the first.
 //
 // Error keys: an HTTP status ("503"), a gRPC status by its name ("UNAUTHENTICATED",
 // "RESOURCE_EXHAUSTED": HTTP's 429, "UNAVAILABLE": 503), or a failure to get any answer:
