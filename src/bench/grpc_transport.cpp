@@ -25,6 +25,7 @@
 #include "base/error.h"
 #include "bench/transport.h"
 #include "http2/session.h"
+#include "protowire/grpc_frame.h"
 
 namespace onepass::bench {
 namespace {
@@ -127,13 +128,8 @@ class Connection final : private http2::StreamHandler {
       return outcome;
     }
     calls_[stream] = &call;
-    for (const auto& message : messages) {
-      const auto length = static_cast<std::uint32_t>(message.size());
-      const char prefix[5] = {0, static_cast<char>(length >> 24), static_cast<char>(length >> 16),
-                              static_cast<char>(length >> 8), static_cast<char>(length)};
-      session_->send_data(stream, std::string_view(prefix, sizeof prefix));
-      session_->send_data(stream, message);
-    }
+    for (const auto& message : messages)
+      session_->send_data(stream, protowire::grpc_framed(message));
     session_->end_request(stream);
     write_locked();
     if (!call.answered.wait_until(lock, deadline, [&] { return call.done; })) {
@@ -274,18 +270,16 @@ class Connection final : private http2::StreamHandler {
     PendingCall& call = *it->second;
     call.inbound.append(data);
     std::size_t at = 0;
-    while (call.inbound.size() - at >= 5) {
-      const auto* p = reinterpret_cast<const unsigned char*>(call.inbound.data() + at);
-      const std::size_t length =
-          (std::size_t{p[1]} << 24) | (std::size_t{p[2]} << 16) | (std::size_t{p[3]} << 8) | p[4];
-      if (p[0] != 0) {  // compressed: this client asked for none
+    while (call.inbound.size() - at >= protowire::kGrpcPrefixBytes) {
+      const std::size_t length = protowire::grpc_frame_length(call.inbound.data() + at);
+      if (call.inbound[at] != 0) {  // compressed: this client asked for none
         calls_.erase(it);
         session_->reset(stream, http2::ErrorCode::kCancel);
         return finish(call, "protocol");
       }
-      if (call.inbound.size() - at - 5 < length) break;
-      call.messages.emplace_back(call.inbound, at + 5, length);
-      at += 5 + length;
+      if (call.inbound.size() - at - protowire::kGrpcPrefixBytes < length) break;
+      call.messages.emplace_back(call.inbound, at + protowire::kGrpcPrefixBytes, length);
+      at += protowire::kGrpcPrefixBytes + length;
     }
     call.inbound.erase(0, at);
     session_->consumed(stream, data.size());

@@ -4,18 +4,13 @@
 #include <utility>
 
 #include "api/grpc_server/connection.h"
+#include "protowire/grpc_frame.h"
 
 namespace onepass::api::grpc_server {
 
 namespace {
 
-constexpr std::size_t kMessagePrefixBytes = 5;  // the compressed flag, the length
-
-std::uint32_t read_length(const char* p) {
-  const auto* u = reinterpret_cast<const unsigned char*>(p);
-  return (std::uint32_t{u[0]} << 24) | (std::uint32_t{u[1]} << 16) | (std::uint32_t{u[2]} << 8) |
-         u[3];
-}
+using protowire::kGrpcPrefixBytes;
 
 // grpc-message is percent-encoded (the gRPC HTTP/2 protocol): every byte outside printable
 // ASCII, and '%' itself.
@@ -99,9 +94,9 @@ void StreamCall::read_messages() {
       paused_ = true;  // pump() reads on once the answers due have been written
       break;
     }
-    if (inbound_.size() - pos < kMessagePrefixBytes) break;
+    if (inbound_.size() - pos < kGrpcPrefixBytes) break;
     const bool compressed = inbound_[pos] != 0;
-    const std::size_t length = read_length(inbound_.data() + pos + 1);
+    const std::size_t length = protowire::grpc_frame_length(inbound_.data() + pos);
     if (compressed) {
       refuse({StatusCode::kUnimplemented, "compressed messages are not supported", 415});
       break;
@@ -113,9 +108,9 @@ void StreamCall::read_messages() {
               413});
       break;
     }
-    if (inbound_.size() - pos - kMessagePrefixBytes < length) break;
-    const std::string_view message(inbound_.data() + pos + kMessagePrefixBytes, length);
-    pos += kMessagePrefixBytes + length;
+    if (inbound_.size() - pos - kGrpcPrefixBytes < length) break;
+    const std::string_view message(inbound_.data() + pos + kGrpcPrefixBytes, length);
+    pos += kGrpcPrefixBytes + length;
     deliver(message);
   }
   if (reading_done_) {
@@ -254,12 +249,7 @@ void StreamCall::write_message(const std::string& message) {
     session.send_headers(stream_, initial_metadata());
     headers_sent_ = true;
   }
-  const auto length = static_cast<std::uint32_t>(message.size());
-  const char prefix[kMessagePrefixBytes] = {
-      0, static_cast<char>(length >> 24), static_cast<char>(length >> 16),
-      static_cast<char>(length >> 8), static_cast<char>(length)};
-  session.send_data(stream_, std::string_view(prefix, kMessagePrefixBytes));
-  session.send_data(stream_, message);
+  session.send_data(stream_, protowire::grpc_framed(message));
   connection->flush_output();
 }
 
