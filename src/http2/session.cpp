@@ -193,12 +193,10 @@ void Session::handle_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t 
 
 namespace {
 
-// The payload without its padding (PADDED flag).
+// The payload without its padding (PADDED flag), once bad_padding() has said it is whole.
 std::string_view unpadded(std::uint8_t flags, std::string_view payload) {
   if ((flags & kPadded) == 0) return payload;
-  if (payload.empty()) return std::string_view();
   const std::size_t pad = static_cast<unsigned char>(payload[0]);
-  if (pad >= payload.size()) return std::string_view(nullptr, 0);
   return payload.substr(1, payload.size() - 1 - pad);
 }
 
